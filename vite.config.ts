@@ -1,0 +1,42 @@
+import { defineConfig } from 'vitest/config';
+import react from '@vitejs/plugin-react';
+
+// One config for the app build and the three test tiers (see README "Tests").
+export default defineConfig({
+  plugins: [react()],
+  server: { port: Number(process.env.PORT ?? 5173) },
+  preview: { port: Number(process.env.PORT ?? 5173) },
+  worker: { format: 'es' },
+  build: { target: 'es2022', chunkSizeWarningLimit: 2000 },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: 'cpu', include: ['test/cpu/**/*.test.ts'], environment: 'node' },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'gpu',
+          include: ['test/gpu/**/*.test.ts'],
+          environment: 'node',
+          // SwiftShader is a CPU driver: one Dawn device per file, files one after another.
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: 300_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
