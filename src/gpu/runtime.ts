@@ -66,6 +66,8 @@ export class Gpu {
   private readonly layouts = new Map<KernelName, GPUBindGroupLayout>();
   private readonly listeners = new Set<(e: GpuEvent) => void>();
   private lostInfo: GpuEvent | null = null;
+  /** The first uncaptured GPU error; reads and syncs throw it so a failed step is never silent. */
+  private firstError: string | null = null;
 
   constructor(
     readonly device: GPUDevice,
@@ -76,7 +78,10 @@ export class Gpu {
       this.lostInfo = { kind: 'lost', reason: info.reason, message: info.message };
       this.emit(this.lostInfo);
     });
-    device.onuncapturederror = (ev: GPUUncapturedErrorEvent) => this.emit({ kind: 'error', message: ev.error.message });
+    device.onuncapturederror = (ev: GPUUncapturedErrorEvent) => {
+      this.firstError ??= ev.error.message;
+      this.emit({ kind: 'error', message: ev.error.message });
+    };
   }
 
   get limits(): GPUSupportedLimits {
@@ -145,6 +150,7 @@ export class Gpu {
     staging.unmap();
     staging.destroy();
     this.stats.readbackBytes += ref.size;
+    this.throwIfFailed();
     return out;
   }
 
@@ -279,6 +285,16 @@ export class Gpu {
   /** Resolves when all submitted work is done. */
   async sync(): Promise<void> {
     await this.device.queue.onSubmittedWorkDone();
+    this.throwIfFailed();
+  }
+
+  /** Throws (once) the first GPU validation or out-of-memory error raised since the last check. */
+  throwIfFailed(): void {
+    if (this.firstError !== null) {
+      const msg = this.firstError;
+      this.firstError = null;
+      throw new GpuError(`GPU error: ${msg}`);
+    }
   }
 
   destroy(): void {

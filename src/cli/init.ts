@@ -1,0 +1,21 @@
+// rlvr-lab init: a randomly initialised policy (GPT-2 init, seeded) as a checkpoint folder.
+import { parseArgs, CliError } from './args';
+import { GPT_PRESETS, type GPTPresetName } from '../model/config';
+import { buildTensorTable } from '../model/params';
+import { initParams } from '../model/init';
+import { saveCheckpointDir } from '../model/checkpoint_node';
+
+export async function initCommand(argv: string[]): Promise<void> {
+  const f = parseArgs(argv, {
+    preset: { type: 'string', default: 'tiny' },
+    seed: { type: 'number', default: 0 },
+    out: { type: 'string', required: true },
+  });
+  if (!(f.preset in GPT_PRESETS)) throw new CliError(`unknown --preset '${f.preset}' (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
+  if (!Number.isInteger(f.seed) || f.seed < 0) throw new CliError(`--seed must be a non-negative integer, got ${f.seed}`);
+  const cfg = GPT_PRESETS[f.preset as GPTPresetName];
+  const table = buildTensorTable(cfg);
+  const params = initParams(cfg, table, f.seed);
+  await saveCheckpointDir(f.out, cfg, params, table, { preset: f.preset, seed: String(f.seed), origin: 'rlvr-lab init' });
+  process.stderr.write(`wrote ${f.out}/model.safetensors and config.json (${f.preset}, seed ${f.seed})\n`);
+}

@@ -1,0 +1,40 @@
+// rlvr-lab: the Node command line over the same engine the page runs in its worker.
+import { parseArgs, CliError } from './args';
+
+type Command = (argv: string[]) => Promise<void>;
+
+const COMMANDS: Record<string, { help: string; load: () => Promise<Command> }> = {
+  init: { help: 'init --preset tiny|small|base --seed S --out DIR   write a randomly initialised policy', load: async () => (await import('./init')).initCommand },
+  inspect: { help: 'inspect --ckpt DIR --tokens 3,1,4 [--json]      logits, loss and per-tensor gradient norms', load: async () => (await import('./inspect')).inspectCommand },
+  bench: { help: 'bench [--quick]                                   kernel, training and sampling benchmarks vs TF.js', load: async () => (await import('./bench')).benchCommand },
+};
+
+function usage(): string {
+  return ['usage: rlvr-lab <command> [options]', '', ...Object.values(COMMANDS).map((c) => `  ${c.help}`)].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage() + '\n');
+    return name ? 0 : 2;
+  }
+  const cmd = COMMANDS[name];
+  if (!cmd) {
+    process.stderr.write(`rlvr-lab: unknown command '${name}'\n${usage()}\n`);
+    return 2;
+  }
+  try {
+    await (await cmd.load())(rest);
+    return 0;
+  } catch (e) {
+    if (e instanceof CliError) {
+      process.stderr.write(`rlvr-lab ${name}: ${e.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`rlvr-lab ${name}: ${(e as Error).stack ?? e}\n`);
+    return 1;
+  }
+}
+
+export { parseArgs };

@@ -1,0 +1,214 @@
+// LoRA adapter layout: a named set of low-rank updates W + (alpha / r) * A @ B on the qkv,
+// attention-output and both MLP projections of every block, the base frozen. In memory A is
+// [in, r] and B is [r, out] (the base's [in, out] orientation, so the same matmuls apply),
+// in its own flat buffer with its own 64-float-aligned table.
+//
+// On disk (adapter_<name>.safetensors) tensors carry PEFT's names and PEFT's torch.nn.Linear
+// orientation, lora_A.weight [r, in] and lora_B.weight [out, r], so Python's PEFT reads the
+// values as they are (prefix the names with "base_model.model.transformer."); the JSON beside
+// it uses PEFT's LoraConfig field names.
+import { ConfigError, didYouMean, type GPTConfig } from './config';
+import { fillUniform, mulberry32 } from './init';
+import { layoutTensors, tensor, tensorData, type TensorInfo, type TensorTable } from './params';
+import { CheckpointError, decodeSafetensors, encodeSafetensors, readTable, type DecodedTensor, type NamedTensor } from './safetensors';
+
+export interface LoraSpec {
+  /** Adapter set name: letters, digits, '_' and '-' (it becomes part of file names). */
+  readonly name: string;
+  /** R: rank of A and B. */
+  readonly rank: number;
+  /** The update is scaled by alpha / rank. */
+  readonly alpha: number;
+}
+
+export const LORA_TARGETS = ['attn.c_attn', 'attn.c_proj', 'mlp.c_fc', 'mlp.c_proj'] as const;
+export type LoraTarget = (typeof LORA_TARGETS)[number];
+
+export const loraScale = (spec: LoraSpec): number => spec.alpha / spec.rank;
+
+const ADAPTER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** File names of an adapter set; the name is checked so it can never leave the directory. */
+export function adapterFileNames(name: string): { safetensors: string; json: string } {
+  if (!ADAPTER_NAME.test(name)) throw new ConfigError(`adapter name ${JSON.stringify(name)}: use 1 to 64 letters, digits, '_' or '-'`);
+  return { safetensors: `adapter_${name}.safetensors`, json: `adapter_${name}.json` };
+}
+
+/** [in, out] of each adapted projection for width C. */
+export function targetDims(cfg: GPTConfig, target: LoraTarget): [number, number] {
+  const C = cfg.nEmbd;
+  const dims: Record<LoraTarget, [number, number]> = {
+    'attn.c_attn': [C, 3 * C],
+    'attn.c_proj': [C, C],
+    'mlp.c_fc': [C, 4 * C],
+    'mlp.c_proj': [4 * C, C],
+  };
+  return dims[target];
+}
+
+type SpecNames = Readonly<Record<keyof LoraSpec, string>>;
+const SPEC_NAMES: SpecNames = { name: 'name', rank: 'rank', alpha: 'alpha' };
+const JSON_NAMES: SpecNames = { name: 'adapter_name', rank: 'r', alpha: 'lora_alpha' };
+
+/** Checks the values, naming them as the caller's format does (ours or the adapter JSON's). */
+function checkSpec(o: Record<string, unknown>, cfg: GPTConfig, where: string, names: SpecNames): LoraSpec {
+  const [name, rank, alpha] = [o[names.name], o[names.rank], o[names.alpha]];
+  if (typeof name !== 'string' || !ADAPTER_NAME.test(name)) {
+    throw new ConfigError(`${where}.${names.name} = ${JSON.stringify(name)}: use 1 to 64 letters, digits, '_' or '-'`);
+  }
+  if (typeof rank !== 'number' || !Number.isInteger(rank) || rank < 1 || rank > cfg.nEmbd) {
+    throw new ConfigError(`${where}.${names.rank} = ${JSON.stringify(rank)}: must be an integer from 1 to nEmbd = ${cfg.nEmbd}`);
+  }
+  if (typeof alpha !== 'number' || !Number.isFinite(alpha) || alpha <= 0) {
+    throw new ConfigError(`${where}.${names.alpha} = ${JSON.stringify(alpha)}: must be a positive number (the update is scaled by alpha / rank)`);
+  }
+  return Object.freeze({ name, rank, alpha });
+}
+
+export function validateLoraSpec(obj: unknown, cfg: GPTConfig, where: string): LoraSpec {
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new ConfigError(`${where}: expected an object with name, rank, alpha`);
+  const keys = Object.values(SPEC_NAMES);
+  for (const key of Object.keys(obj)) {
+    if (!keys.includes(key)) throw new ConfigError(`${where}: unknown key "${key}"${didYouMean(key, keys)}; allowed keys: ${keys.join(', ')}`);
+  }
+  return checkSpec(obj as Record<string, unknown>, cfg, where, SPEC_NAMES);
+}
+
+/** The adapter buffer's table: per block, per target, A [in, R] then B [R, out]. */
+export function buildLoraTable(cfg: GPTConfig, spec: LoraSpec): TensorTable {
+  const entries: { name: string; shape: number[] }[] = [];
+  for (let i = 0; i < cfg.nLayer; i++) {
+    for (const target of LORA_TARGETS) {
+      const [fanIn, fanOut] = targetDims(cfg, target);
+      entries.push({ name: `h.${i}.${target}.lora_A.weight`, shape: [fanIn, spec.rank] });
+      entries.push({ name: `h.${i}.${target}.lora_B.weight`, shape: [spec.rank, fanOut] });
+    }
+  }
+  return layoutTensors(entries);
+}
+
+export interface LoraPair {
+  a: TensorInfo; // (in, R)
+  b: TensorInfo; // (R, out)
+}
+
+/** Block i's adapters by target. */
+export function layerAdapters(table: TensorTable, i: number): Record<LoraTarget, LoraPair> {
+  const pair = (target: LoraTarget): LoraPair => ({
+    a: tensor(table, `h.${i}.${target}.lora_A.weight`),
+    b: tensor(table, `h.${i}.${target}.lora_B.weight`),
+  });
+  return { 'attn.c_attn': pair('attn.c_attn'), 'attn.c_proj': pair('attn.c_proj'), 'mlp.c_fc': pair('mlp.c_fc'), 'mlp.c_proj': pair('mlp.c_proj') };
+}
+
+/**
+ * A ~ U(-1/sqrt(in), 1/sqrt(in)) (PEFT's kaiming_uniform_(a=sqrt(5)) on [r, in]), B = 0: the
+ * adapted model starts equal to the base, and B's gradient is non-zero from the first step.
+ */
+export function initLora(table: TensorTable, seed: number): Float32Array {
+  const buf = new Float32Array(table.totalFloats);
+  const rand = mulberry32(seed);
+  for (const t of table.tensors) {
+    if (t.name.endsWith('.lora_A.weight')) fillUniform(tensorData(buf, t), rand, 1 / Math.sqrt(t.shape[0]));
+  }
+  return buf;
+}
+
+function transpose(data: Float32Array, rows: number, cols: number): Float32Array {
+  const out = new Float32Array(data.length);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[c * rows + r] = data[r * cols + c];
+  return out;
+}
+
+/** The same names with PEFT's (transposed) shapes, to check a file against. */
+function diskTable(table: TensorTable): TensorTable {
+  return layoutTensors(table.tensors.map((t) => ({ name: t.name, shape: [...t.shape].reverse() })));
+}
+
+// ---- adapter_<name>.json: PEFT LoraConfig field names, fixed fields checked on reading.
+const FIXED_JSON: Readonly<Record<string, unknown>> = {
+  peft_type: 'LORA',
+  task_type: 'CAUSAL_LM',
+  target_modules: ['c_attn', 'c_proj', 'c_fc'],
+  fan_in_fan_out: true,
+  bias: 'none',
+  lora_dropout: 0,
+};
+
+export function serializeAdapter(
+  spec: LoraSpec,
+  params: Float32Array,
+  table: TensorTable,
+  meta: Readonly<Record<string, string>> = {},
+): { safetensors: Uint8Array; configJson: string } {
+  if (params.length !== table.totalFloats) throw new CheckpointError(`adapter "${spec.name}": buffer has ${params.length} floats, table needs ${table.totalFloats}`);
+  const rankOf = (t: TensorInfo) => (t.name.endsWith('.lora_A.weight') ? t.shape[1] : t.shape[0]);
+  const wrong = table.tensors.find((t) => t.shape.length !== 2 || rankOf(t) !== spec.rank);
+  if (wrong) throw new CheckpointError(`adapter "${spec.name}": table tensor "${wrong.name}" ${JSON.stringify(wrong.shape)} is not of rank ${spec.rank} (use buildLoraTable(cfg, spec))`);
+  const tensors: NamedTensor[] = table.tensors.map((t) => ({
+    name: t.name,
+    shape: [t.shape[1], t.shape[0]],
+    data: transpose(tensorData(params, t), t.shape[0], t.shape[1]),
+  }));
+  const safetensors = encodeSafetensors(tensors, { format: 'pt', ...meta });
+  const json = { adapter_name: spec.name, r: spec.rank, lora_alpha: spec.alpha, ...FIXED_JSON };
+  return { safetensors, configJson: JSON.stringify(json, null, 2) + '\n' };
+}
+
+function parseAdapterJson(text: string, cfg: GPTConfig, what: string): LoraSpec {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new CheckpointError(`${what}: not JSON (${(err as Error).message})`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CheckpointError(`${what}: expected a JSON object`);
+  const o = raw as Record<string, unknown>;
+  const known = [...Object.values(JSON_NAMES), ...Object.keys(FIXED_JSON)];
+  for (const key of Object.keys(o)) {
+    if (!known.includes(key)) throw new CheckpointError(`${what}: unknown key "${key}"${didYouMean(key, known)}`);
+  }
+  for (const [key, want] of Object.entries(FIXED_JSON)) {
+    if (JSON.stringify(o[key]) !== JSON.stringify(want)) {
+      throw new CheckpointError(`${what}.${key} = ${JSON.stringify(o[key])}: unsupported; must be ${JSON.stringify(want)}`);
+    }
+  }
+  try {
+    return checkSpec(o, cfg, what, JSON_NAMES);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CheckpointError(err.message, { cause: err });
+    throw err;
+  }
+}
+
+/** PEFT saves names as base_model.model.transformer.h.…; accept those too. */
+function stripPeftPrefix(tensors: ReadonlyMap<string, DecodedTensor>): Map<string, DecodedTensor> {
+  const out = new Map<string, DecodedTensor>();
+  for (const [name, t] of tensors) out.set(name.replace(/^base_model\.model\./, '').replace(/^transformer\./, ''), t);
+  return out;
+}
+
+/** Reads an adapter for a base config; `expectedName` guards against renamed files. */
+export function parseAdapter(
+  safetensorsBytes: Uint8Array,
+  configJsonText: string,
+  cfg: GPTConfig,
+  expectedName?: string,
+): { spec: LoraSpec; params: Float32Array; table: TensorTable; meta: Record<string, string> } {
+  const jsonWhat = expectedName ? adapterFileNames(expectedName).json : 'adapter json';
+  const spec = parseAdapterJson(configJsonText, cfg, jsonWhat);
+  if (expectedName !== undefined && spec.name !== expectedName) {
+    throw new CheckpointError(`${jsonWhat}: adapter_name is "${spec.name}" but the file is named for "${expectedName}"`);
+  }
+  const what = adapterFileNames(spec.name).safetensors;
+  const table = buildLoraTable(cfg, spec);
+  const file = decodeSafetensors(safetensorsBytes, what);
+  const onDisk = diskTable(table);
+  const disk = readTable(stripPeftPrefix(file.tensors), onDisk, what);
+  const params = new Float32Array(table.totalFloats);
+  for (const t of table.tensors) {
+    tensorData(params, t).set(transpose(tensorData(disk, tensor(onDisk, t.name)), t.shape[1], t.shape[0]));
+  }
+  const meta = Object.fromEntries(Object.entries(file.metadata).filter(([k]) => k !== 'format'));
+  return { spec, params, table, meta };
+}
