@@ -22,7 +22,8 @@ const LIMITS_WE_RAISE = [
   'maxComputeWorkgroupSizeY',
 ] as const;
 
-const OPTIONAL_FEATURES: GPUFeatureName[] = ['timestamp-query', 'subgroups', 'shader-f16'];
+// 'subgroups' is newer than some @webgpu/types releases, hence the cast.
+const OPTIONAL_FEATURES = ['timestamp-query', 'subgroups', 'shader-f16'] as GPUFeatureName[];
 
 /** The storage-buffer count the largest kernel needs (attention backward). */
 export const MIN_STORAGE_BUFFERS = 10;

@@ -19,14 +19,57 @@ export const KERNELS = {
   residual_forward: { file: 'residual_forward.wgsl', bindings: ['storage', 'read', 'read', 'uniform'] },
 
   // --- matmul (src/gpu/ops/matmul.ts)
+  // out[M,N], a, b, bias[N], params; main_vec4 is the aligned fast path of the same file
+  matmul: { file: 'matmul.wgsl', bindings: ['storage', 'read', 'read', 'read', 'uniform'] },
+  matmul_vec4: { file: 'matmul.wgsl', entry: 'main_vec4', bindings: ['storage', 'read', 'read', 'read', 'uniform'] },
+  // dbias[N] += column sums of dout[M,N]
+  matmul_bias_backward: { file: 'matmul_bias_backward.wgsl', bindings: ['storage', 'read', 'uniform'] },
 
   // --- layernorm, gelu, encoder (src/gpu/ops/layers.ts)
+  // out[N,C], mean[N], rstd[N], inp[N,C], weight[C], bias[C]; main_vec4 when C % 4 == 0
+  layernorm_forward: { file: 'layernorm_forward.wgsl', bindings: ['storage', 'storage', 'storage', 'read', 'read', 'read', 'uniform'] },
+  layernorm_forward_vec4: { file: 'layernorm_forward.wgsl', entry: 'main_vec4', bindings: ['storage', 'storage', 'storage', 'read', 'read', 'read', 'uniform'] },
+  // dinp[N,C] +=, dout[N,C], inp[N,C], weight[C], mean[N], rstd[N]
+  layernorm_backward_dinp: { file: 'layernorm_backward_dinp.wgsl', bindings: ['storage', 'read', 'read', 'read', 'read', 'read', 'uniform'] },
+  layernorm_backward_dinp_vec4: { file: 'layernorm_backward_dinp.wgsl', entry: 'main_vec4', bindings: ['storage', 'read', 'read', 'read', 'read', 'read', 'uniform'] },
+  // part[2,K,C] chunk partials of dweight, dbias; then dweight[C] +=, dbias[C] += their sum
+  layernorm_backward_params: { file: 'layernorm_backward_params.wgsl', bindings: ['storage', 'read', 'read', 'read', 'read', 'uniform'] },
+  layernorm_backward_reduce: { file: 'layernorm_backward_reduce.wgsl', bindings: ['storage', 'storage', 'read', 'uniform'] },
+  // out[n] = gelu(inp[n]); dinp[n] = gelu'(inp) * dout
+  gelu_forward: { file: 'gelu_forward.wgsl', bindings: ['storage', 'read', 'uniform'] },
+  gelu_backward: { file: 'gelu_backward.wgsl', bindings: ['storage', 'read', 'read', 'uniform'] },
+  // out[B,T,C], tokens[B,T] u32, wte[V,C], wpe[Tmax,C]; dwte[V,C] +=, dwpe[Tmax,C] +=
+  encoder_forward: { file: 'encoder_forward.wgsl', bindings: ['storage', 'read', 'read', 'read', 'uniform'] },
+  encoder_backward_wte: { file: 'encoder_backward_wte.wgsl', bindings: ['storage', 'read', 'read', 'uniform'] },
+  encoder_backward_wpe: { file: 'encoder_backward_wpe.wgsl', bindings: ['storage', 'read', 'uniform'] },
+  // out[n] += a[n]; out[n] = value
+  accumulate: { file: 'accumulate.wgsl', bindings: ['storage', 'read', 'uniform'] },
+  fill: { file: 'fill.wgsl', bindings: ['storage', 'uniform'] },
 
   // --- attention (src/gpu/ops/attention.ts)
+  attention_forward: { file: 'attention_forward.wgsl', bindings: ['storage', 'storage', 'read', 'uniform'] },
+  attention_backward_dq: { file: 'attention_backward_dq.wgsl', bindings: ['storage', 'storage', 'read', 'read', 'read', 'read', 'uniform'] },
+  attention_backward_dkv: { file: 'attention_backward_dkv.wgsl', bindings: ['storage', 'read', 'read', 'read', 'read', 'uniform'] },
 
   // --- softmax / cross-entropy / entropy, grad norm, AdamW (src/gpu/ops/loss.ts, src/gpu/ops/optim.ts)
+  // logp[R], entropy[R], dlogits[R,V] =, logits[R,V], targets[R] u32, w[R], e[R]
+  softmax_logp: { file: 'softmax_logp.wgsl', bindings: ['storage', 'storage', 'storage', 'read', 'read', 'read', 'read', 'uniform'] },
+  // partials[P] = Σ grads² per workgroup (SQUARE), then normSq[1] = Σ partials
+  grad_norm_sq: { file: 'grad_norm_sq.wgsl', bindings: ['storage', 'read', 'uniform'] },
+  // params[n], m[n], v[n] in place, status[1] u32; grads[n], flags[n] u32, normSq[1]
+  adamw: { file: 'adamw.wgsl', bindings: ['storage', 'storage', 'storage', 'storage', 'read', 'read', 'read', 'uniform'] },
 
   // --- decoding: KV cache and sampler (src/gpu/ops/decode.ts)
+  encoder_decode: { file: 'encoder_decode.wgsl', bindings: ['storage', 'read', 'read', 'read', 'read', 'uniform'] },
+  kv_cache_write: { file: 'kv_cache_write.wgsl', bindings: ['storage', 'storage', 'read', 'read', 'uniform'] },
+  attention_decode: { file: 'attention_decode.wgsl', bindings: ['storage', 'read', 'read', 'read', 'read', 'uniform'] },
+  sample_step: { file: 'sample_step.wgsl', bindings: ['storage', 'storage', 'storage', 'storage', 'read', 'read', 'read', 'uniform'] },
+  decode_advance: { file: 'decode_advance.wgsl', bindings: ['storage'] },
+  kv_fork: { file: 'kv_fork.wgsl', bindings: ['storage', 'storage', 'uniform'] },
+
+  // --- policy gradient (src/gpu/ops/pg.ts)
+  // w[B,T] =, e[B,T] =, stats[B,10] =; logp, entropy, oldLogp, refLogp, adv, coef (each [B,T])
+  pg_loss: { file: 'pg_loss.wgsl', bindings: ['storage', 'storage', 'storage', 'read', 'read', 'read', 'read', 'read', 'read', 'uniform'] },
 } as const satisfies Record<string, KernelDecl>;
 
 export type KernelName = keyof typeof KERNELS;

@@ -1,7 +1,7 @@
 // The GPU runtime: owns one GPUDevice, compiles every kernel of the registry once (cached by
 // name + override constants), builds bind groups over buffer ranges, and encodes a list of
 // dispatches into one command buffer. Shapes always travel in uniforms (see `packParams`).
-import { KERNELS, type KernelName, type BindingKind } from './kernels';
+import { KERNELS, type KernelDecl, type KernelName, type BindingKind } from './kernels';
 
 /** A byte range of a GPU buffer; what every kernel binding takes. */
 export interface TensorRef {
@@ -125,7 +125,7 @@ export class Gpu {
     if (byteOffset + src.byteLength > ref.size) throw new GpuError(`write of ${src.byteLength} bytes at ${byteOffset} overflows ${ref.buffer.label} (${ref.size} bytes)`);
     // writeBuffer needs a multiple of 4 bytes
     const padded = src.byteLength % 4 === 0 ? src : copyPadded(src);
-    this.device.queue.writeBuffer(ref.buffer, ref.offset + byteOffset, padded);
+    this.device.queue.writeBuffer(ref.buffer, ref.offset + byteOffset, padded.buffer as ArrayBuffer, padded.byteOffset, padded.byteLength);
   }
 
   /** A uniform buffer with the packed parameters; rewrite it with `write` when a value changes. */
@@ -193,7 +193,7 @@ export class Gpu {
 
   private async compile(name: KernelName, overrides: Record<string, number>, key: string): Promise<GPUComputePipeline> {
     this.assertAlive();
-    const decl = KERNELS[name];
+    const decl: KernelDecl = KERNELS[name];
     const code = this.sources[decl.file];
     if (code === undefined) throw new GpuError(`kernel ${name}: shader file shaders/${decl.file} not found`);
     this.device.pushErrorScope('validation');

@@ -10,81 +10,37 @@ import { softmaxLogp } from '../gpu/ops/loss';
 import { adamw, gradNormSq, type AdamWHyper } from '../gpu/ops/optim';
 import type { GPTConfig } from './config';
 import { buildTensorTable, decayFlags, type TensorTable } from './params';
+import { LORA_TARGETS, loraScale, type LoraSpec, type LoraTarget } from './lora';
+import { allocAll, layerActSizes, loraViews, paramViews, type LayerActs, type LoraRefs } from './buffers';
 
-/** Views of one layer's parameters (or gradients) in a flat buffer. */
-export interface LayerParams {
-  ln1w: TensorRef; ln1b: TensorRef;
-  qkvw: TensorRef; qkvb: TensorRef; // [C,3C], [3C]
-  attprojw: TensorRef; attprojb: TensorRef; // [C,C], [C]
-  ln2w: TensorRef; ln2b: TensorRef;
-  fcw: TensorRef; fcb: TensorRef; // [C,4C], [4C]
-  fcprojw: TensorRef; fcprojb: TensorRef; // [4C,C], [C]
-}
-
-export interface ModelParams {
-  wte: TensorRef; // [V,C]
-  wpe: TensorRef; // [Tmax,C]
-  layers: LayerParams[];
-  lnfw: TensorRef; lnfb: TensorRef;
-}
-
-/** Views of every tensor of `table` inside `buffer`. */
-export function paramViews(buffer: GPUBuffer, table: TensorTable, nLayer: number): ModelParams {
-  const t = (name: string): TensorRef => {
-    const e = table.byName.get(name);
-    if (!e) throw new Error(`tensor table has no ${name}`);
-    return view(buffer, e.offset, e.size);
-  };
-  const layers: LayerParams[] = [];
-  for (let i = 0; i < nLayer; i++) {
-    const h = `h.${i}.`;
-    layers.push({
-      ln1w: t(h + 'ln_1.weight'), ln1b: t(h + 'ln_1.bias'),
-      qkvw: t(h + 'attn.c_attn.weight'), qkvb: t(h + 'attn.c_attn.bias'),
-      attprojw: t(h + 'attn.c_proj.weight'), attprojb: t(h + 'attn.c_proj.bias'),
-      ln2w: t(h + 'ln_2.weight'), ln2b: t(h + 'ln_2.bias'),
-      fcw: t(h + 'mlp.c_fc.weight'), fcb: t(h + 'mlp.c_fc.bias'),
-      fcprojw: t(h + 'mlp.c_proj.weight'), fcprojb: t(h + 'mlp.c_proj.bias'),
-    });
-  }
-  return { wte: t('wte.weight'), wpe: t('wpe.weight'), layers, lnfw: t('ln_f.weight'), lnfb: t('ln_f.bias') };
-}
-
-/** Per-layer activations of a (B, T) batch, each [B*T, …] (BT = B*T rows). */
-interface LayerActs {
-  residual: TensorRef; // [BT,C] input of the block
-  ln1: TensorRef; ln1Mean: TensorRef; ln1Rstd: TensorRef; // [BT,C], [BT], [BT]
-  qkv: TensorRef; // [BT,3C]
-  atty: TensorRef; lse: TensorRef; // [BT,C], [B,NH,T]
-  attproj: TensorRef; // [BT,C]
-  residual2: TensorRef; // [BT,C]
-  ln2: TensorRef; ln2Mean: TensorRef; ln2Rstd: TensorRef;
-  fch: TensorRef; fchGelu: TensorRef; // [BT,4C]
-  fcproj: TensorRef; // [BT,C]
-}
-
-/**
- * Allocates each tensor as its own buffer: WebGPU rejects a dispatch that binds one buffer both
- * writable and read-only, even on disjoint ranges, so activations cannot share an arena.
- */
-class Arena {
-  private readonly ranges: { n: number; set: (r: TensorRef) => void }[] = [];
-  alloc(n: number, set: (r: TensorRef) => void): void {
-    this.ranges.push({ n, set });
-  }
-  realise(gpu: Gpu, label: string): void {
-    this.ranges.forEach((r, i) => r.set(view(gpu.createBuffer(Math.max(r.n, 1) * 4, `${label}.${i}`), 0, r.n)));
-  }
-}
+export { paramViews } from './buffers';
 
 export interface BatchBuffers {
   tokens: TensorRef; // u32 [BT]
   targets: TensorRef; // u32 [BT]
-  w: TensorRef; // f32 [BT]  weight of log π(target) in the objective
-  e: TensorRef; // f32 [BT]  weight of the entropy in the objective
+  w: TensorRef; // f32 [BT]  weight of log π(target) in the loss
+  e: TensorRef; // f32 [BT]  weight of the entropy in the loss
   logp: TensorRef; // f32 [BT]  log π(target), written by forward
   entropy: TensorRef; // f32 [BT]
   logits: TensorRef; // f32 [BT,V]
+}
+
+/** Records the dispatches that write batch.w and batch.e from batch.logp and batch.entropy. */
+export type LossHead = (gpu: Gpu, batch: BatchBuffers) => Promise<Dispatch[]>;
+
+export interface AdapterInit {
+  spec: LoraSpec;
+  table: TensorTable;
+  init: Float32Array;
+}
+
+export interface GPTOptions {
+  /** The RL loss: writes w and e on the GPU each step (see LossHead). */
+  lossHead?: LossHead;
+  /** Train this LoRA adapter set; the base stays frozen. */
+  adapter?: AdapterInit;
+  /** Use an existing base parameter buffer (two adapter models over one frozen base). */
+  baseParams?: GPUBuffer;
 }
 
 export const DEFAULT_ADAMW: AdamWHyper = { lr: 3e-3, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.1, maxGradNorm: 1.0, step: 1 };
@@ -97,54 +53,65 @@ export const DEFAULT_ADAMW: AdamWHyper = { lr: 3e-3, beta1: 0.9, beta2: 0.95, ep
  */
 export class GPT {
   readonly table: TensorTable;
+  /** the base parameters [table.totalFloats] */
   readonly params: GPUBuffer;
+  /** what the optimiser trains: the base parameters, or the adapter's */
+  readonly trainable: GPUBuffer;
+  /** gradients of `trainable` (same layout) */
   readonly grads: GPUBuffer;
   readonly batch: BatchBuffers;
-  readonly normSq: TensorRef;
+  readonly normSq: TensorRef; // f32 [1]
   readonly status: TensorRef; // u32 [1]: 1 when the last step was rejected (non-finite gradients)
-  private m!: GPUBuffer;
-  private v!: GPUBuffer;
-  private flags!: GPUBuffer;
+  readonly adapter: AdapterInit | null;
+  private readonly trainFloats: number;
   private forwardList: Dispatch[] = [];
+  private gradList: Dispatch[] = [];
   private stepList: Dispatch[] = [];
   private softmax!: { setTemperature(t: number): void };
   private optimiser!: { setHyper(h: AdamWHyper): void };
   private hyper: AdamWHyper = { ...DEFAULT_ADAMW };
   private stepCount = 0;
 
-  private constructor(readonly gpu: Gpu, readonly cfg: GPTConfig, readonly B: number, readonly T: number, init: Float32Array) {
+  private constructor(readonly gpu: Gpu, readonly cfg: GPTConfig, readonly B: number, readonly T: number, init: Float32Array | null, opts: GPTOptions) {
     this.table = buildTensorTable(cfg);
-    if (init.length !== this.table.totalFloats) throw new Error(`parameter data has ${init.length} floats, the table needs ${this.table.totalFloats}`);
     if (T > cfg.nPositions) throw new Error(`T=${T} exceeds the context length ${cfg.nPositions}`);
-    this.params = gpu.upload(init, 'params');
-    this.grads = gpu.createBuffer(init.byteLength, 'grads');
+    if (opts.baseParams) this.params = opts.baseParams;
+    else {
+      if (!init || init.length !== this.table.totalFloats) throw new Error(`parameter data has ${init?.length ?? 0} floats, the table needs ${this.table.totalFloats}`);
+      this.params = gpu.upload(init, 'params');
+    }
+    this.adapter = opts.adapter ?? null;
+    if (this.adapter) {
+      const { table, init: ainit } = this.adapter;
+      if (ainit.length !== table.totalFloats) throw new Error(`adapter ${this.adapter.spec.name} has ${ainit.length} floats, its table needs ${table.totalFloats}`);
+      this.trainable = gpu.upload(ainit, `adapter.${this.adapter.spec.name}`);
+      this.trainFloats = table.totalFloats;
+    } else {
+      this.trainable = this.params;
+      this.trainFloats = this.table.totalFloats;
+    }
+    this.grads = gpu.createBuffer(this.trainFloats * 4, 'grads');
     this.normSq = view(gpu.createBuffer(4, 'grad-norm-sq'), 0, 1);
     this.status = view(gpu.createBuffer(4, 'step-status'), 0, 1);
     const BT = B * T;
-    const arena = new Arena();
-    const b = {} as Record<keyof BatchBuffers, TensorRef>;
-    for (const k of ['tokens', 'targets', 'w', 'e', 'logp', 'entropy'] as const) arena.alloc(BT, (r) => (b[k] = r));
-    arena.alloc(BT * cfg.vocabSize, (r) => (b.logits = r));
-    arena.realise(gpu, 'batch');
-    this.batch = b;
+    this.batch = allocAll(gpu, { tokens: BT, targets: BT, w: BT, e: BT, logp: BT, entropy: BT, logits: BT * cfg.vocabSize }, 'batch');
   }
 
-  /** Creates the model and records its forward and training-step dispatch lists. */
-  static async create(gpu: Gpu, cfg: GPTConfig, init: Float32Array, shape: { B: number; T: number }): Promise<GPT> {
-    const model = new GPT(gpu, cfg, shape.B, shape.T, init);
-    await model.record();
+  /**
+   * Creates the model and records its forward and training-step dispatch lists. `init` is the
+   * base parameter data (null when `opts.baseParams` shares an existing buffer).
+   */
+  static async create(gpu: Gpu, cfg: GPTConfig, init: Float32Array | null, shape: { B: number; T: number }, opts: GPTOptions = {}): Promise<GPT> {
+    const model = new GPT(gpu, cfg, shape.B, shape.T, init, opts);
+    await model.record(opts.lossHead);
     return model;
   }
 
-  get paramCount(): number {
-    return this.table.totalFloats;
-  }
-
   /** Uploads a batch: tokens/targets u32 [B*T], weights w and e f32 [B*T] (zero = masked). */
-  setBatch(tokens: Uint32Array, targets: Uint32Array, w: Float32Array, e?: Float32Array): void {
+  setBatch(tokens: Uint32Array, targets: Uint32Array, w?: Float32Array, e?: Float32Array): void {
     const BT = this.B * this.T;
-    for (const [name, a] of [['tokens', tokens], ['targets', targets], ['w', w]] as const) {
-      if (a.length !== BT) throw new Error(`${name} has ${a.length} entries, the batch needs B*T=${BT}`);
+    for (const [name, a] of [['tokens', tokens], ['targets', targets], ['w', w], ['e', e]] as const) {
+      if (a && a.length !== BT) throw new Error(`${name} has ${a.length} entries, the batch needs B*T=${BT}`);
     }
     const V = this.cfg.vocabSize;
     for (let i = 0; i < BT; i++) {
@@ -152,8 +119,8 @@ export class GPT {
     }
     this.gpu.write(this.batch.tokens, tokens);
     this.gpu.write(this.batch.targets, targets);
-    this.gpu.write(this.batch.w, w);
-    this.gpu.write(this.batch.e, e ?? new Float32Array(BT));
+    if (w) this.gpu.write(this.batch.w, w);
+    if (e) this.gpu.write(this.batch.e, e);
   }
 
   setTemperature(t: number): void {
@@ -164,9 +131,22 @@ export class GPT {
     this.hyper = { ...this.hyper, ...h };
   }
 
+  get hyperparameters(): Readonly<AdamWHyper> {
+    return this.hyper;
+  }
+
+  get steps(): number {
+    return this.stepCount;
+  }
+
   /** Runs the forward pass (logp, entropy, logits of the current batch). */
   forward(): void {
     this.gpu.run(this.forwardList, 'forward');
+  }
+
+  /** Forward + backward (gradients in `grads`), no update: for inspection and tests. */
+  gradients(): void {
+    this.gpu.run(this.gradList, 'gradients');
   }
 
   /** Forward, backward, clip and AdamW in one command buffer. */
@@ -176,48 +156,51 @@ export class GPT {
     this.gpu.run(this.stepList, 'train-step');
   }
 
-  /** Forward + backward only (gradients in `grads`), for inspection and tests. */
-  async gradients(): Promise<void> {
-    this.gpu.run(this.backwardOnly, 'gradients');
+  readParams(): Promise<Float32Array> {
+    return this.gpu.readF32(view(this.params, 0, this.table.totalFloats));
   }
 
-  get steps(): number {
-    return this.stepCount;
+  readTrainable(): Promise<Float32Array> {
+    return this.gpu.readF32(view(this.trainable, 0, this.trainFloats));
   }
 
-  async readParams(): Promise<Float32Array> {
-    return this.gpu.readF32(this.params);
+  readGrads(): Promise<Float32Array> {
+    return this.gpu.readF32(view(this.grads, 0, this.trainFloats));
   }
 
-  async readGrads(): Promise<Float32Array> {
-    return this.gpu.readF32(this.grads);
+  /** Overwrites the trainable parameters (e.g. restoring a checkpoint) and resets AdamW. */
+  async loadTrainable(data: Float32Array): Promise<void> {
+    if (data.length !== this.trainFloats) throw new Error(`expected ${this.trainFloats} floats, got ${data.length}`);
+    this.gpu.write(view(this.trainable, 0, this.trainFloats), data);
+    this.stepCount = 0;
+    await this.resetOptimiser();
   }
 
-  private backwardOnly: Dispatch[] = [];
+  private resetMoments: Dispatch[] = [];
+
+  private async resetOptimiser(): Promise<void> {
+    this.gpu.run(this.resetMoments, 'reset-adam');
+  }
 
   // ------------------------------------------------------------------ recording
-  private async record(): Promise<void> {
+  private async record(lossHead?: LossHead): Promise<void> {
     const { gpu, cfg, B, T } = this;
     const C = cfg.nEmbd, NH = cfg.nHead, V = cfg.vocabSize, L = cfg.nLayer;
     const BT = B * T;
+    const frozenBase = this.adapter !== null;
     const P = paramViews(this.params, this.table, L);
-    const G = paramViews(this.grads, this.table, L);
-
-    const arena = new Arena();
+    // With an adapter, base gradients are not wanted; LayerNorm's parameter gradients still
+    // need somewhere to go, so they land in a scratch buffer that is never read.
+    const baseGrads = frozenBase ? gpu.createBuffer(this.table.totalFloats * 4, 'frozen-grads-scratch') : this.grads;
+    const G = paramViews(baseGrads, this.table, L);
     const acts: LayerActs[] = [];
-    for (let l = 0; l < L; l++) {
-      const a = {} as Record<keyof LayerActs, TensorRef>;
-      const sizes: Record<keyof LayerActs, number> = {
-        residual: BT * C, ln1: BT * C, ln1Mean: BT, ln1Rstd: BT, qkv: BT * 3 * C, atty: BT * C, lse: BT * NH,
-        attproj: BT * C, residual2: BT * C, ln2: BT * C, ln2Mean: BT, ln2Rstd: BT, fch: BT * 4 * C, fchGelu: BT * 4 * C, fcproj: BT * C,
-      };
-      for (const k of Object.keys(sizes) as (keyof LayerActs)[]) arena.alloc(sizes[k], (r) => (a[k] = r));
-      acts.push(a);
-    }
-    const top = {} as Record<'out' | 'lnf' | 'lnfMean' | 'lnfRstd' | 'dlogits' | 'dres' | 'dln' | 'dqkv' | 'datty' | 'dfch' | 'dfchGelu' | 'dlnf', TensorRef>;
-    const topSizes = { out: BT * C, lnf: BT * C, lnfMean: BT, lnfRstd: BT, dlogits: BT * V, dres: BT * C, dln: BT * C, dqkv: BT * 3 * C, datty: BT * C, dfch: BT * 4 * C, dfchGelu: BT * 4 * C, dlnf: BT * C };
-    for (const k of Object.keys(topSizes) as (keyof typeof topSizes)[]) arena.alloc(topSizes[k], (r) => (top[k] = r));
-    arena.realise(gpu, 'activations');
+    for (let l = 0; l < L; l++) acts.push(allocAll(gpu, layerActSizes(BT, C, NH), `act.${l}`));
+    const top = allocAll(gpu, {
+      out: BT * C, lnf: BT * C, lnfMean: BT, lnfRstd: BT, dlogits: BT * V, dres: BT * C, dln: BT * C, dqkv: BT * 3 * C,
+      datty: BT * C, dfch: BT * 4 * C, dfchGelu: BT * 4 * C, dlnf: BT * C,
+    }, 'act.top');
+    const lora = this.adapter ? this.loraState(BT) : null;
+    const linear = new Linear(gpu, BT, frozenBase, lora);
 
     const { tokens, targets, w, e, logp, entropy, logits } = this.batch;
     const attDims = { B, T, C, NH };
@@ -229,14 +212,14 @@ export class GPT {
       const blockOut = l + 1 < L ? acts[l + 1].residual : top.out;
       fwd.push(
         await layernormForward(gpu, a.ln1, a.ln1Mean, a.ln1Rstd, a.residual, p.ln1w, p.ln1b, { N: BT, C }),
-        await matmulForward(gpu, a.qkv, a.ln1, p.qkvw, p.qkvb, { M: BT, K: C, N: 3 * C }),
+        ...(await linear.forward(a.qkv, a.ln1, p.qkvw, p.qkvb, C, 3 * C, l, 'attn.c_attn')),
         await attentionForward(gpu, a.atty, a.lse, a.qkv, attDims),
-        await matmulForward(gpu, a.attproj, a.atty, p.attprojw, p.attprojb, { M: BT, K: C, N: C }),
+        ...(await linear.forward(a.attproj, a.atty, p.attprojw, p.attprojb, C, C, l, 'attn.c_proj')),
         await residualForward(gpu, a.residual2, a.residual, a.attproj, BT * C),
         await layernormForward(gpu, a.ln2, a.ln2Mean, a.ln2Rstd, a.residual2, p.ln2w, p.ln2b, { N: BT, C }),
-        await matmulForward(gpu, a.fch, a.ln2, p.fcw, p.fcb, { M: BT, K: C, N: 4 * C }),
+        ...(await linear.forward(a.fch, a.ln2, p.fcw, p.fcb, C, 4 * C, l, 'mlp.c_fc')),
         await geluForward(gpu, a.fchGelu, a.fch, BT * 4 * C),
-        await matmulForward(gpu, a.fcproj, a.fchGelu, p.fcprojw, p.fcprojb, { M: BT, K: 4 * C, N: C }),
+        ...(await linear.forward(a.fcproj, a.fchGelu, p.fcprojw, p.fcprojb, 4 * C, C, l, 'mlp.c_proj')),
         await residualForward(gpu, blockOut, a.residual2, a.fcproj, BT * C),
       );
     }
@@ -246,43 +229,108 @@ export class GPT {
       await matmul(gpu, logits, top.lnf, P.wte, null, { M: BT, K: C, N: V }, { transB: true }),
     );
     const sm = await softmaxLogp(gpu, { logp, entropy, dlogits: top.dlogits }, logits, targets, w, e, { R: BT, V }, { temperature: 1, withGrad: true });
-    this.softmax = sm;
+    if (lossHead) {
+      // log π and H first, then the loss head turns them into w and e, then the gradient
+      const stats = await softmaxLogp(gpu, { logp, entropy, dlogits: null }, logits, targets, w, e, { R: BT, V }, { temperature: 1, withGrad: false });
+      fwd.push(stats.dispatch, ...(await lossHead(gpu, this.batch)));
+      this.softmax = { setTemperature: (t) => (stats.setTemperature(t), sm.setTemperature(t)) };
+    } else this.softmax = sm;
     fwd.push(sm.dispatch);
     this.forwardList = fwd;
 
     // ---- backward (dlogits = dJ/dlogits from the fused softmax)
-    const bwd: Dispatch[] = [await fill(gpu, view(this.grads, 0, this.table.totalFloats), 0, this.table.totalFloats)];
+    const bwd: Dispatch[] = [await fill(gpu, view(this.grads, 0, this.trainFloats), 0, this.trainFloats)];
+    // tied head: dlnf[BT,C] = dlogits[BT,V] @ wte[V,C] ; dwte[V,C] += dlogits^T @ lnf
+    bwd.push(await matmul(gpu, top.dlnf, top.dlogits, P.wte, null, { M: BT, K: V, N: C }));
+    if (!frozenBase) bwd.push(await matmul(gpu, G.wte, top.dlogits, top.lnf, null, { M: V, K: BT, N: C }, { transA: true, accumulate: true }));
     bwd.push(
-      // tied head: dlnf[BT,C] = dlogits[BT,V] @ wte[V,C] ; dwte[V,C] += dlogits^T @ lnf
-      await matmul(gpu, top.dlnf, top.dlogits, P.wte, null, { M: BT, K: V, N: C }),
-      await matmul(gpu, G.wte, top.dlogits, top.lnf, null, { M: V, K: BT, N: C }, { transA: true, accumulate: true }),
       await fill(gpu, top.dres, 0, BT * C),
       ...(await layernormBackward(gpu, top.dres, G.lnfw, G.lnfb, top.dlnf, top.out, P.lnfw, top.lnfMean, top.lnfRstd, { N: BT, C })),
     );
     for (let l = L - 1; l >= 0; l--) {
       const a = acts[l], p = P.layers[l], g = G.layers[l];
       bwd.push(
-        ...(await matmulBackward(gpu, top.dfchGelu, g.fcprojw, g.fcprojb, top.dres, a.fchGelu, p.fcprojw, { M: BT, K: 4 * C, N: C })),
+        ...(await linear.backward(top.dfchGelu, g.fcprojw, g.fcprojb, top.dres, a.fchGelu, p.fcprojw, 4 * C, C, l, 'mlp.c_proj')),
         await geluBackward(gpu, top.dfch, a.fch, top.dfchGelu, BT * 4 * C),
-        ...(await matmulBackward(gpu, top.dln, g.fcw, g.fcb, top.dfch, a.ln2, p.fcw, { M: BT, K: C, N: 4 * C })),
+        ...(await linear.backward(top.dln, g.fcw, g.fcb, top.dfch, a.ln2, p.fcw, C, 4 * C, l, 'mlp.c_fc')),
         ...(await layernormBackward(gpu, top.dres, g.ln2w, g.ln2b, top.dln, a.residual2, p.ln2w, a.ln2Mean, a.ln2Rstd, { N: BT, C })),
-        ...(await matmulBackward(gpu, top.datty, g.attprojw, g.attprojb, top.dres, a.atty, p.attprojw, { M: BT, K: C, N: C })),
+        ...(await linear.backward(top.datty, g.attprojw, g.attprojb, top.dres, a.atty, p.attprojw, C, C, l, 'attn.c_proj')),
         ...(await attentionBackward(gpu, top.dqkv, top.datty, a.qkv, a.atty, a.lse, attDims)),
-        ...(await matmulBackward(gpu, top.dln, g.qkvw, g.qkvb, top.dqkv, a.ln1, p.qkvw, { M: BT, K: C, N: 3 * C })),
+        ...(await linear.backward(top.dln, g.qkvw, g.qkvb, top.dqkv, a.ln1, p.qkvw, C, 3 * C, l, 'attn.c_attn')),
         ...(await layernormBackward(gpu, top.dres, g.ln1w, g.ln1b, top.dln, a.residual, p.ln1w, a.ln1Mean, a.ln1Rstd, { N: BT, C })),
       );
     }
-    bwd.push(...(await encoderBackward(gpu, G.wte, G.wpe, top.dres, tokens, { B, T, C, V })));
-    this.backwardOnly = [...fwd, ...bwd];
+    if (!frozenBase) bwd.push(...(await encoderBackward(gpu, G.wte, G.wpe, top.dres, tokens, { B, T, C, V })));
+    this.gradList = [...fwd, ...bwd];
 
-    // ---- optimiser
-    const n = this.table.totalFloats;
-    this.m = gpu.createBuffer(n * 4, 'adam.m');
-    this.v = gpu.createBuffer(n * 4, 'adam.v');
-    this.flags = gpu.upload(decayFlags(this.table), 'adam.flags');
+    // ---- optimiser over the trainable buffer
+    const n = this.trainFloats;
+    const m = view(gpu.createBuffer(n * 4, 'adam.m'), 0, n);
+    const v = view(gpu.createBuffer(n * 4, 'adam.v'), 0, n);
+    const flags = gpu.upload(decayFlags(this.adapter ? this.adapter.table : this.table), 'adam.flags');
     const gradsRef = view(this.grads, 0, n);
-    const opt = await adamw(gpu, view(this.params, 0, n), view(this.m, 0, n), view(this.v, 0, n), this.status, gradsRef, view(this.flags, 0, n), this.normSq, n, this.hyper);
+    const opt = await adamw(gpu, view(this.trainable, 0, n), m, v, this.status, gradsRef, view(flags, 0, n), this.normSq, n, this.hyper);
     this.optimiser = opt;
-    this.stepList = [...this.backwardOnly, ...(await gradNormSq(gpu, this.normSq, gradsRef, n)), opt.dispatch];
+    this.resetMoments = [await fill(gpu, m, 0, n), await fill(gpu, v, 0, n)];
+    this.stepList = [...this.gradList, ...(await gradNormSq(gpu, this.normSq, gradsRef, n)), opt.dispatch];
+  }
+
+  private loraState(BT: number): LoraState {
+    const { spec, table } = this.adapter!;
+    const L = this.cfg.nLayer, R = spec.rank;
+    const tmp: Record<LoraTarget, TensorRef>[] = [];
+    for (let l = 0; l < L; l++) {
+      tmp.push(allocAll(this.gpu, Object.fromEntries(LORA_TARGETS.map((t) => [t, BT * R])) as Record<LoraTarget, number>, `lora.tmp.${l}`));
+    }
+    return {
+      R, scale: loraScale(spec),
+      params: loraViews(this.trainable, table, L), grads: loraViews(this.grads, table, L),
+      tmp, dtmp: allocAll(this.gpu, { d: BT * R }, 'lora.dtmp').d,
+    };
+  }
+}
+
+interface LoraState {
+  R: number;
+  scale: number;
+  params: Record<LoraTarget, LoraRefs>[];
+  grads: Record<LoraTarget, LoraRefs>[];
+  tmp: Record<LoraTarget, TensorRef>[]; // [BT,R] = inp @ A, kept for the backward
+  dtmp: TensorRef; // [BT,R] scratch
+}
+
+/** A GPT-2 Conv1D projection out = inp @ W + b, plus (α/r)·(inp @ A) @ B when an adapter is on. */
+class Linear {
+  constructor(private readonly gpu: Gpu, private readonly BT: number, private readonly frozenBase: boolean, private readonly lora: LoraState | null) {}
+
+  async forward(out: TensorRef, inp: TensorRef, w: TensorRef, b: TensorRef, K: number, N: number, layer: number, target: LoraTarget): Promise<Dispatch[]> {
+    const { gpu, BT, lora } = this;
+    const list = [await matmulForward(gpu, out, inp, w, b, { M: BT, K, N })];
+    if (lora) {
+      const ab = lora.params[layer][target], tmp = lora.tmp[layer][target];
+      list.push(
+        await matmul(gpu, tmp, inp, ab.a, null, { M: BT, K, N: lora.R }),
+        await matmul(gpu, out, tmp, ab.b, null, { M: BT, K: lora.R, N }, { accumulate: true, alpha: lora.scale }),
+      );
+    }
+    return list;
+  }
+
+  /** dinp = dout @ W^T (+ the adapter's path); base dW, db += unless frozen; adapter dA, dB +=. */
+  async backward(dinp: TensorRef, dw: TensorRef, db: TensorRef, dout: TensorRef, inp: TensorRef, w: TensorRef, K: number, N: number, layer: number, target: LoraTarget): Promise<Dispatch[]> {
+    const { gpu, BT, lora } = this;
+    const list = await matmulBackward(gpu, dinp, this.frozenBase ? null : dw, this.frozenBase ? null : db, dout, inp, w, { M: BT, K, N });
+    if (lora) {
+      const ab = lora.params[layer][target], g = lora.grads[layer][target], tmp = lora.tmp[layer][target], R = lora.R;
+      list.push(
+        // dB[R,N] += s · tmp^T @ dout ; dtmp[BT,R] = s · dout @ B^T
+        await matmul(gpu, g.b, tmp, dout, null, { M: R, K: BT, N }, { transA: true, accumulate: true, alpha: lora.scale }),
+        await matmul(gpu, lora.dtmp, dout, ab.b, null, { M: BT, K: N, N: R }, { transB: true, alpha: lora.scale }),
+        // dA[K,R] += inp^T @ dtmp ; dinp += dtmp @ A^T
+        await matmul(gpu, g.a, inp, lora.dtmp, null, { M: K, K: BT, N: R }, { transA: true, accumulate: true }),
+        await matmul(gpu, dinp, lora.dtmp, ab.a, null, { M: BT, K: R, N: K }, { transB: true, accumulate: true }),
+      );
+    }
+    return list;
   }
 }

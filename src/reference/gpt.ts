@@ -3,6 +3,7 @@
 // whole-model GPU tests, the `inspect` command's cross-check, and the engine of CPU mode.
 import type { GPTConfig } from '../model/config';
 import type { TensorTable } from '../model/params';
+import { loraScale, type LoraSpec } from '../model/lora';
 import { matmulBackwardRef, matmulForwardRef, matmulRef } from './matmul';
 import { encoderBackwardRef, encoderForwardRef, geluBackwardRef, geluForwardRef, layernormBackwardRef, layernormForwardRef } from './layers';
 import { attentionBackwardRef, attentionForwardRef } from './attention';
@@ -45,10 +46,46 @@ export interface RefForward {
   out: Float64Array; lnf: Float64Array; lnfMean: Float64Array; lnfRstd: Float64Array;
 }
 
-export function gptForwardRef(cfg: GPTConfig, table: TensorTable, params: Float64Array, batch: RefBatch): RefForward {
+/** A LoRA adapter set in float64: W + (alpha/r)·A@B on the four projections of every block. */
+export interface RefAdapter {
+  spec: LoraSpec;
+  table: TensorTable;
+  params: Float64Array;
+}
+
+/** out[M,N] = inp @ W + b, plus s·(inp @ A) @ B with the adapter of `name` (e.g. h.0.attn.c_attn). */
+function linearRef(out: Float64Array, inp: Float64Array, p: Views, name: string, M: number, K: number, N: number, ad: AdapterViews | null): void {
+  matmulForwardRef(out, inp, p[name + '.weight'], p[name + '.bias'], { M, K, N });
+  if (!ad) return;
+  const tmp = new Float64Array(M * ad.R);
+  matmulRef(tmp, inp, ad.v[name + '.lora_A.weight'], null, { M, K, N: ad.R });
+  matmulRef(out, tmp, ad.v[name + '.lora_B.weight'], null, { M, K: ad.R, N }, { accumulate: true, alpha: ad.scale });
+}
+
+/** Backward of linearRef: dinp =, base grads +=, adapter grads += (base grads skipped when frozen). */
+function linearBackwardRef(dinp: Float64Array, g: Views, gA: Views | null, dout: Float64Array, inp: Float64Array, p: Views, name: string, M: number, K: number, N: number, ad: AdapterViews | null): void {
+  matmulBackwardRef(dinp, ad ? null : g[name + '.weight'], ad ? null : g[name + '.bias'], dout, inp, p[name + '.weight'], { M, K, N });
+  if (!ad || !gA) return;
+  const A = ad.v[name + '.lora_A.weight'], Bm = ad.v[name + '.lora_B.weight'], R = ad.R;
+  const tmp = new Float64Array(M * R);
+  matmulRef(tmp, inp, A, null, { M, K, N: R });
+  matmulRef(gA[name + '.lora_B.weight'], tmp, dout, null, { M: R, K: M, N }, { transA: true, accumulate: true, alpha: ad.scale });
+  const dtmp = new Float64Array(M * R);
+  matmulRef(dtmp, dout, Bm, null, { M, K: N, N: R }, { transB: true, alpha: ad.scale });
+  matmulRef(gA[name + '.lora_A.weight'], inp, dtmp, null, { M: K, K: M, N: R }, { transA: true, accumulate: true });
+  matmulRef(dinp, dtmp, A, null, { M, K: R, N: K }, { transB: true, accumulate: true });
+}
+
+interface AdapterViews { v: Views; R: number; scale: number }
+
+const adapterViews = (ad?: RefAdapter): AdapterViews | null =>
+  ad ? { v: tensorViews(ad.params, ad.table), R: ad.spec.rank, scale: loraScale(ad.spec) } : null;
+
+export function gptForwardRef(cfg: GPTConfig, table: TensorTable, params: Float64Array, batch: RefBatch, adapter?: RefAdapter): RefForward {
   const { B, T } = batch;
   const C = cfg.nEmbd, V = cfg.vocabSize, NH = cfg.nHead, BT = B * T;
   const p = tensorViews(params, table);
+  const ad = adapterViews(adapter);
   const f = (n: number) => new Float64Array(n);
   const layers: LayerCache[] = [];
   let x = f(BT * C);
@@ -60,14 +97,14 @@ export function gptForwardRef(cfg: GPTConfig, table: TensorTable, params: Float6
       attproj: f(BT * C), residual2: f(BT * C), ln2: f(BT * C), ln2Mean: f(BT), ln2Rstd: f(BT), fch: f(BT * 4 * C), fchGelu: f(BT * 4 * C), fcproj: f(BT * C),
     };
     layernormForwardRef(c.ln1, c.ln1Mean, c.ln1Rstd, x, p[h + 'ln_1.weight'], p[h + 'ln_1.bias'], BT, C);
-    matmulForwardRef(c.qkv, c.ln1, p[h + 'attn.c_attn.weight'], p[h + 'attn.c_attn.bias'], { M: BT, K: C, N: 3 * C });
+    linearRef(c.qkv, c.ln1, p, h + 'attn.c_attn', BT, C, 3 * C, ad);
     attentionForwardRef(c.atty, c.lse, c.qkv, { B, T, C, NH });
-    matmulForwardRef(c.attproj, c.atty, p[h + 'attn.c_proj.weight'], p[h + 'attn.c_proj.bias'], { M: BT, K: C, N: C });
+    linearRef(c.attproj, c.atty, p, h + 'attn.c_proj', BT, C, C, ad);
     residualForwardRef(c.residual2, x, c.attproj);
     layernormForwardRef(c.ln2, c.ln2Mean, c.ln2Rstd, c.residual2, p[h + 'ln_2.weight'], p[h + 'ln_2.bias'], BT, C);
-    matmulForwardRef(c.fch, c.ln2, p[h + 'mlp.c_fc.weight'], p[h + 'mlp.c_fc.bias'], { M: BT, K: C, N: 4 * C });
+    linearRef(c.fch, c.ln2, p, h + 'mlp.c_fc', BT, C, 4 * C, ad);
     geluForwardRef(c.fchGelu, c.fch, BT * 4 * C);
-    matmulForwardRef(c.fcproj, c.fchGelu, p[h + 'mlp.c_proj.weight'], p[h + 'mlp.c_proj.bias'], { M: BT, K: 4 * C, N: C });
+    linearRef(c.fcproj, c.fchGelu, p, h + 'mlp.c_proj', BT, 4 * C, C, ad);
     x = f(BT * C);
     residualForwardRef(x, c.residual2, c.fcproj);
     layers.push(c);
@@ -84,13 +121,19 @@ export function gptForwardRef(cfg: GPTConfig, table: TensorTable, params: Float6
   return { logits, logp: sm.logp, entropy: sm.entropy, dlogits: sm.dlogits, objective, layers, out: x, lnf, lnfMean, lnfRstd };
 }
 
-/** dJ/dparams in the table's flat layout (padding stays zero). */
-export function gptBackwardRef(cfg: GPTConfig, table: TensorTable, params: Float64Array, batch: RefBatch, fw: RefForward): Float64Array {
+/**
+ * dJ/dparams in the table's flat layout (padding stays zero); with an adapter, dJ/dadapter in
+ * the adapter table's layout instead (the base is frozen).
+ */
+export function gptBackwardRef(cfg: GPTConfig, table: TensorTable, params: Float64Array, batch: RefBatch, fw: RefForward, adapter?: RefAdapter): Float64Array {
   const { B, T } = batch;
   const C = cfg.nEmbd, V = cfg.vocabSize, NH = cfg.nHead, BT = B * T;
   const p = tensorViews(params, table);
+  const ad = adapterViews(adapter);
   const gradsFlat = new Float64Array(table.totalFloats);
   const g = tensorViews(gradsFlat, table);
+  const adapterGrads = adapter ? new Float64Array(adapter.table.totalFloats) : null;
+  const gA = adapter && adapterGrads ? tensorViews(adapterGrads, adapter.table) : null;
   const f = (n: number) => new Float64Array(n);
   const dlnf = f(BT * C);
   matmulRef(dlnf, fw.dlogits, p['wte.weight'], null, { M: BT, K: V, N: C });
@@ -101,18 +144,18 @@ export function gptBackwardRef(cfg: GPTConfig, table: TensorTable, params: Float
     const h = `h.${l}.`;
     const c = fw.layers[l];
     const dfchGelu = f(BT * 4 * C), dfch = f(BT * 4 * C), dln = f(BT * C), datty = f(BT * C), dqkv = f(BT * 3 * C);
-    matmulBackwardRef(dfchGelu, g[h + 'mlp.c_proj.weight'], g[h + 'mlp.c_proj.bias'], dres, c.fchGelu, p[h + 'mlp.c_proj.weight'], { M: BT, K: 4 * C, N: C });
+    linearBackwardRef(dfchGelu, g, gA, dres, c.fchGelu, p, h + 'mlp.c_proj', BT, 4 * C, C, ad);
     geluBackwardRef(dfch, c.fch, dfchGelu, BT * 4 * C);
-    matmulBackwardRef(dln, g[h + 'mlp.c_fc.weight'], g[h + 'mlp.c_fc.bias'], dfch, c.ln2, p[h + 'mlp.c_fc.weight'], { M: BT, K: C, N: 4 * C });
+    linearBackwardRef(dln, g, gA, dfch, c.ln2, p, h + 'mlp.c_fc', BT, C, 4 * C, ad);
     layernormBackwardRef(dres, g[h + 'ln_2.weight'], g[h + 'ln_2.bias'], dln, c.residual2, p[h + 'ln_2.weight'], c.ln2Mean, c.ln2Rstd, BT, C);
-    matmulBackwardRef(datty, g[h + 'attn.c_proj.weight'], g[h + 'attn.c_proj.bias'], dres, c.atty, p[h + 'attn.c_proj.weight'], { M: BT, K: C, N: C });
+    linearBackwardRef(datty, g, gA, dres, c.atty, p, h + 'attn.c_proj', BT, C, C, ad);
     attentionBackwardRef(dqkv, datty, c.qkv, c.atty, c.lse, { B, T, C, NH });
     const dln1 = f(BT * C);
-    matmulBackwardRef(dln1, g[h + 'attn.c_attn.weight'], g[h + 'attn.c_attn.bias'], dqkv, c.ln1, p[h + 'attn.c_attn.weight'], { M: BT, K: C, N: 3 * C });
+    linearBackwardRef(dln1, g, gA, dqkv, c.ln1, p, h + 'attn.c_attn', BT, C, 3 * C, ad);
     layernormBackwardRef(dres, g[h + 'ln_1.weight'], g[h + 'ln_1.bias'], dln1, c.residual, p[h + 'ln_1.weight'], c.ln1Mean, c.ln1Rstd, BT, C);
   }
   encoderBackwardRef(g['wte.weight'], g['wpe.weight'], dres, batch.tokens, B, T, C);
-  return gradsFlat;
+  return adapterGrads ?? gradsFlat;
 }
 
 /** Mean next-token cross-entropy batch of one sequence: targets are tokens shifted by one. */

@@ -1,0 +1,31 @@
+// encoder_decode: embeds the token at the current position s = step[0] of every sequence:
+//   out[b, c] = wte[tokens[b, s], c] + wpe[s, c]
+// One invocation per (b, c). s < Tmax (the caller's loop guarantees it). A sequence that has
+// ended leaves its later slots unwritten, holding a marker beyond the vocabulary (the decoder
+// uses 0xffffffff): those embed as token 0; their outputs are never sampled or read.
+// out (B, C) may alias no input.
+struct Params { B: u32, C: u32, Tmax: u32 }
+
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;  // (B, C)
+@group(0) @binding(1) var<storage, read> tokens: array<u32>;     // (B, Tmax)
+@group(0) @binding(2) var<storage, read> wte: array<f32>;        // (V, C)
+@group(0) @binding(3) var<storage, read> wpe: array<f32>;        // (>= Tmax, C)
+@group(0) @binding(4) var<storage, read> step: array<u32>;       // (1) current position s
+@group(0) @binding(5) var<uniform> p: Params;
+
+override WG: u32 = 256u;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  // 2-D grid so B*C may exceed 65535 workgroups of WG
+  let i = gid.x + gid.y * nwg.x * WG;
+  if (i >= p.B * p.C) {
+    return;
+  }
+  let b = i / p.C;
+  let c = i % p.C;
+  let s = step[0];
+  let raw = tokens[b * p.Tmax + s];
+  let tok = select(0u, raw, raw < arrayLength(&wte) / p.C);
+  out[i] = wte[tok * p.C + c] + wpe[s * p.C + c];
+}

@@ -1,0 +1,172 @@
+// Model-level measurements on the `small` policy: one full training step of our engine against
+// the same model in TF.js (autodiff + Adam), the engine's per-step GPU traffic, and batched
+// sampling with the KV cache.
+import type { Gpu, GpuStats } from '../gpu/runtime';
+import { GPT } from '../model/gpt';
+import { Decoder } from '../model/decoder';
+import { GPT_PRESETS, countParams, type GPTConfig } from '../model/config';
+import { buildTensorTable, type TensorTable } from '../model/params';
+import { initParams, mulberry32 } from '../model/init';
+import type { Tfjs } from './tfjs_env';
+import { TfjsGpt } from './tfjs_gpt';
+import type { BenchPlan } from './plan';
+import { seconds } from './timing';
+
+export interface TrainSide {
+  tokensPerS: number;
+  msPerStep: number;
+  steps: number;
+  /** mean cross-entropy of the batch at the shared initial parameters (both must agree) */
+  initialLoss: number;
+}
+
+export interface TrainResult {
+  B: number;
+  T: number;
+  params: number;
+  ours: TrainSide;
+  tfjs: TrainSide;
+  ratio: number;
+  /** gpu.stats difference over one step after warm-up */
+  perStep: GpuStats;
+  /** pipelines compiled during every step after warm-up (the stats step and the timed steps) */
+  pipelinesAfterWarmup: number;
+}
+
+export interface SampleResult {
+  B: number;
+  prompt: number;
+  maxNew: number;
+  tokens: number;
+  tokensPerS: number;
+  /** gpu.stats difference over one generate() */
+  perGenerate: GpuStats;
+}
+
+interface Setup {
+  cfg: GPTConfig;
+  table: TensorTable;
+  init: Float32Array;
+}
+
+export function smallPolicy(seed: number): Setup {
+  const cfg = GPT_PRESETS.small;
+  const table = buildTensorTable(cfg);
+  return { cfg, table, init: initParams(cfg, table, seed) };
+}
+
+/** Random sequences of T+1 tokens: inputs are the first T, targets the last T. */
+function randomBatch(B: number, T: number, V: number, seed: number): { tokens: Uint32Array; targets: Uint32Array } {
+  const rand = mulberry32(seed);
+  const tokens = new Uint32Array(B * T);
+  const targets = new Uint32Array(B * T);
+  for (let b = 0; b < B; b++) {
+    let prev = Math.floor(rand() * V);
+    for (let t = 0; t < T; t++) {
+      const next = Math.floor(rand() * V);
+      tokens[b * T + t] = prev;
+      targets[b * T + t] = next;
+      prev = next;
+    }
+  }
+  return { tokens, targets };
+}
+
+function statsDelta(after: GpuStats, before: GpuStats): GpuStats {
+  return {
+    dispatches: after.dispatches - before.dispatches,
+    submits: after.submits - before.submits,
+    readbackBytes: after.readbackBytes - before.readbackBytes,
+    pipelinesCreated: after.pipelinesCreated - before.pipelinesCreated,
+  };
+}
+
+async function trainOurs(gpu: Gpu, s: Setup, plan: BenchPlan, batch: ReturnType<typeof randomBatch>): Promise<{ side: TrainSide; perStep: GpuStats; pipelines: number }> {
+  const { B, T, warmup, steps, lr } = plan.train;
+  const BT = B * T;
+  const model = await GPT.create(gpu, s.cfg, s.init, { B, T });
+  model.setHyper({ lr });
+  model.setBatch(batch.tokens, batch.targets, new Float32Array(BT).fill(-1 / BT));
+  model.forward();
+  const logp = await gpu.readF32(model.batch.logp);
+  const initialLoss = -logp.reduce((a, x) => a + x, 0) / BT;
+  for (let i = 0; i < warmup; i++) model.step();
+  await gpu.sync();
+  const before = { ...gpu.stats };
+  model.step();
+  await gpu.sync();
+  const perStep = statsDelta(gpu.stats, before);
+  const sec = await seconds(async () => {
+    for (let i = 0; i < steps; i++) model.step();
+    await gpu.sync();
+  });
+  const pipelines = gpu.stats.pipelinesCreated - before.pipelinesCreated;
+  return { side: { tokensPerS: (BT * steps) / sec, msPerStep: (sec / steps) * 1000, steps, initialLoss }, perStep, pipelines };
+}
+
+async function trainTfjs(tf: Tfjs, s: Setup, plan: BenchPlan, batch: ReturnType<typeof randomBatch>): Promise<TrainSide> {
+  const { B, T, tfjsWarmup, tfjsSteps, lr } = plan.train;
+  const model = new TfjsGpt(tf, s.cfg, s.table, s.init, B, T, lr);
+  try {
+    model.setBatch(batch.tokens, batch.targets);
+    const l0 = tf.tidy(() => model.loss());
+    const initialLoss = (await l0.data())[0];
+    l0.dispose();
+    const runSteps = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const l = model.step();
+        if (i === n - 1) await l.data();
+        l.dispose();
+      }
+    };
+    await runSteps(tfjsWarmup);
+    const sec = await seconds(() => runSteps(tfjsSteps));
+    return { tokensPerS: (B * T * tfjsSteps) / sec, msPerStep: (sec / tfjsSteps) * 1000, steps: tfjsSteps, initialLoss };
+  } finally {
+    model.dispose();
+  }
+}
+
+export async function benchTrain(gpu: Gpu, tf: Tfjs, plan: BenchPlan, log: (s: string) => void): Promise<TrainResult> {
+  const s = smallPolicy(plan.seed);
+  const { B, T } = plan.train;
+  const batch = randomBatch(B, T, s.cfg.vocabSize, plan.seed + 1);
+  log(`training step, small policy B=${B} T=${T}: ours`);
+  const ours = await trainOurs(gpu, s, plan, batch);
+  log(`training step, small policy B=${B} T=${T}: TF.js (${plan.train.tfjsWarmup} warm-up + ${plan.train.tfjsSteps} timed steps)`);
+  const tfjs = await trainTfjs(tf, s, plan, batch);
+  return {
+    B, T, params: countParams(s.cfg),
+    ours: ours.side, tfjs, ratio: ours.side.tokensPerS / tfjs.tokensPerS,
+    perStep: ours.perStep, pipelinesAfterWarmup: ours.pipelines,
+  };
+}
+
+export async function benchSample(gpu: Gpu, plan: BenchPlan, log: (s: string) => void): Promise<SampleResult> {
+  const s = smallPolicy(plan.seed);
+  const { B, prompt, maxNew, reps } = plan.sample;
+  const V = s.cfg.vocabSize;
+  log(`sampling B=${B}, prompt ${prompt} + ${maxNew} new tokens`);
+  const params = gpu.upload(s.init, 'bench.sample.params');
+  try {
+    const decoder = await Decoder.create(gpu, s.cfg, s.table, params, { B, Tmax: prompt + maxNew });
+    const rand = mulberry32(plan.seed + 2);
+    const prompts = Array.from({ length: B }, () => Array.from({ length: prompt }, () => Math.floor(rand() * V)));
+    // eosToken = V is never sampled: every sequence runs maxNew steps, so runs are comparable
+    const opts = { temperature: 1, topK: 0, topP: 1, seed: plan.seed, eosToken: V, maxNew };
+    await decoder.generate(prompts, opts);
+    const before = { ...gpu.stats };
+    let tokens = 0;
+    const sec = await seconds(async () => {
+      for (let r = 0; r < reps; r++) {
+        const g = await decoder.generate(prompts, { ...opts, seed: plan.seed + r + 1 });
+        tokens += g.responseLen.reduce((a, n) => a + n, 0);
+      }
+    });
+    const total = statsDelta(gpu.stats, before);
+    const perGenerate = { dispatches: total.dispatches / reps, submits: total.submits / reps, readbackBytes: total.readbackBytes / reps, pipelinesCreated: total.pipelinesCreated };
+    return { B, prompt, maxNew, tokens, tokensPerS: tokens / sec, perGenerate };
+  } finally {
+    params.destroy();
+  }
+}

@@ -1,0 +1,94 @@
+// The bench's output: a readable table with ratios, then one JSON summary line (the last line
+// of stdout, for scripts and CI to parse).
+import type { MatmulResult, AttentionResult } from './kernel_bench';
+import type { SampleResult, TrainResult } from './model_bench';
+import type { BenchPlan } from './plan';
+import { fmt, formatTable, geomean, round3 } from './timing';
+
+export interface BenchResults {
+  adapter: string;
+  plan: BenchPlan;
+  matmul: MatmulResult[];
+  attention: AttentionResult[];
+  train: TrainResult;
+  sample: SampleResult;
+}
+
+export interface BenchSummary {
+  adapter: string;
+  matmulVsTfjs: number;
+  trainStepVsTfjs: number;
+  attnFwdBwdMs: Record<string, number>;
+  trainTokensPerS: number;
+  sampleTokensPerS: number;
+  dispatchesPerStep: number;
+  submitsPerStep: number;
+  readbackBytesPerStep: number;
+  pipelinesAfterWarmup: number;
+}
+
+export function summarize(r: BenchResults): BenchSummary {
+  return {
+    adapter: r.adapter,
+    matmulVsTfjs: round3(geomean(r.matmul.map((m) => m.ratio))),
+    trainStepVsTfjs: round3(r.train.ratio),
+    attnFwdBwdMs: Object.fromEntries(r.attention.map((a) => [String(a.T), round3(a.ms)])),
+    trainTokensPerS: round3(r.train.ours.tokensPerS),
+    sampleTokensPerS: round3(r.sample.tokensPerS),
+    dispatchesPerStep: r.train.perStep.dispatches,
+    submitsPerStep: r.train.perStep.submits,
+    readbackBytesPerStep: r.train.perStep.readbackBytes,
+    pipelinesAfterWarmup: r.train.pipelinesAfterWarmup,
+  };
+}
+
+function matmulSection(r: BenchResults): string {
+  const rows = r.matmul.map((m) => [m.c.label, fmt(m.oursGflops), fmt(m.tfjsGflops), fmt(m.ratio), `${m.ours.reps}/${m.tfjs.reps}`]);
+  rows.push(['geometric mean', '', '', fmt(geomean(r.matmul.map((m) => m.ratio))), '']);
+  return 'Matmul, GFLOP/s (ours: one submit of many launches; TF.js: op loop, await data())\n' +
+    formatTable(['shape', 'ours', 'TF.js', 'ours/TF.js', 'reps ours/TF.js'], rows);
+}
+
+function attentionSection(r: BenchResults): string {
+  const { B, C, NH } = r.plan.attention;
+  const rows = r.attention.map((a) => [`T=${a.T}`, fmt(a.ms), String(a.reps)]);
+  return `Causal attention forward + backward (ours; B=${B}, C=${C}, NH=${NH})\n` + formatTable(['length', 'ms', 'reps'], rows);
+}
+
+function trainSection(r: BenchResults): string {
+  const t = r.train;
+  const rows = [
+    ['tokens/s', fmt(t.ours.tokensPerS), fmt(t.tfjs.tokensPerS), fmt(t.ratio)],
+    ['ms/step', fmt(t.ours.msPerStep), fmt(t.tfjs.msPerStep), fmt(t.tfjs.msPerStep / t.ours.msPerStep)],
+    ['timed steps', String(t.ours.steps), String(t.tfjs.steps), ''],
+    ['initial loss', t.ours.initialLoss.toFixed(5), t.tfjs.initialLoss.toFixed(5), ''],
+  ];
+  const note = 'ours: AdamW with clipping, per-token log-prob and entropy; TF.js: tf.train.adam on the mean cross-entropy; same initial parameters and batch';
+  return `Training step, small policy (${t.params} parameters, B=${t.B}, T=${t.T})\n${note}\n` + formatTable(['', 'ours', 'TF.js', 'ours/TF.js'], rows);
+}
+
+function trafficSection(r: BenchResults): string {
+  const p = r.train.perStep;
+  const g = r.sample.perGenerate;
+  const rows = [
+    ['kernel dispatches', String(p.dispatches), fmt(g.dispatches)],
+    ['command-buffer submits', String(p.submits), fmt(g.submits)],
+    ['bytes read back', String(p.readbackBytes), fmt(g.readbackBytes)],
+    ['pipelines created after warm-up', String(r.train.pipelinesAfterWarmup), String(g.pipelinesCreated)],
+  ];
+  return 'GPU traffic of our engine (after warm-up)\n' + formatTable(['', 'per training step', 'per generate()'], rows);
+}
+
+function sampleSection(r: BenchResults): string {
+  const s = r.sample;
+  return `Sampling with the KV cache (ours; B=${s.B}, prompt ${s.prompt} + ${s.maxNew} new tokens, random-init small policy)\n` +
+    formatTable(['', 'value'], [['generated tokens', String(s.tokens)], ['tokens/s', fmt(s.tokensPerS)]]);
+}
+
+/** The whole report: table sections, then the JSON summary as the last line. */
+export function renderReport(r: BenchResults): string {
+  const head = `rlvr-lab bench (${r.plan.mode} mode${r.plan.mode === 'quick' ? ': smaller shapes and fewer repetitions, for a smoke check' : ''})\n` +
+    `adapter: ${r.adapter} (ours and TF.js's WebGPU backend, each with its own device on this adapter)`;
+  const sections = [head, matmulSection(r), attentionSection(r), trainSection(r), sampleSection(r), trafficSection(r)];
+  return sections.join('\n\n') + '\n\n' + JSON.stringify(summarize(r)) + '\n';
+}

@@ -1,0 +1,29 @@
+// rlvr-lab bench: our kernels, training step and sampler against TF.js's WebGPU backend on the
+// same adapter. The table and the final JSON line go to stdout, progress to stderr.
+import { parseArgs } from './args';
+import { createNodeGpu } from '../gpu/node';
+import { loadTfjsWebGpu } from '../bench/tfjs_env';
+import { benchPlan } from '../bench/plan';
+import { benchAttention, benchMatmul } from '../bench/kernel_bench';
+import { benchSample, benchTrain } from '../bench/model_bench';
+import { renderReport } from '../bench/report';
+
+export async function benchCommand(argv: string[]): Promise<void> {
+  const f = parseArgs(argv, { quick: { type: 'boolean', default: false } });
+  const plan = benchPlan(f.quick);
+  const t0 = performance.now();
+  const log = (s: string) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1)}s] ${s}\n`);
+  const gpu = await createNodeGpu();
+  try {
+    log(`adapter ${gpu.adapterName}; loading TF.js (WebGPU backend)`);
+    const { tf } = await loadTfjsWebGpu(gpu.adapterName);
+    const matmul = await benchMatmul(gpu, tf, plan, log);
+    const attention = await benchAttention(gpu, plan, log);
+    const train = await benchTrain(gpu, tf, plan, log);
+    const sample = await benchSample(gpu, plan, log);
+    log('done');
+    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, train, sample }));
+  } finally {
+    gpu.destroy();
+  }
+}

@@ -1,0 +1,198 @@
+// Decoding kernels: batched autoregressive sampling with a KV cache, in lockstep positions.
+// Twins of shaders/encoder_decode.wgsl, kv_cache_write.wgsl, attention_decode.wgsl,
+// sample_step.wgsl, decode_advance.wgsl and kv_fork.wgsl.
+//
+// The current absolute position s lives on the GPU (`step`), so a whole generation can be
+// recorded once and encoded into one command buffer with no readback inside the loop. One
+// decode step at position s:
+//   encoderDecode (x = wte[tokens[:, s]] + wpe[s])
+//   per layer: LN, qkv matmul, kvCacheWrite, attentionDecode, projection, MLP (the model's)
+//   final LN, LM head -> logits (B, V)
+//   sampleStep (writes tokens[:, s+1], logp, entropy, done), decodeAdvance (s += 1)
+// Before a generation: write the prompts into `tokens` (row b = prompt b from position 0),
+// `promptLen` (>= 1), zero `done` and `step`, and set a fresh seed. Positions after a
+// sequence's end are never written: zero tokens/logp/entropy too when buffers are reused.
+// Running the step past s = Tmax - 1 is harmless (nothing is written, attention clamps).
+import { Gpu, f32, packParams, u32, view, type Dispatch, type TensorRef } from '../runtime';
+import { grid1d } from './grid';
+
+export interface DecodeDims {
+  B: number;
+  C: number;
+  NH: number;
+  Tmax: number;
+  V: number;
+}
+
+export interface DecodeBuffers {
+  /** u32 (1): the current position s */
+  step: TensorRef;
+  /** u32 (B, Tmax): prompt then sampled tokens */
+  tokens: TensorRef;
+  /** u32 (B): prompt lengths, >= 1 */
+  promptLen: TensorRef;
+  /** u32 (B): 1 once a sequence emitted eos or maxNew tokens */
+  done: TensorRef;
+  /** f32 (B, Tmax): log q(token) under the sampling distribution; 0 at prompt positions */
+  logp: TensorRef;
+  /** f32 (B, Tmax): entropy of the sampling distribution that drew the token; 0 at prompt positions */
+  entropy: TensorRef;
+}
+
+export interface SampleOpts {
+  /** 0 = greedy (argmax, lowest index on ties) */
+  temperature: number;
+  /** keep the k most probable tokens; 0 = off */
+  topK: number;
+  /** keep the smallest nucleus with cumulative probability >= topP, in (0, 1]; 1 = off */
+  topP: number;
+  /** u32 seed of the counter-based generator: a draw depends only on (seed, b, position) */
+  seed: number;
+  /** token id that ends a sequence (any id >= V disables it) */
+  eosToken: number;
+  /** a sequence is done after this many sampled tokens, >= 1 */
+  maxNew: number;
+}
+
+const WG = 256;
+const ATTN_WG = 64;
+const ATTN_DMAX = 4; // DMAX in attention_decode.wgsl
+
+/** Allocates the decoding state, zero-filled (WebGPU zero-initialises buffers). */
+export function createDecodeBuffers(gpu: Gpu, B: number, Tmax: number): DecodeBuffers {
+  const ref = (elems: number, label: string): TensorRef => view(gpu.createBuffer(elems * 4, label), 0, elems);
+  return {
+    step: ref(1, 'decode.step'),
+    tokens: ref(B * Tmax, 'decode.tokens'),
+    promptLen: ref(B, 'decode.promptLen'),
+    done: ref(B, 'decode.done'),
+    logp: ref(B * Tmax, 'decode.logp'),
+    entropy: ref(B * Tmax, 'decode.entropy'),
+  };
+}
+
+function checkDims(d: DecodeDims): number {
+  for (const [k, v] of Object.entries(d)) {
+    if (!Number.isInteger(v) || v < 1) throw new RangeError(`decode dims: ${k} must be a positive integer, got ${v}`);
+  }
+  if (d.C % d.NH !== 0) throw new RangeError(`decode dims: C=${d.C} is not a multiple of NH=${d.NH}`);
+  return d.C / d.NH;
+}
+
+/** out (B, C) = wte[tokens[b, s]] + wpe[s] at s = step[0]. */
+export async function encoderDecode(gpu: Gpu, out: TensorRef, st: DecodeBuffers, wte: TensorRef, wpe: TensorRef, dims: DecodeDims): Promise<Dispatch> {
+  checkDims(dims);
+  const { B, C, Tmax } = dims;
+  const params = gpu.uniform(packParams(u32(B), u32(C), u32(Tmax)), 'encoder_decode.params');
+  return gpu.kernel('encoder_decode', [out, st.tokens, wte, wpe, st.step, params], grid1d(B * C, WG), { WG });
+}
+
+/** Stores k, v of position s = step[0] from qkv (B, 3C) into one layer's caches (B, NH, Tmax, HS). */
+export async function kvCacheWrite(gpu: Gpu, kcache: TensorRef, vcache: TensorRef, qkv: TensorRef, st: DecodeBuffers, dims: DecodeDims): Promise<Dispatch> {
+  checkDims(dims);
+  const { B, C, NH, Tmax } = dims;
+  const params = gpu.uniform(packParams(u32(B), u32(C), u32(NH), u32(Tmax)), 'kv_cache_write.params');
+  return gpu.kernel('kv_cache_write', [kcache, vcache, qkv, st.step, params], grid1d(B * C, WG), { WG });
+}
+
+/** out (B, C) = causal attention of q at s = step[0] over cached positions 0..s, scale 1/sqrt(HS). */
+export async function attentionDecode(
+  gpu: Gpu,
+  out: TensorRef,
+  qkv: TensorRef,
+  kcache: TensorRef,
+  vcache: TensorRef,
+  st: DecodeBuffers,
+  dims: DecodeDims,
+): Promise<Dispatch> {
+  const HS = checkDims(dims);
+  if (HS > ATTN_WG * ATTN_DMAX) throw new RangeError(`attentionDecode: head size ${HS} exceeds ${ATTN_WG * ATTN_DMAX}`);
+  const { B, C, NH, Tmax } = dims;
+  const params = gpu.uniform(packParams(u32(B), u32(C), u32(NH), u32(Tmax), f32(1 / Math.sqrt(HS))), 'attention_decode.params');
+  return gpu.kernel('attention_decode', [out, qkv, kcache, vcache, st.step, params], [NH, B], { WG: ATTN_WG });
+}
+
+function sampleParams(dims: DecodeDims, o: SampleOpts): ArrayBuffer {
+  if (!(Number.isFinite(o.temperature) && o.temperature >= 0)) throw new RangeError(`sampleStep: temperature must be >= 0, got ${o.temperature}`);
+  if (!Number.isInteger(o.topK) || o.topK < 0) throw new RangeError(`sampleStep: topK must be an integer >= 0 (0 = off), got ${o.topK}`);
+  if (!(o.topP > 0 && o.topP <= 1)) throw new RangeError(`sampleStep: topP must lie in (0, 1] (1 = off), got ${o.topP}`);
+  if (!Number.isInteger(o.maxNew) || o.maxNew < 1) throw new RangeError(`sampleStep: maxNew must be an integer >= 1, got ${o.maxNew}`);
+  return packParams(
+    u32(dims.B), u32(dims.V), u32(dims.Tmax), u32(o.topK),
+    f32(o.temperature), f32(o.topP), u32(o.seed), u32(o.eosToken),
+    u32(o.maxNew),
+  );
+}
+
+const SAMPLE_TPT = 8; // TPT in sample_step.wgsl: tokens per invocation
+
+/** Invocations per sequence and the staged row size; the row and the partials must fit in workgroup memory. */
+function sampleWorkgroup(gpu: Gpu, V: number): { WG: number; VCAP: number } {
+  // about 4 tokens per invocation (the ranking loop is O(V) per token), 16 to 256 invocations
+  const wg = Math.min(256, Math.max(16, 2 ** Math.ceil(Math.log2(Math.ceil(V / 4)))));
+  const VCAP = Math.max(4, 2 ** Math.ceil(Math.log2(V)));
+  const bytes = VCAP * 8 + wg * 16 + 16;
+  if (V > SAMPLE_TPT * wg || bytes > gpu.limits.maxComputeWorkgroupStorageSize) {
+    throw new RangeError(`sampleStep: V=${V} exceeds the sampler's limit (${SAMPLE_TPT * wg} tokens, ${bytes} bytes of workgroup memory)`);
+  }
+  return { WG: wg, VCAP };
+}
+
+/**
+ * The fused sampling step for position s + 1 (see shaders/sample_step.wgsl). `setOpts`
+ * rewrites the uniform (a new seed per generation, other temperatures) without re-recording.
+ */
+export async function sampleStep(
+  gpu: Gpu,
+  st: DecodeBuffers,
+  logits: TensorRef,
+  dims: DecodeDims,
+  opts: SampleOpts,
+): Promise<{ dispatch: Dispatch; setOpts(o: SampleOpts): void }> {
+  checkDims(dims);
+  const params = gpu.uniform(sampleParams(dims, opts), 'sample_step.params');
+  const dispatch = await gpu.kernel(
+    'sample_step',
+    [st.tokens, st.logp, st.entropy, st.done, logits, st.step, st.promptLen, params],
+    [dims.B],
+    sampleWorkgroup(gpu, dims.V),
+  );
+  return { dispatch, setOpts: (o: SampleOpts) => gpu.write(params, sampleParams(dims, o)) };
+}
+
+/** step[0] += 1: the last dispatch of a decode step. */
+export async function decodeAdvance(gpu: Gpu, st: DecodeBuffers): Promise<Dispatch> {
+  return gpu.kernel('decode_advance', [st.step], [1]);
+}
+
+/**
+ * Copies cache positions 0..upTo-1 of slot `src` into slots dst0..dst0+count-1. kcache and
+ * vcache may hold one layer (B, NH, Tmax, HS) or every layer (L, B, NH, Tmax, HS); L is read
+ * off their size. Tokens and promptLen of the new slots are the caller's to copy.
+ */
+export async function kvFork(
+  gpu: Gpu,
+  kcache: TensorRef,
+  vcache: TensorRef,
+  dims: DecodeDims,
+  fork: { src: number; dst0: number; count: number; upTo: number },
+): Promise<Dispatch> {
+  const HS = checkDims(dims);
+  const { B, NH, Tmax } = dims;
+  const { src, dst0, count, upTo } = fork;
+  const perLayer = B * NH * Tmax * HS * 4;
+  const L = kcache.size / perLayer;
+  if (!Number.isInteger(L) || L < 1 || vcache.size !== kcache.size) {
+    throw new RangeError(`kvFork: caches of ${kcache.size} and ${vcache.size} bytes are not L x (B, NH, Tmax, HS) = L x ${perLayer} bytes`);
+  }
+  const ints = [src, dst0, count, upTo];
+  if (ints.some((v) => !Number.isInteger(v) || v < 0) || src >= B || dst0 + count > B || upTo > Tmax) {
+    throw new RangeError(`kvFork: src=${src}, dst0=${dst0}, count=${count}, upTo=${upTo} out of range for B=${B}, Tmax=${Tmax}`);
+  }
+  if (src >= dst0 && src < dst0 + count) throw new RangeError(`kvFork: source slot ${src} lies in the destination range [${dst0}, ${dst0 + count})`);
+  const params = gpu.uniform(
+    packParams(u32(L), u32(B), u32(NH), u32(Tmax), u32(HS), u32(src), u32(dst0), u32(count), u32(upTo)),
+    'kv_fork.params',
+  );
+  return gpu.kernel('kv_fork', [kcache, vcache, params], grid1d(L * count * NH * upTo * HS, WG), { WG });
+}

@@ -1,0 +1,148 @@
+// LayerNorm, GELU, the token + position embedding ("encoder" in llm.c), and two utilities.
+// Twins of shaders/layernorm_*.wgsl, gelu_*.wgsl, encoder_*.wgsl, accumulate.wgsl, fill.wgsl.
+import { Gpu, GpuError, f32, packParams, u32, type Dispatch, type TensorRef } from '../runtime';
+import { ceilDiv, grid1d } from './grid';
+
+const WG = 256;
+
+/** Invocations per row of the row kernels and rows per workgroup (LANES * ROWS = 256). */
+function rowLayout(C: number, vec4: boolean): { LANES: number; ROWS: number } {
+  const perRow = vec4 ? C / 4 : C;
+  // about two elements per lane, at least a warp, at most a workgroup
+  const LANES = Math.min(256, Math.max(32, nextPow2(Math.ceil(perRow / 2))));
+  return { LANES, ROWS: 256 / LANES };
+}
+
+function nextPow2(n: number): number {
+  return 2 ** Math.ceil(Math.log2(Math.max(1, n)));
+}
+
+function checkPositive(op: string, dims: Record<string, number>): void {
+  for (const [k, v] of Object.entries(dims)) {
+    if (!Number.isInteger(v) || v < 1) throw new GpuError(`${op}: ${k} must be a positive integer, got ${v}`);
+  }
+}
+
+/** LayerNorm over the last dim C of N rows, eps = 1e-5, with weight and bias; caches mean[N], rstd[N]. */
+export function layernormForward(
+  gpu: Gpu,
+  out: TensorRef, // (N, C)
+  mean: TensorRef, // (N)
+  rstd: TensorRef, // (N)
+  inp: TensorRef, // (N, C)
+  weight: TensorRef, // (C)
+  bias: TensorRef, // (C)
+  dims: { N: number; C: number },
+): Promise<Dispatch> {
+  const { N, C } = dims;
+  checkPositive('layernormForward', dims);
+  const vec4 = C % 4 === 0;
+  const layout = rowLayout(C, vec4);
+  const params = gpu.uniform(packParams(u32(N), u32(C)), 'layernorm_forward.params');
+  return gpu.kernel(vec4 ? 'layernorm_forward_vec4' : 'layernorm_forward', [out, mean, rstd, inp, weight, bias, params], grid1d(N, layout.ROWS), layout);
+}
+
+/**
+ * LayerNorm backward: dinp += (the residual stream accumulates), dweight +=, dbias +=.
+ * Three dispatches: the per-row input gradient, then a two-pass column reduction of the
+ * weight and bias gradients through a scratch buffer of chunk partials allocated here.
+ */
+export async function layernormBackward(
+  gpu: Gpu,
+  dinp: TensorRef, // (N, C) +=
+  dweight: TensorRef, // (C) +=
+  dbias: TensorRef, // (C) +=
+  dout: TensorRef, // (N, C)
+  inp: TensorRef, // (N, C)
+  weight: TensorRef, // (C)
+  mean: TensorRef, // (N)
+  rstd: TensorRef, // (N)
+  dims: { N: number; C: number },
+): Promise<Dispatch[]> {
+  const { N, C } = dims;
+  checkPositive('layernormBackward', dims);
+  const vec4 = C % 4 === 0;
+  const layout = rowLayout(C, vec4);
+  const rowParams = gpu.uniform(packParams(u32(N), u32(C)), 'layernorm_backward_dinp.params');
+  // Chunks of at least 64 rows, at most 4096 of them: the grid's y stays far below 65535.
+  const CHUNK = Math.max(64, Math.ceil(N / 4096));
+  const K = ceilDiv(N, CHUNK);
+  const part = gpu.createBuffer(2 * K * C * 4, 'layernorm_backward.part'); // (2, K, C)
+  const partParams = gpu.uniform(packParams(u32(N), u32(C), u32(CHUNK), u32(K)), 'layernorm_backward_params.params');
+  const reduceParams = gpu.uniform(packParams(u32(C), u32(K)), 'layernorm_backward_reduce.params');
+  const colGroups = ceilDiv(C, 32);
+  if (colGroups > 65535) throw new GpuError(`layernormBackward: C=${C} exceeds the grid`);
+  return Promise.all([
+    gpu.kernel(vec4 ? 'layernorm_backward_dinp_vec4' : 'layernorm_backward_dinp', [dinp, dout, inp, weight, mean, rstd, rowParams], grid1d(N, layout.ROWS), layout),
+    gpu.kernel('layernorm_backward_params', [part, dout, inp, mean, rstd, partParams], [colGroups, K]),
+    gpu.kernel('layernorm_backward_reduce', [dweight, dbias, part, reduceParams], grid1d(C, 64), { WG: 64 }),
+  ]);
+}
+
+/** GELU, tanh approximation exactly as GPT-2: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). out may not alias inp. */
+export function geluForward(gpu: Gpu, out: TensorRef /* (n) */, inp: TensorRef /* (n) */, n: number): Promise<Dispatch> {
+  checkPositive('geluForward', { n });
+  const params = gpu.uniform(packParams(u32(n)), 'gelu_forward.params');
+  return gpu.kernel('gelu_forward', [out, inp, params], grid1d(n, WG), { WG });
+}
+
+/** dinp = gelu'(inp) * dout (an activation gradient: =, not +=). */
+export function geluBackward(gpu: Gpu, dinp: TensorRef /* (n) = */, inp: TensorRef /* (n) */, dout: TensorRef /* (n) */, n: number): Promise<Dispatch> {
+  checkPositive('geluBackward', { n });
+  const params = gpu.uniform(packParams(u32(n)), 'gelu_backward.params');
+  return gpu.kernel('gelu_backward', [dinp, inp, dout, params], grid1d(n, WG), { WG });
+}
+
+/** out[B,T,C] = wte[tokens[b,t], :] + wpe[t, :]; tokens is u32 [B*T], each < V; wte [V,C]; wpe [Tmax,C], T <= Tmax. */
+export function encoderForward(
+  gpu: Gpu,
+  out: TensorRef, // (B, T, C)
+  tokens: TensorRef, // (B, T) u32
+  wte: TensorRef, // (V, C)
+  wpe: TensorRef, // (Tmax, C)
+  dims: { B: number; T: number; C: number },
+): Promise<Dispatch> {
+  const { B, T, C } = dims;
+  checkPositive('encoderForward', dims);
+  if (wpe.size < T * C * 4) throw new GpuError(`encoderForward: wpe holds ${wpe.size / 4 / C} positions, T=${T}`);
+  const params = gpu.uniform(packParams(u32(B), u32(T), u32(C)), 'encoder_forward.params');
+  return gpu.kernel('encoder_forward', [out, tokens, wte, wpe, params], grid1d(B * T * C, WG), { WG });
+}
+
+/**
+ * dwte += scatter of dout rows by token id (deterministic, no float atomics: one workgroup
+ * per token id scans the tokens); dwpe += sum over b of dout (rows t < T only).
+ */
+export function encoderBackward(
+  gpu: Gpu,
+  dwte: TensorRef, // (V, C) +=
+  dwpe: TensorRef, // (Tmax, C) +=
+  dout: TensorRef, // (B, T, C)
+  tokens: TensorRef, // (B, T) u32
+  dims: { B: number; T: number; C: number; V: number },
+): Promise<Dispatch[]> {
+  const { B, T, C, V } = dims;
+  checkPositive('encoderBackward', dims);
+  // columns per pass = positions per scan step: no more lanes than columns (down to 32)
+  const wteWG = Math.min(256, Math.max(32, nextPow2(C)));
+  const wteParams = gpu.uniform(packParams(u32(B * T), u32(C), u32(V)), 'encoder_backward_wte.params');
+  const wpeParams = gpu.uniform(packParams(u32(B), u32(T), u32(C)), 'encoder_backward_wpe.params');
+  return Promise.all([
+    gpu.kernel('encoder_backward_wte', [dwte, dout, tokens, wteParams], grid1d(V, 1), { WG: wteWG }),
+    gpu.kernel('encoder_backward_wpe', [dwpe, dout, wpeParams], grid1d(T * C, WG), { WG }),
+  ]);
+}
+
+/** out[i] += a[i] (gradient accumulation on the residual stream). out may not alias a. */
+export function accumulate(gpu: Gpu, out: TensorRef /* (n) += */, a: TensorRef /* (n) */, n: number): Promise<Dispatch> {
+  checkPositive('accumulate', { n });
+  const params = gpu.uniform(packParams(u32(n)), 'accumulate.params');
+  return gpu.kernel('accumulate', [out, a, params], grid1d(n, WG), { WG });
+}
+
+/** out[i] = value (zeroing gradient buffers inside a step's command buffer). */
+export function fill(gpu: Gpu, out: TensorRef /* (n) */, value: number, n: number): Promise<Dispatch> {
+  checkPositive('fill', { n });
+  const params = gpu.uniform(packParams(u32(n), f32(value)), 'fill.params');
+  return gpu.kernel('fill', [out, params], grid1d(n, WG), { WG });
+}

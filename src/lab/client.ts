@@ -1,0 +1,37 @@
+// The page's handle on the engine worker. Only the *type* of the worker API is imported, so the
+// engine's code stays in the worker bundle. A worker that fails to load or crashes rejects every
+// pending and later call with the reason instead of leaving them hanging.
+import * as Comlink from 'comlink';
+import type { EngineApi } from './engine.worker';
+import type { AdapterReport, LabClient } from './protocol';
+
+export interface WorkerLabClient extends LabClient {
+  terminate(): void;
+}
+
+export function createLabClient(): WorkerLabClient {
+  const worker = new Worker(new URL('./engine.worker.ts', import.meta.url), { type: 'module', name: 'rlvr-lab-engine' });
+  const remote = Comlink.wrap<EngineApi>(worker);
+  const crashed = new Promise<never>((_, reject) => {
+    worker.addEventListener('error', (ev) => {
+      ev.preventDefault();
+      reject(new Error(`the engine worker failed: ${ev.message || 'it could not be loaded'}`));
+    });
+  });
+  // the crash promise only matters through `call`; keep it from being reported as unhandled
+  crashed.catch(() => undefined);
+  const call = <T>(p: Promise<T>): Promise<T> => Promise.race([p, crashed]);
+
+  return {
+    init: (onEvent) => call<AdapterReport>(remote.init(Comlink.proxy(onEvent))),
+    selfTestNames: () => call(remote.selfTestNames()),
+    runSelfTests: (onResult) => call(remote.runSelfTests(Comlink.proxy(onResult))),
+    startDemo: (runId, opts, onBatch) => call(remote.startDemo(runId, opts, Comlink.proxy(onBatch))),
+    stopDemo: () => call(remote.stopDemo()),
+    debugLoseDevice: () => call(remote.debugLoseDevice()),
+    terminate: () => {
+      remote[Comlink.releaseProxy]();
+      worker.terminate();
+    },
+  };
+}

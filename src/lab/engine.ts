@@ -1,0 +1,139 @@
+// The engine behind the worker boundary, free of Comlink and the DOM so it reads (and tests)
+// as plain code: it holds the Gpu for its life, runs one job at a time, and reports device
+// events. engine.worker.ts exposes it to the page.
+import type { AdapterSummary } from '../gpu/device';
+import type { Gpu } from '../gpu/runtime';
+import type { SelfTest } from '../engine/selftest';
+import type { runMemoriseDemo } from '../engine/demo';
+import { StepBatcher } from './stepBatcher';
+import type { AdapterReport, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, NoGpuReason, SelfTestRow, SelfTestSummary } from './protocol';
+
+export interface GpuProvider {
+  requestAdapter(): Promise<{ adapter: GPUAdapter; summary: AdapterSummary }>;
+  createGpu(adapter: GPUAdapter): Promise<Gpu>;
+}
+
+export interface EngineDeps {
+  gpu: GpuProvider;
+  selfTests: readonly SelfTest[];
+  memoriseDemo: typeof runMemoriseDemo;
+  /** how often demo steps are sent to the page */
+  batchIntervalMs?: number;
+}
+
+type Job = 'self-test' | 'demo';
+
+/** Device limits shown beside the adapter's: the ones kernels are sized by. */
+const DEVICE_LIMITS = ['maxStorageBuffersPerShaderStage', 'maxComputeWorkgroupsPerDimension', 'maxComputeWorkgroupStorageSize', 'maxStorageBufferBindingSize', 'maxBufferSize'] as const;
+
+function noGpuReason(): NoGpuReason {
+  const nav = (globalThis as { navigator?: { gpu?: unknown } }).navigator;
+  if (nav?.gpu) return 'no-adapter';
+  return globalThis.isSecureContext === false ? 'insecure-context' : 'no-webgpu';
+}
+
+function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export class Engine {
+  private gpu: Gpu | null = null;
+  private report: Promise<AdapterReport> | null = null;
+  private job: Job | null = null;
+  private demoAbort: AbortController | null = null;
+
+  constructor(private readonly deps: EngineDeps) {}
+
+  /** Finds the adapter and creates the device once; later calls return the same report. */
+  init(onEvent: (e: EngineEvent) => void): Promise<AdapterReport> {
+    this.report ??= this.connect(onEvent);
+    return this.report;
+  }
+
+  private async connect(onEvent: (e: EngineEvent) => void): Promise<AdapterReport> {
+    let found: { adapter: GPUAdapter; summary: AdapterSummary };
+    try {
+      found = await this.deps.gpu.requestAdapter();
+    } catch (e) {
+      return { ok: false, reason: noGpuReason(), message: errorMessage(e) };
+    }
+    try {
+      this.gpu = await this.deps.gpu.createGpu(found.adapter);
+    } catch (e) {
+      return { ok: false, reason: 'device-failed', message: errorMessage(e) };
+    }
+    this.gpu.onEvent((e) =>
+      onEvent(e.kind === 'lost' ? { type: 'device-lost', reason: e.reason, message: e.message } : { type: 'gpu-error', message: e.message }),
+    );
+    const deviceLimits: Record<string, number> = {};
+    for (const k of DEVICE_LIMITS) deviceLimits[k] = Number(this.gpu.limits[k]);
+    return { ok: true, adapter: found.summary, deviceLimits };
+  }
+
+  selfTestNames(): string[] {
+    return this.deps.selfTests.map((t) => t.name);
+  }
+
+  /** Runs every check in order; a check that throws is a failed row, and the run goes on. */
+  async runSelfTests(onResult: (row: SelfTestRow) => void): Promise<SelfTestSummary> {
+    const gpu = this.claim('self-test');
+    const summary: SelfTestSummary = { passed: 0, failed: 0 };
+    try {
+      for (const [index, test] of this.deps.selfTests.entries()) {
+        const t0 = performance.now();
+        let row: SelfTestRow;
+        try {
+          const r = await test.run(gpu);
+          row = { index, name: test.name, ok: r.ok, maxAbs: r.maxAbs, ms: performance.now() - t0, message: r.message };
+        } catch (e) {
+          row = { index, name: test.name, ok: false, maxAbs: NaN, ms: performance.now() - t0, message: `threw: ${errorMessage(e)}` };
+        }
+        if (row.ok) summary.passed++;
+        else summary.failed++;
+        onResult(row);
+      }
+    } finally {
+      this.job = null;
+    }
+    return summary;
+  }
+
+  async runDemo(runId: number, opts: DemoOptions, onBatch: (b: DemoBatch) => void): Promise<DemoOutcome> {
+    const gpu = this.claim('demo');
+    const abort = new AbortController();
+    this.demoAbort = abort;
+    const batcher = new StepBatcher(runId, onBatch, this.deps.batchIntervalMs);
+    try {
+      await this.deps.memoriseDemo(gpu, opts, (e) => batcher.push(e), abort.signal);
+      return abort.signal.aborted ? 'stopped' : 'done';
+    } catch (e) {
+      // a demo that rejects because it was asked to stop has stopped, not failed
+      if (abort.signal.aborted) return 'stopped';
+      throw e;
+    } finally {
+      batcher.flush();
+      this.demoAbort = null;
+      this.job = null;
+    }
+  }
+
+  stopDemo(): void {
+    this.demoAbort?.abort();
+  }
+
+  debugLoseDevice(): void {
+    this.requireGpu().destroy();
+  }
+
+  private requireGpu(): Gpu {
+    if (!this.gpu) throw new Error('the engine has no GPU device (see the adapter panel)');
+    return this.gpu;
+  }
+
+  private claim(job: Job): Gpu {
+    const gpu = this.requireGpu();
+    if (this.job) throw new Error(`the engine is busy with the ${this.job}; wait for it to finish`);
+    this.job = job;
+    return gpu;
+  }
+}

@@ -1,0 +1,47 @@
+// The engine's dedicated module worker: exposes the Engine through Comlink. The page imports
+// only the type `EngineApi` from here. Callbacks arrive as Comlink proxies.
+import * as Comlink from 'comlink';
+import { createGpuFromAdapter } from '../gpu/device';
+import { requestBrowserAdapter, SHADER_SOURCES } from '../gpu/browser';
+import { SELF_TESTS } from '../engine/selftest';
+import { runMemoriseDemo } from '../engine/demo';
+import { Engine } from './engine';
+import { batchTransferables } from './stepBatcher';
+import type { AdapterReport, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, SelfTestRow, SelfTestSummary } from './protocol';
+
+const engine = new Engine({
+  gpu: { requestAdapter: requestBrowserAdapter, createGpu: (adapter) => createGpuFromAdapter(adapter, SHADER_SOURCES) },
+  selfTests: SELF_TESTS,
+  memoriseDemo: runMemoriseDemo,
+});
+
+// A proxied callback returns a promise; if the page side throws, say so here rather than
+// leaving an unhandled rejection in the worker.
+function notify<T>(cb: (v: T) => unknown, value: T): void {
+  Promise.resolve(cb(value)).catch((e: unknown) => console.error('rlvr-lab worker: page callback failed', e));
+}
+
+const api = {
+  init(onEvent: (e: EngineEvent) => void): Promise<AdapterReport> {
+    return engine.init((e) => notify(onEvent, e));
+  },
+  selfTestNames(): string[] {
+    return engine.selfTestNames();
+  },
+  runSelfTests(onResult: (row: SelfTestRow) => void): Promise<SelfTestSummary> {
+    return engine.runSelfTests((row) => notify(onResult, row));
+  },
+  startDemo(runId: number, opts: DemoOptions, onBatch: (b: DemoBatch) => void): Promise<DemoOutcome> {
+    return engine.runDemo(runId, opts, (b) => notify(onBatch, Comlink.transfer(b, batchTransferables(b))));
+  },
+  stopDemo(): void {
+    engine.stopDemo();
+  },
+  debugLoseDevice(): void {
+    engine.debugLoseDevice();
+  },
+};
+
+export type EngineApi = typeof api;
+
+Comlink.expose(api);

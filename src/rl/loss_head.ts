@@ -1,0 +1,73 @@
+// The RL loss as a GPT loss head: owns the per-batch inputs of shaders/pg_loss.wgsl (old and
+// reference log-probs, advantages, aggregation weights) and its statistics buffer. Usage:
+//   const head = makePgLossHead(gpu, { B, T }, pgHyperOf(cfg, hasRef));
+//   const model = await GPT.create(gpu, gptCfg, init, { B, T }, head.lossHead);
+//   per mini-batch: model.setBatch(p.tokens, p.targets, zeros); head.setBatch(p); model.step();
+//   metrics after the step: await head.readMetrics()  (one readback of B×PG_NSTATS floats)
+import { GpuError, view, type Gpu, type TensorRef } from '../gpu/runtime';
+import { checkPgHyper, pgLoss, pgMetrics, PG_NSTATS, type PgHyper, type PgLoss, type PgMetrics } from '../gpu/ops/pg';
+import type { LossHead } from '../model/gpt';
+import type { PackedBatch } from './trajectory';
+
+export type PgBatchInputs = Pick<PackedBatch, 'B' | 'T' | 'oldLogp' | 'refLogp' | 'adv' | 'coef'>;
+
+export interface PgLossHead {
+  /** pass to GPT.create; records the pg_loss dispatch between the softmax statistics and the gradient */
+  readonly lossHead: LossHead;
+  /** f32 (B, PG_NSTATS), written by every forward */
+  readonly stats: TensorRef;
+  /** Uploads one mini-batch's inputs; without refLogp the KL is neither measured nor penalised. */
+  setBatch(batch: PgBatchInputs): void;
+  /** New loss scalars (e.g. a schedule); applies from the next forward. */
+  setHyper(h: PgHyper): void;
+  /** Metrics of the last forward (pre-update parameters of that step). */
+  readMetrics(): Promise<PgMetrics>;
+}
+
+export function makePgLossHead(gpu: Gpu, dims: { B: number; T: number }, hyper: PgHyper): PgLossHead {
+  const { B, T } = dims;
+  if (!Number.isInteger(B) || !Number.isInteger(T) || B < 1 || T < 1) throw new GpuError(`makePgLossHead: bad dims B=${B} T=${T}`);
+  checkPgHyper(hyper, 'makePgLossHead');
+  const BT = B * T;
+  const buf = (n: number, label: string): TensorRef => view(gpu.createBuffer(n * 4, label), 0, n);
+  const inputs = { oldLogp: buf(BT, 'pg.oldLogp'), refLogp: buf(BT, 'pg.refLogp'), adv: buf(BT, 'pg.adv'), coef: buf(BT, 'pg.coef') };
+  const stats = buf(B * PG_NSTATS, 'pg.stats');
+  let base = hyper;
+  let hasRef = false;
+  let op: PgLoss | null = null;
+  const effective = (): PgHyper => (hasRef ? base : { ...base, klType: null });
+
+  const lossHead: LossHead = async (g, batch) => {
+    if (g !== gpu) throw new GpuError('makePgLossHead: the model runs on another device than the loss head');
+    if (op) throw new GpuError('makePgLossHead: this head is already recorded into a model; make one head per model');
+    op = await pgLoss(gpu, { w: batch.w, e: batch.e, stats }, { logp: batch.logp, entropy: batch.entropy, ...inputs }, dims, effective());
+    return op.dispatches;
+  };
+
+  return {
+    lossHead,
+    stats,
+    setBatch(p) {
+      if (p.B !== B || p.T !== T) throw new GpuError(`pg loss head: batch is [${p.B}, ${p.T}], the head was made for [${B}, ${T}]`);
+      for (const [name, a] of [['oldLogp', p.oldLogp], ['adv', p.adv], ['coef', p.coef], ['refLogp', p.refLogp ?? p.coef]] as const) {
+        if (a.length !== BT) throw new GpuError(`pg loss head: ${name} has ${a.length} entries, needs B*T = ${BT}`);
+      }
+      hasRef = p.refLogp !== null;
+      const h = effective();
+      checkPgHyper(h, 'pg loss head');
+      gpu.write(inputs.oldLogp, p.oldLogp);
+      gpu.write(inputs.adv, p.adv);
+      gpu.write(inputs.coef, p.coef);
+      if (p.refLogp) gpu.write(inputs.refLogp, p.refLogp);
+      op?.setHyper(h);
+    },
+    setHyper(h) {
+      checkPgHyper(h, 'pg loss head');
+      base = h;
+      op?.setHyper(effective());
+    },
+    async readMetrics() {
+      return pgMetrics(await gpu.readF32(stats), B, effective());
+    },
+  };
+}

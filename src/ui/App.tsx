@@ -1,0 +1,48 @@
+// The lab's first page: which GPU we have, whether our kernels are right on it, and a first
+// training run. Later pages (run launcher, comparisons) grow from this frame.
+import { useEffect } from 'react';
+import { AdapterPanel } from './AdapterPanel';
+import { DemoPanel } from './DemoPanel';
+import { EngineAlerts } from './EngineAlerts';
+import { useLab } from './LabStore';
+import { SelfTestPanel } from './SelfTestPanel';
+
+/** `?debug` in the URL shows commands for exercising failure paths by hand and in the browser tests. */
+function DebugTools() {
+  const lose = useLab((s) => s.debugLoseDevice);
+  const ready = useLab((s) => s.engine.adapter.status === 'ready' && s.engine.deviceLost === null);
+  return (
+    <div className="debug" aria-label="Debug tools">
+      <button type="button" className="secondary" data-testid="debug-lose-device" disabled={!ready} onClick={() => void lose()}>
+        Simulate device loss
+      </button>
+    </div>
+  );
+}
+
+export function App({ debug = false }: { debug?: boolean }) {
+  const init = useLab((s) => s.initEngine);
+  useEffect(() => {
+    void init();
+  }, [init]);
+  return (
+    <>
+      <header className="masthead">
+        <h1>RLVR Lab</h1>
+        <p className="tagline">Reinforcement learning with verifiable rewards, trained on your own GPU, in your browser.</p>
+      </header>
+      <main>
+        <EngineAlerts />
+        <div className="grid">
+          <AdapterPanel />
+          <SelfTestPanel />
+          <DemoPanel />
+        </div>
+      </main>
+      <footer>
+        <p>Everything runs locally: a Web Worker drives your GPU through WebGPU with the lab's own WGSL kernels. Nothing is uploaded.</p>
+        {debug && <DebugTools />}
+      </footer>
+    </>
+  );
+}

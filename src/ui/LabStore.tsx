@@ -1,0 +1,17 @@
+// React access to the lab store: the store is created once (main.tsx) and provided here;
+// components select the small pieces they render.
+import { createContext, useContext, type ReactNode } from 'react';
+import { useStore } from 'zustand';
+import type { LabState, LabStore } from '../state/store';
+
+const StoreContext = createContext<LabStore | null>(null);
+
+export function LabStoreProvider({ store, children }: { store: LabStore; children: ReactNode }) {
+  return <StoreContext.Provider value={store}>{children}</StoreContext.Provider>;
+}
+
+export function useLab<T>(selector: (s: LabState) => T): T {
+  const store = useContext(StoreContext);
+  if (!store) throw new Error('useLab needs a <LabStoreProvider> above it');
+  return useStore(store, selector);
+}

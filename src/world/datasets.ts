@@ -1,0 +1,125 @@
+// Named, seeded data sets. Each set is built from its own seed, in a fixed order, so every
+// build gives the same problems. Held-out sets (evaluation, TTSP candidates) are disjoint from
+// each other and from the training set by canonical expression text, and `sampleExample`
+// never uses a held-out problem either.
+import { generateProblem, type Difficulty, type Problem } from './generator';
+import { makeRng, randInt, type Rng } from './rng';
+
+export interface SetInfo {
+  name: string;
+  description: string;
+  size: number;
+  /** Held out from training and pretraining. */
+  heldOut: boolean;
+}
+
+interface SetDefinition extends SetInfo {
+  seed: number;
+  /** Difficulty of the next problem (may vary from draw to draw). */
+  difficulty: (rng: Rng) => Difficulty;
+}
+
+const levelSet = (ops: number): SetDefinition => ({
+  name: `eval-ops${ops}`,
+  description: `held-out evaluation, ${ops} operation${ops > 1 ? 's' : ''} per problem`,
+  size: 100,
+  heldOut: true,
+  seed: 1000 + ops,
+  difficulty: () => ops,
+});
+
+/** In build order: held-out sets first, so the training set can avoid all of them. */
+const DEFINITIONS: readonly SetDefinition[] = [
+  levelSet(1),
+  levelSet(2),
+  levelSet(3),
+  levelSet(4),
+  {
+    name: 'eval-mixed',
+    description: 'held-out evaluation, 1 to 4 operations, uniform',
+    size: 200,
+    heldOut: true,
+    seed: 1005,
+    difficulty: (rng) => randInt(rng, 1, 4),
+  },
+  {
+    name: 'ttsp-candidates',
+    description: 'held-out TTSP target candidates, 2 to 4 operations; sort them with splitTargets',
+    size: 200,
+    heldOut: true,
+    seed: 1006,
+    difficulty: (rng) => randInt(rng, 2, 4),
+  },
+  {
+    name: 'train',
+    description: 'training set with gold answers, 1 to 4 operations (distinct problems, so fewer with 1: few exist)',
+    size: 2000,
+    heldOut: false,
+    seed: 1,
+    difficulty: (rng) => randInt(rng, 1, 4),
+  },
+];
+
+let built: Map<string, readonly Problem[]> | null = null;
+
+function buildAll(): Map<string, readonly Problem[]> {
+  const taken = new Set<string>();
+  const sets = new Map<string, readonly Problem[]>();
+  for (const def of DEFINITIONS) {
+    const rng = makeRng(def.seed);
+    const problems: Problem[] = [];
+    for (let draws = 0; problems.length < def.size; draws++) {
+      if (draws > def.size * 50) throw new Error(`data set ${def.name}: too few distinct problems`);
+      const p = generateProblem(rng, def.difficulty(rng));
+      if (taken.has(p.text)) continue;
+      taken.add(p.text);
+      problems.push(p);
+    }
+    sets.set(def.name, problems);
+  }
+  return sets;
+}
+
+function allSets(): Map<string, readonly Problem[]> {
+  built ??= buildAll();
+  return built;
+}
+
+export function listSets(): SetInfo[] {
+  return DEFINITIONS.map(({ name, description, size, heldOut }) => ({ name, description, size, heldOut }));
+}
+
+/** The problems of a named set (built once, then cached). */
+export function loadSet(name: string): readonly Problem[] {
+  const set = allSets().get(name);
+  if (!set) throw new Error(`unknown data set '${name}'; known sets: ${DEFINITIONS.map((d) => d.name).join(', ')}`);
+  return set;
+}
+
+let heldOut: Set<string> | null = null;
+
+/** Whether a problem text belongs to a held-out set. */
+export function isHeldOut(text: string): boolean {
+  if (!heldOut) {
+    heldOut = new Set(DEFINITIONS.filter((d) => d.heldOut).flatMap((d) => loadSet(d.name).map((p) => p.text)));
+  }
+  return heldOut.has(text);
+}
+
+/**
+ * TTSP target selection from the base policy's per-problem pass rate (mean@512):
+ * MidHard has a pass rate in (0.1, 0.7), VeryHard in (0, 0.1]; the rest are not targets.
+ */
+export function splitTargets<T>(problems: readonly T[], passRates: readonly number[]): { midHard: T[]; veryHard: T[] } {
+  if (problems.length !== passRates.length) {
+    throw new Error(`splitTargets: ${problems.length} problems but ${passRates.length} pass rates`);
+  }
+  const midHard: T[] = [];
+  const veryHard: T[] = [];
+  problems.forEach((p, i) => {
+    const rate = passRates[i];
+    if (rate > 0.1 && rate < 0.7) midHard.push(p);
+    else if (rate > 0 && rate <= 0.1) veryHard.push(p);
+  });
+  return { midHard, veryHard };
+}

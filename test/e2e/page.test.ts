@@ -1,0 +1,189 @@
+// The built app in headless Chromium: the worker finds a WebGPU adapter (SwiftShader here), the
+// kernel self-test passes in the browser, the demo's loss curve falls, device loss is shown,
+// and the page logs no console errors under its Content-Security-Policy.
+// Run with `npm run test:e2e` (builds first). Screenshots go to test-artifacts/.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { SELF_TESTS } from '../../src/engine/selftest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+const CHROMIUM = '/usr/bin/chromium';
+// Enough for a WebGPU adapter on a machine without a GPU: Chromium then offers its SwiftShader
+// (Vulkan on CPU) adapter, headless included. Playwright adds --headless itself.
+const CHROMIUM_ARGS = ['--enable-unsafe-webgpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+/** A training run on SwiftShader is slow; give the demo this long to show a falling curve. */
+const DEMO_TIMEOUT_MS = 240_000;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function startPreview(port: number): Promise<ChildProcess> {
+  const vite = path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+  // --bypass-lock: Vite allows one preview per project, and someone may be running `npm start`
+  const args = [vite, 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1', '--bypass-lock'];
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout!.on('data', (d) => (log += d));
+  child.stderr!.on('data', (d) => (log += d));
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`vite preview exited (${child.exitCode}):\n${log}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/`).then((r) => r.ok, () => false);
+    if (ok) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGTERM');
+  throw new Error(`vite preview did not answer on port ${port} within 30 s:\n${log}`);
+}
+
+async function stopPreview(child: ChildProcess | null): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Opens the page and collects its console errors and uncaught exceptions, worker's included. */
+async function openPage(browser: Browser, url: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const errors: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
+  page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+  page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && errors.push(`worker console: ${m.text()}`)));
+  await page.goto(url);
+  await page.waitForSelector('[data-testid=adapter-info]:not([data-status=idle]):not([data-status=detecting])', { timeout: 60_000 });
+  return { page, errors };
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+describe('RLVR Lab page (built app, headless Chromium)', () => {
+  let server: ChildProcess | null = null;
+  let browser: Browser | null = null;
+  let base = '';
+  let page: Page;
+  let errors: string[];
+  let adapterStatus: string | null = null;
+
+  beforeAll(async () => {
+    if (!existsSync(path.join(ROOT, 'dist', 'index.html'))) throw new Error('no build in dist/: run `npm run test:e2e`, which builds first');
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium package`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const port = await freePort();
+    server = await startPreview(port);
+    base = `http://127.0.0.1:${port}/`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    ({ page, errors } = await openPage(browser, base));
+    adapterStatus = await page.getAttribute('[data-testid=adapter-info]', 'data-status');
+    await shot(page, 'page-initial');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopPreview(server);
+  });
+
+  /** Without an adapter the GPU checks cannot run: a failure on CI, a visible skip elsewhere. */
+  function requireAdapter(ctx: TestContext): void {
+    if (adapterStatus === 'ready') return;
+    if (process.env.CI === 'true') throw new Error(`no WebGPU adapter in Chromium (adapter panel status: ${adapterStatus})`);
+    ctx.skip(`no WebGPU adapter in this Chromium (status ${adapterStatus}); CI=true makes this a failure`);
+  }
+
+  it('shows the WebGPU adapter the worker found, or says why there is none', async (ctx) => {
+    const info = page.getByTestId('adapter-info');
+    if (adapterStatus !== 'ready') {
+      await expect(info.textContent()).resolves.toMatch(/WebGPU|adapter/);
+      requireAdapter(ctx);
+    }
+    const name = (await page.getByTestId('adapter-name').textContent())?.trim() ?? '';
+    expect(name.length).toBeGreaterThan(0);
+    await expect(info.textContent()).resolves.toContain('maxStorageBuffersPerShaderStage');
+  });
+
+  it('runs every kernel self-test in the worker, all passing', async (ctx) => {
+    requireAdapter(ctx);
+    await page.getByTestId('selftest-run').click();
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=selftest-result]').length >= n, SELF_TESTS.length, { timeout: 120_000 });
+    await page.waitForSelector('[data-testid=selftest-run]:not([disabled])');
+    const rows = page.getByTestId('selftest-result');
+    expect(await rows.count()).toBe(SELF_TESTS.length);
+    const failed = await rows.evaluateAll((els) => els.filter((e) => e.getAttribute('data-ok') !== 'true').map((e) => e.textContent));
+    await shot(page, 'page-selftest');
+    expect(failed, `failing checks:\n${failed.join('\n')}`).toEqual([]);
+  });
+
+  it("memorise demo (needs the lead's runMemoriseDemo in src/engine/demo.ts): the live loss curve falls", async (ctx) => {
+    requireAdapter(ctx);
+    await page.getByTestId('demo-start').click();
+    const chart = page.getByTestId('chart-loss');
+    const outcome = await page
+      .waitForFunction(
+        () => {
+          if (document.querySelector('[data-testid=demo-error]')) return 'error';
+          const c = document.querySelector('[data-testid=chart-loss]');
+          const n = Number(c?.getAttribute('data-points'));
+          const first = Number(c?.getAttribute('data-first-loss'));
+          const last = Number(c?.getAttribute('data-last-loss'));
+          return n >= 5 && last < first ? 'falling' : false;
+        },
+        null,
+        { timeout: DEMO_TIMEOUT_MS, polling: 250 },
+      )
+      .then((h) => h.jsonValue(), () => 'timeout');
+    await shot(page, 'page-demo');
+    const error = outcome === 'error' ? await page.getByTestId('demo-error').locator('code').textContent() : null;
+    const points = await chart.getAttribute('data-points');
+    if (await page.getByTestId('demo-stop').isEnabled()) await page.getByTestId('demo-stop').click();
+    if (error !== null) throw new Error(`the demo panel shows an engine error: ${error}`);
+    expect(outcome, `chart after ${DEMO_TIMEOUT_MS / 1000} s: ${points} points`).toBe('falling');
+  });
+
+  it('logs no console errors (CSP violations included)', () => {
+    expect(errors).toEqual([]);
+  });
+
+  // Runs after the console check: the refused script below logs a violation by design.
+  it('enforces its Content-Security-Policy (an injected inline script is refused)', async () => {
+    const result = await page.evaluate(
+      () =>
+        new Promise<string>((resolve) => {
+          document.addEventListener('securitypolicyviolation', (e) => resolve(`refused by ${e.effectiveDirective}`), { once: true });
+          const s = document.createElement('script');
+          s.textContent = 'document.body.dataset.cspProbe = "ran"';
+          document.head.append(s);
+          setTimeout(() => resolve(document.body.dataset.cspProbe === 'ran' ? 'ran' : 'no violation event'), 2000);
+        }),
+    );
+    expect(result).toBe('refused by script-src-elem');
+  });
+
+  it('shows device loss reported by the worker', async (ctx) => {
+    requireAdapter(ctx);
+    const { page: debugPage, errors: debugErrors } = await openPage(browser!, `${base}?debug`);
+    await debugPage.getByTestId('debug-lose-device').click();
+    const banner = debugPage.getByTestId('device-lost');
+    await banner.waitFor({ timeout: 30_000 });
+    await expect(banner.textContent()).resolves.toMatch(/device was lost \(destroyed\)/);
+    await debugPage.emulateMedia({ colorScheme: 'dark' });
+    await shot(debugPage, 'page-device-lost-dark');
+    expect(debugErrors).toEqual([]);
+    await debugPage.close();
+  });
+});

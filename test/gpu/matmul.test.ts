@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { testGpu } from '../helpers/gpu';
+import { expectClose, type Tolerance } from '../helpers/tolerance';
+import { mulberry32, randArray } from '../helpers/rng';
+import { matmul, matmulBackward, type MatmulDims, type MatmulOpts } from '../../src/gpu/ops/matmul';
+import { matmulBackwardRef, matmulRef } from '../../src/reference/matmul';
+import { view, type Gpu, type TensorRef } from '../../src/gpu/runtime';
+
+// Tolerance. Inputs are exact float32 values, so the only error is the kernel's float32
+// rounding. Each output sums K products sequentially (per invocation, in K order); for terms
+// of size s (|a|max * |b|max) the partial sums random-walk to ~ s * sqrt(k) / 3 and each
+// addition rounds by up to u/2 of that (u = 2^-24), so the error has a std of ~ u * s * K / 8
+// and its worst over thousands of outputs is ~ u * s * K / 2 = 3e-8 * s * K (measured:
+// 2.3e-6 at K=64, 6.3e-5 at K=1536, 1.7e-4 at K=4096). The error grows like K, not sqrt(K),
+// because the partial sums themselves grow like sqrt(K). atol = 1e-6 * (s * K + 4) keeps a
+// ~25x margin at every K (the +4 covers single roundings of O(1) accumulate and bias terms),
+// while an index or transpose bug moves outputs by O(s * sqrt(K) / 3), far outside it.
+function tolFor(K: number, s = 1): Tolerance {
+  return { atol: 1e-6 * (s * K + 4), rtol: 1e-6 };
+}
+
+const ref = (gpu: Gpu, data: Float32Array, label: string): TensorRef => view(gpu.upload(data, label), 0, data.length);
+
+interface Case {
+  dims: MatmulDims;
+  opts?: MatmulOpts;
+  bias?: boolean;
+  seed: number;
+  scale?: number;
+}
+
+/** Runs one matmul on fresh random buffers; returns the dispatch label (which entry ran). */
+async function checkMatmul(gpu: Gpu, c: Case): Promise<string> {
+  const { M, K, N } = c.dims;
+  const s = c.scale ?? 1;
+  const rand = mulberry32(c.seed);
+  const a = randArray(rand, M * K, s);
+  const b = randArray(rand, K * N, s);
+  const bias = c.bias ? randArray(rand, N) : null;
+  const init = randArray(rand, M * N);
+  const out = ref(gpu, init, 'out');
+  const d = await matmul(gpu, out, ref(gpu, a, 'a'), ref(gpu, b, 'b'), bias && ref(gpu, bias, 'bias'), c.dims, c.opts);
+  gpu.run([d]);
+  const got = await gpu.readF32(out);
+  const want = Float64Array.from(init);
+  matmulRef(want, a, b, bias, c.dims, c.opts);
+  const alpha = Math.abs(c.opts?.alpha ?? 1);
+  expectClose(`${d.label} ${M}x${K}x${N}`, got, want, tolFor(K, s * s * alpha));
+  return d.label;
+}
+
+// Every pipeline variant costs ~1 s of compilation on SwiftShader, so the variants are chosen
+// once here and the other tests reuse them: all 16 combinations on the scalar entry, and each
+// of the 4 transpose combinations on the vec4 entry, with accumulate and bias each on and off.
+const COMBOS: (MatmulOpts & { bias: boolean })[] = [];
+for (const transA of [false, true])
+  for (const transB of [false, true])
+    for (const accumulate of [false, true]) for (const bias of [false, true]) COMBOS.push({ transA, transB, accumulate, bias });
+// The transpose pair the vec4 entry is tested with for (accumulate, bias) = 00, 01, 10, 11:
+// the variants the model uses (tB: dinp and logits; none+bias: Conv1D forward; tA+acc: dweight)
+// and tA+tB with both.
+const VEC4_PAIR = ['nt', 'nn', 'tn', 'tt'];
+const pairOf = (c: MatmulOpts): string => (c.transA ? 't' : 'n') + (c.transB ? 't' : 'n');
+const VEC4_COMBOS = COMBOS.filter((c) => pairOf(c) === VEC4_PAIR[+!!c.accumulate * 2 + +c.bias]);
+const flags = (c: MatmulOpts & { bias: boolean }): string => `tA=${+!!c.transA} tB=${+!!c.transB} acc=${+!!c.accumulate} bias=${+c.bias}`;
+
+describe('matmul', () => {
+  // M, K, N pairwise different and none a multiple of the 64x64x8 tile, so a transposed
+  // operand read with the wrong stride or a swapped M/N lands on wrong (or zero) elements.
+  describe.each([
+    { path: 'matmul', dims: { M: 67, K: 37, N: 71 }, combos: COMBOS },
+    { path: 'matmul_vec4', dims: { M: 68, K: 36, N: 76 }, combos: VEC4_COMBOS },
+  ])('$path on $dims.M x $dims.K x $dims.N', ({ path, dims, combos }) => {
+    it.each(combos.map((c) => ({ c, name: flags(c) })))('$name', async ({ c }) => {
+      const gpu = await testGpu();
+      const { bias, ...opts } = c;
+      const label = await checkMatmul(gpu, { dims, opts, bias, seed: dims.M * 131 + COMBOS.indexOf(c) });
+      expect(label.split('[')[0]).toBe(path);
+    });
+  });
+
+  it.each([
+    [1, 1, 1],
+    [1, 64, 1],
+    [3, 5, 7],
+    [17, 33, 65],
+    [64, 64, 64],
+    [130, 70, 200],
+    [1536, 64, 64], // a training step: B*T = 16*96 rows through a C=64 layer
+    [4, 4, 4],
+    [5, 67, 3],
+  ])('handles the shape %i x %i x %i (with bias)', async (M, K, N) => {
+    const gpu = await testGpu();
+    await checkMatmul(gpu, { dims: { M, K, N }, bias: true, seed: M * 7 + K * 3 + N });
+  });
+
+  it.each([64, 61])('handles the tied LM head with V=%i', async (V) => {
+    // decode logits[8,V] = x[8,C] @ wte[V,C]^T, and its weight gradient dwte[V,C] += dlogits^T @ x
+    const gpu = await testGpu();
+    await checkMatmul(gpu, { dims: { M: 8, K: 64, N: V }, opts: { transB: true }, seed: V });
+    await checkMatmul(gpu, { dims: { M: V, K: 8, N: 64 }, opts: { transA: true, accumulate: true }, seed: V + 1 });
+  });
+
+  it.each([0.25, -1.5, 0])('scales by alpha=%f (LoRA deltas), with accumulate', async (alpha) => {
+    const gpu = await testGpu();
+    await checkMatmul(gpu, { dims: { M: 40, K: 8, N: 64 }, opts: { alpha, accumulate: true, transA: true }, seed: 9 });
+    await checkMatmul(gpu, { dims: { M: 19, K: 5, N: 23 }, opts: { alpha, accumulate: true, transB: true }, bias: true, seed: 10 });
+  });
+
+  it('handles large magnitudes', async () => {
+    const gpu = await testGpu();
+    await checkMatmul(gpu, { dims: { M: 33, K: 100, N: 36 }, bias: true, scale: 1000, seed: 12 });
+  });
+
+  it.each([
+    { M: 20, K: 24, N: 28 },
+    { M: 9, K: 13, N: 11 },
+  ])('binds sub-ranges at 256-byte offsets and writes nothing outside out ($M x $K x $N)', async (dims) => {
+    const gpu = await testGpu();
+    const { M, K, N } = dims;
+    const rand = mulberry32(M);
+    const a = randArray(rand, M * K);
+    const b = randArray(rand, K * N);
+    const bias = randArray(rand, N);
+    const offA = 64;
+    const offB = offA + Math.ceil((M * K) / 64) * 64 + 64;
+    const offBias = offB + Math.ceil((K * N) / 64) * 64;
+    const pool = new Float32Array(offBias + 64).fill(NaN);
+    pool.set(a, offA);
+    pool.set(b, offB);
+    pool.set(bias, offBias);
+    const inputs = gpu.upload(pool, 'pool');
+    const outLen = 128 + M * N + 64;
+    const outBuf = gpu.upload(new Float32Array(outLen).fill(-7), 'out');
+    const d = await matmul(gpu, view(outBuf, 128, M * N), view(inputs, offA, M * K), view(inputs, offB, K * N), view(inputs, offBias, N), dims);
+    gpu.run([d]);
+    const got = await gpu.readF32(view(outBuf, 0, outLen));
+    const want = new Float64Array(M * N);
+    matmulRef(want, a, b, bias, dims);
+    expectClose('out range', got.subarray(128, 128 + M * N), want, tolFor(K));
+    expect(got.subarray(0, 128).every((v) => v === -7)).toBe(true);
+    expect(got.subarray(128 + M * N).every((v) => v === -7)).toBe(true);
+  });
+
+  it('rejects a view too short for its dims', async () => {
+    const gpu = await testGpu();
+    const small = ref(gpu, new Float32Array(10), 'small');
+    await expect(matmul(gpu, small, small, small, null, { M: 4, K: 4, N: 4 })).rejects.toThrow(/out holds 10 floats, needs 16/);
+  });
+});
+
+describe('matmulBackward', () => {
+  it.each([
+    { M: 96, K: 64, N: 192, accumulateDinp: false }, // a qkv projection: vec4 everywhere
+    { M: 37, K: 21, N: 45, accumulateDinp: true },   // scalar path, residual-stream accumulation
+    { M: 130, K: 3, N: 70, accumulateDinp: false },  // dbias over several column blocks and M not a multiple of 8
+  ])('matches the reference for $M x $K x $N (accumulateDinp=$accumulateDinp)', async ({ M, K, N, accumulateDinp }) => {
+    const gpu = await testGpu();
+    const rand = mulberry32(M + K + N);
+    const inp = randArray(rand, M * K);
+    const weight = randArray(rand, K * N);
+    const dout = randArray(rand, M * N);
+    // pre-filled gradients expose `=` where `+=` is required and vice versa
+    const dinp0 = randArray(rand, M * K);
+    const dweight0 = randArray(rand, K * N);
+    const dbias0 = randArray(rand, N);
+    const [dinp, dweight, dbias] = [ref(gpu, dinp0, 'dinp'), ref(gpu, dweight0, 'dweight'), ref(gpu, dbias0, 'dbias')];
+    const ds = await matmulBackward(gpu, dinp, dweight, dbias, ref(gpu, dout, 'dout'), ref(gpu, inp, 'inp'), ref(gpu, weight, 'weight'), { M, K, N }, { accumulateDinp });
+    gpu.run(ds);
+    const want = { dinp: Float64Array.from(dinp0), dweight: Float64Array.from(dweight0), dbias: Float64Array.from(dbias0) };
+    matmulBackwardRef(want.dinp, want.dweight, want.dbias, dout, inp, weight, { M, K, N }, { accumulateDinp });
+    expectClose('dinp', await gpu.readF32(dinp), want.dinp, tolFor(N));
+    expectClose('dweight', await gpu.readF32(dweight), want.dweight, tolFor(M));
+    expectClose('dbias', await gpu.readF32(dbias), want.dbias, tolFor(M));
+  });
+
+  it('skips null gradients', async () => {
+    const gpu = await testGpu();
+    const [M, K, N] = [5, 6, 7];
+    const rand = mulberry32(77);
+    const ones = ref(gpu, new Float32Array(M * N).fill(1), 'ones');
+    const dbias = ref(gpu, new Float32Array(N).fill(2), 'dbias');
+    const ds = await matmulBackward(gpu, null, null, dbias, ones, ref(gpu, randArray(rand, M * K), 'inp'), ref(gpu, randArray(rand, K * N), 'w'), { M, K, N });
+    expect(ds.map((d) => d.label)).toEqual(['matmul_bias_backward']);
+    gpu.run(ds);
+    expect(Array.from(await gpu.readF32(dbias))).toEqual(new Array(N).fill(2 + M));
+  });
+});
