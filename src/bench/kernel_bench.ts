@@ -33,11 +33,15 @@ function normal(n: number, seed: number): Float32Array {
   return x;
 }
 
-/** Warm-up, calibration, then one timed run of `run(reps)`. */
-async function measure(run: (reps: number) => Promise<void>, plan: BenchPlan, minReps = 2): Promise<Timed> {
+/**
+ * Warm-up (compiles), a one-repetition calibration, then one timed run of `run(reps)`; when
+ * one repetition already fills the target time, the calibration is the measurement.
+ */
+async function measure(run: (reps: number) => Promise<void>, plan: BenchPlan): Promise<Timed> {
   await run(1);
   const one = await seconds(() => run(1));
-  const reps = calibratedReps(one, plan.targetS, minReps, plan.maxReps);
+  const reps = calibratedReps(one, plan.targetS, 1, plan.maxReps);
+  if (reps === 1) return { perRepS: one, reps };
   const s = await seconds(() => run(reps));
   return { perRepS: s / reps, reps };
 }

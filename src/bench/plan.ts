@@ -47,8 +47,8 @@ export function benchPlan(quick: boolean): BenchPlan {
       targetS: 0.25,
       maxReps: 50,
       attention: { B: 4, C: 64, NH: 2, Ts: [64, 128, 256] },
-      train: { B: 4, T: 32, warmup: 2, steps: 4, tfjsWarmup: 1, tfjsSteps: 2, lr: 3e-3 },
-      sample: { B: 64, prompt: 8, maxNew: 24, reps: 1 },
+      train: { B: 4, T: 32, warmup: 1, steps: 2, tfjsWarmup: 1, tfjsSteps: 1, lr: 3e-3 },
+      sample: { B: 64, prompt: 8, maxNew: 16, reps: 1 },
       seed: 1234,
     };
   }

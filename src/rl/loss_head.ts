@@ -1,8 +1,8 @@
 // The RL loss as a GPT loss head: owns the per-batch inputs of shaders/pg_loss.wgsl (old and
 // reference log-probs, advantages, aggregation weights) and its statistics buffer. Usage:
 //   const head = makePgLossHead(gpu, { B, T }, pgHyperOf(cfg, hasRef));
-//   const model = await GPT.create(gpu, gptCfg, init, { B, T }, head.lossHead);
-//   per mini-batch: model.setBatch(p.tokens, p.targets, zeros); head.setBatch(p); model.step();
+//   const model = await GPT.create(gpu, gptCfg, init, { B, T }, { lossHead: head.lossHead });
+//   per mini-batch: model.setBatch(p.tokens, p.targets); head.setBatch(p); model.step();
 //   metrics after the step: await head.readMetrics()  (one readback of B×PG_NSTATS floats)
 import { GpuError, view, type Gpu, type TensorRef } from '../gpu/runtime';
 import { checkPgHyper, pgLoss, pgMetrics, PG_NSTATS, type PgHyper, type PgLoss, type PgMetrics } from '../gpu/ops/pg';

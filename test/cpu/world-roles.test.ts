@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { conceptsOf, conceptTags } from '../../src/world/concepts';
 import { parseDocument } from '../../src/world/corpus';
 import { sampleExample } from '../../src/world/examples';
+import { printExpr } from '../../src/world/expr';
+import { generateProblem } from '../../src/world/generator';
 import { evaluate } from '../../src/world/interpreter';
+import { REWRITES, rewritesOf, type Rewrite } from '../../src/world/variants';
 import { makeRng } from '../../src/world/rng';
 import {
   CONTEXT_TOKENS,
@@ -122,6 +125,38 @@ describe('world roles: gold examples', () => {
     };
     expect(draw(9)).toEqual(draw(9));
     expect(draw(9)).not.toEqual(draw(10));
+  });
+});
+
+describe('world variants: meaning-preserving rewrites', () => {
+  it('keeps the value under every rewrite kind, and every kind occurs', () => {
+    const rng = makeRng(55);
+    const faults: string[] = [];
+    const uses = Object.fromEntries(REWRITES.map((k) => [k, 0])) as Record<Rewrite, number>;
+    for (let i = 0; i < 1500; i++) {
+      const p = generateProblem(rng, { ops: 1 + (i % 4), allowNegative: i % 2 === 0 });
+      for (const kind of REWRITES) {
+        for (const e of rewritesOf(rng, p.expr, kind)) {
+          const r = evaluate(e);
+          if (!r.ok) continue; // a rewrite may leave the bounds; goldVariant drops those
+          uses[kind]++;
+          if (r.value !== p.answer) faults.push(`${kind}: ${p.text} → ${printExpr(e)} = ${r.value}`);
+        }
+      }
+    }
+    expect(faults.slice(0, 5)).toEqual([]);
+    for (const kind of REWRITES) expect(uses[kind], kind).toBeGreaterThan(100);
+  });
+
+  it('shows the rewrites on a worked example', () => {
+    const rng = makeRng(1);
+    const e = okValue(readProblem('(7+5)*3-4'), '').expr;
+    const texts = (kind: Rewrite) => rewritesOf(rng, e, kind).map(printExpr);
+    expect(texts('commute')).toEqual(['3*(7+5)-4', '(5+7)*3-4']);
+    expect(texts('substitute')).toEqual(['36-4', '12*3-4']);
+    expect(texts('distribute')).toEqual(['7*3+5*3-4']);
+    expect(texts('reassociate')).toEqual([]);
+    expect(texts('split')).toHaveLength(4);
   });
 });
 

@@ -16,7 +16,11 @@ const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 const CHROMIUM = '/usr/bin/chromium';
 // Enough for a WebGPU adapter on a machine without a GPU: Chromium then offers its SwiftShader
 // (Vulkan on CPU) adapter, headless included. Playwright adds --headless itself.
-const CHROMIUM_ARGS = ['--enable-unsafe-webgpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+// The last flag only speeds SwiftShader's shader compiles (same WGSL semantics; see src/gpu/node.ts).
+const CHROMIUM_ARGS = [
+  '--enable-unsafe-webgpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+  '--disable-dawn-features=use_vulkan_zero_initialize_workgroup_memory_extension',
+];
 /** A training run on SwiftShader is slow; give the demo this long to show a falling curve. */
 const DEMO_TIMEOUT_MS = 240_000;
 

@@ -1,0 +1,100 @@
+// The bench's pure helpers and its report format (no timing is asserted anywhere).
+import { describe, expect, it } from 'vitest';
+import { calibratedReps, fmt, formatTable, geomean, matmulGflops, round3 } from '../../src/bench/timing';
+import { benchPlan, transformerMatmuls } from '../../src/bench/plan';
+import { renderReport, summarize, type BenchResults } from '../../src/bench/report';
+
+describe('bench timing helpers', () => {
+  it('geomean is the geometric mean and rejects non-positive input', () => {
+    expect(geomean([2, 8])).toBeCloseTo(4, 12);
+    expect(geomean([0.5, 2, 1])).toBeCloseTo(1, 12);
+    expect(() => geomean([])).toThrow(/empty/);
+    expect(() => geomean([1, 0])).toThrow(/positive/);
+    expect(() => geomean([1, NaN])).toThrow(/positive/);
+  });
+
+  it('calibratedReps fills the target time within bounds', () => {
+    expect(calibratedReps(0.1, 2, 1, 100)).toBe(20);
+    expect(calibratedReps(0.001, 2, 1, 100)).toBe(100);
+    expect(calibratedReps(5, 2, 1, 100)).toBe(1);
+    expect(calibratedReps(5, 2, 3, 100)).toBe(3);
+    expect(calibratedReps(0, 2, 1, 7)).toBe(7);
+    expect(() => calibratedReps(1, 1, 0, 5)).toThrow(/bounds/);
+    expect(() => calibratedReps(1, 1, 5, 4)).toThrow(/bounds/);
+  });
+
+  it('matmulGflops counts 2·M·K·N per repetition', () => {
+    expect(matmulGflops({ M: 1000, K: 1000, N: 1000 }, 3, 2)).toBeCloseTo(3, 12);
+  });
+
+  it('fmt and round3 keep about three significant digits', () => {
+    expect(fmt(12345.6)).toBe('12346');
+    expect(fmt(123.456)).toBe('123.5');
+    expect(fmt(12.3456)).toBe('12.35');
+    expect(fmt(0.12345)).toBe('0.123');
+    expect(fmt(0.0001234)).toBe('1.23e-4');
+    expect(fmt(0)).toBe('0');
+    expect(round3(1234.5678)).toBe(1230);
+    expect(round3(0.012345)).toBe(0.0123);
+    expect(round3(78)).toBe(78);
+  });
+
+  it('formatTable pads columns and rejects ragged rows', () => {
+    const t = formatTable(['name', 'x'], [['a', '1'], ['long name', '22']]);
+    expect(t.split('\n')).toEqual(['name        x', '---------  --', 'a           1', 'long name  22']);
+    expect(() => formatTable(['a', 'b'], [['1']])).toThrow(/cells/);
+  });
+});
+
+describe('bench plan', () => {
+  it('covers the GPT block matmuls of the issue, the LM head transposed', () => {
+    const cases = transformerMatmuls(2048, 64, 64, 1024);
+    expect(cases.map((c) => c.label)).toEqual([
+      '[2048,64]x[64,192]', '[2048,64]x[64,256]', '[2048,256]x[256,64]', '[2048,64]x[64,64]^T', '[1024,1024]x[1024,1024]',
+    ]);
+    expect(cases[3]).toMatchObject({ M: 2048, K: 64, N: 64, transB: true });
+  });
+
+  it('quick and full plans time attention at T = 64, 128, 256', () => {
+    for (const quick of [true, false]) expect(benchPlan(quick).attention.Ts).toEqual([64, 128, 256]);
+    expect(benchPlan(true).mode).toBe('quick');
+    expect(benchPlan(false).train).toMatchObject({ B: 16, T: 64 });
+  });
+});
+
+function fakeResults(): BenchResults {
+  const plan = benchPlan(true);
+  const stats = { dispatches: 78, submits: 1, readbackBytes: 0, pipelinesCreated: 0 };
+  const side = (tps: number) => ({ tokensPerS: tps, msPerStep: 1000, steps: 2, initialLoss: 4.17 });
+  return {
+    adapter: 'test-adapter',
+    plan,
+    matmul: plan.matmul.map((c, i) => ({
+      c, ours: { perRepS: 0.01, reps: 3 }, tfjs: { perRepS: 0.02, reps: 2 }, oursGflops: 2, tfjsGflops: 1, ratio: i === 0 ? 8 : 2,
+    })),
+    attention: [64, 128, 256].map((T) => ({ T, ms: T / 10, reps: 2 })),
+    train: { B: 4, T: 32, params: 112384, ours: side(300), tfjs: side(100), ratio: 3, perStep: stats, pipelinesAfterWarmup: 0 },
+    sample: { B: 64, prompt: 8, maxNew: 16, tokens: 1024, tokensPerS: 512.345, perGenerate: { ...stats, submits: 5 } },
+  };
+}
+
+describe('bench report', () => {
+  it('ends with exactly one JSON line holding the summary fields', () => {
+    const text = renderReport(fakeResults());
+    const lines = text.trimEnd().split('\n');
+    const json = JSON.parse(lines[lines.length - 1]);
+    expect(Object.keys(json)).toEqual([
+      'adapter', 'matmulVsTfjs', 'trainStepVsTfjs', 'attnFwdBwdMs', 'trainTokensPerS', 'sampleTokensPerS',
+      'dispatchesPerStep', 'submitsPerStep', 'readbackBytesPerStep', 'pipelinesAfterWarmup',
+    ]);
+    expect(json.attnFwdBwdMs).toEqual({ '64': 6.4, '128': 12.8, '256': 25.6 });
+    expect(lines.filter((l) => l.startsWith('{')).length).toBe(1);
+    expect(text).toContain('quick mode');
+  });
+
+  it('summarises matmul ratios by their geometric mean', () => {
+    const s = summarize(fakeResults());
+    expect(s.matmulVsTfjs).toBeCloseTo(round3(geomean([8, 2, 2, 2, 2])), 12);
+    expect(s).toMatchObject({ trainStepVsTfjs: 3, trainTokensPerS: 300, sampleTokensPerS: 512, dispatchesPerStep: 78, submitsPerStep: 1 });
+  });
+});
