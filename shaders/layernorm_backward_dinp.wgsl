@@ -27,6 +27,9 @@ var<workgroup> red: array<vec2<f32>, 256>;
 
 // Sum of v over the LANES invocations of row slot ly. Every invocation of the workgroup calls it.
 fn rowSum2(v: vec2<f32>, lx: u32, ly: u32) -> vec2<f32> {
+  if (LANES == 1u) {
+    return v; // one invocation per row: nothing to share, no barriers
+  }
   let i = ly * LANES + lx;
   red[i] = v;
   workgroupBarrier();

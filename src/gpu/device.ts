@@ -42,6 +42,13 @@ export function summarizeAdapter(adapter: GPUAdapter): AdapterSummary {
   };
 }
 
+/** SwiftShader (Chromium's and Dawn's CPU Vulkan) or any adapter flagged as a fallback. */
+export function isCpuAdapter(adapter: GPUAdapter): boolean {
+  const info = adapter.info as GPUAdapterInfo & { isFallbackAdapter?: boolean };
+  const text = `${info.vendor} ${info.architecture} ${info.device} ${info.description}`.toLowerCase();
+  return Boolean(info.isFallbackAdapter) || text.includes('swiftshader') || text.includes('llvmpipe') || text.includes('lavapipe');
+}
+
 export async function createGpuFromAdapter(adapter: GPUAdapter, sources: Readonly<Record<string, string>>): Promise<Gpu> {
   const requiredLimits: Record<string, number> = {};
   for (const k of LIMITS_WE_RAISE) requiredLimits[k] = Number(adapter.limits[k]);
@@ -53,5 +60,5 @@ export async function createGpuFromAdapter(adapter: GPUAdapter, sources: Readonl
   const requiredFeatures = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f));
   const device = await adapter.requestDevice({ requiredLimits, requiredFeatures, label: 'rlvr-lab' });
   const s = summarizeAdapter(adapter);
-  return new Gpu(device, s.name, sources);
+  return new Gpu(device, s.name, sources, isCpuAdapter(adapter));
 }

@@ -40,7 +40,9 @@ export const KERNELS = {
   gelu_backward: { file: 'gelu_backward.wgsl', bindings: ['storage', 'read', 'read', 'uniform'] },
   // out[B,T,C], tokens[B,T] u32, wte[V,C], wpe[Tmax,C]; dwte[V,C] +=, dwpe[Tmax,C] +=
   encoder_forward: { file: 'encoder_forward.wgsl', bindings: ['storage', 'read', 'read', 'read', 'uniform'] },
-  encoder_backward_wte: { file: 'encoder_backward_wte.wgsl', bindings: ['storage', 'read', 'read', 'uniform'] },
+  // order[B*T], bucket[V] (start, count): positions sorted by token id, then dwte from them
+  encoder_backward_sort: { file: 'encoder_backward_sort.wgsl', bindings: ['storage', 'storage', 'read', 'uniform'] },
+  encoder_backward_wte: { file: 'encoder_backward_wte.wgsl', bindings: ['storage', 'read', 'read', 'read', 'uniform'] },
   encoder_backward_wpe: { file: 'encoder_backward_wpe.wgsl', bindings: ['storage', 'read', 'uniform'] },
   // out[n] += a[n]; out[n] = value
   accumulate: { file: 'accumulate.wgsl', bindings: ['storage', 'read', 'uniform'] },

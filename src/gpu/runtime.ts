@@ -73,6 +73,11 @@ export class Gpu {
     readonly device: GPUDevice,
     readonly adapterName: string,
     private readonly sources: Readonly<Record<string, string>>,
+    /**
+     * A software (CPU) adapter such as SwiftShader, where performance orderings invert
+     * (workgroup memory and barriers are slow): twins may pick a variant made for it.
+     */
+    readonly cpuAdapter = false,
   ) {
     device.lost.then((info) => {
       this.lostInfo = { kind: 'lost', reason: info.reason, message: info.message };

@@ -177,6 +177,20 @@ export class GPT {
   }
 
   private resetMoments: Dispatch[] = [];
+  private moments!: { m: TensorRef; v: TensorRef };
+
+  /** AdamW state, for resumable training: same continuation as an uninterrupted run. */
+  async readOptimiserState(): Promise<{ m: Float32Array; v: Float32Array; step: number }> {
+    const [m, v] = await Promise.all([this.gpu.readF32(this.moments.m), this.gpu.readF32(this.moments.v)]);
+    return { m, v, step: this.stepCount };
+  }
+
+  loadOptimiserState(state: { m: Float32Array; v: Float32Array; step: number }): void {
+    if (state.m.length !== this.trainFloats || state.v.length !== this.trainFloats) throw new Error(`optimiser state has ${state.m.length} floats, expected ${this.trainFloats}`);
+    this.gpu.write(this.moments.m, state.m);
+    this.gpu.write(this.moments.v, state.v);
+    this.stepCount = state.step;
+  }
 
   private async resetOptimiser(): Promise<void> {
     this.gpu.run(this.resetMoments, 'reset-adam');
@@ -267,6 +281,7 @@ export class GPT {
     const n = this.trainFloats;
     const m = view(gpu.createBuffer(n * 4, 'adam.m'), 0, n);
     const v = view(gpu.createBuffer(n * 4, 'adam.v'), 0, n);
+    this.moments = { m, v };
     const flags = gpu.upload(decayFlags(this.adapter ? this.adapter.table : this.table), 'adam.flags');
     const gradsRef = view(this.grads, 0, n);
     const opt = await adamw(gpu, view(this.trainable, 0, n), m, v, this.status, gradsRef, view(flags, 0, n), this.normSq, n, this.hyper);

@@ -33,9 +33,9 @@ export function makePgLossHead(gpu: Gpu, dims: { B: number; T: number }, hyper: 
   const inputs = { oldLogp: buf(BT, 'pg.oldLogp'), refLogp: buf(BT, 'pg.refLogp'), adv: buf(BT, 'pg.adv'), coef: buf(BT, 'pg.coef') };
   const stats = buf(B * PG_NSTATS, 'pg.stats');
   let base = hyper;
-  let hasRef = false;
+  let hasRef: boolean | null = null; // null until the first batch says whether it has a reference
   let op: PgLoss | null = null;
-  const effective = (): PgHyper => (hasRef ? base : { ...base, klType: null });
+  const effective = (): PgHyper => (hasRef === false ? { ...base, klType: null } : base);
 
   const lossHead: LossHead = async (g, batch) => {
     if (g !== gpu) throw new GpuError('makePgLossHead: the model runs on another device than the loss head');
@@ -52,9 +52,9 @@ export function makePgLossHead(gpu: Gpu, dims: { B: number; T: number }, hyper: 
       for (const [name, a] of [['oldLogp', p.oldLogp], ['adv', p.adv], ['coef', p.coef], ['refLogp', p.refLogp ?? p.coef]] as const) {
         if (a.length !== BT) throw new GpuError(`pg loss head: ${name} has ${a.length} entries, needs B*T = ${BT}`);
       }
-      hasRef = p.refLogp !== null;
-      const h = effective();
+      const h = p.refLogp !== null ? base : { ...base, klType: null };
       checkPgHyper(h, 'pg loss head');
+      hasRef = p.refLogp !== null;
       gpu.write(inputs.oldLogp, p.oldLogp);
       gpu.write(inputs.adv, p.adv);
       gpu.write(inputs.coef, p.coef);

@@ -5,10 +5,26 @@ import { ceilDiv, grid1d } from './grid';
 
 const WG = 256;
 
-/** Invocations per row of the row kernels and rows per workgroup (LANES * ROWS = 256). */
-function rowLayout(C: number, vec4: boolean): { LANES: number; ROWS: number } {
+/** Row-kernel layout: invocations per row (LANES) and rows per workgroup (ROWS). */
+export interface RowLayout {
+  LANES: number;
+  ROWS: number;
+}
+
+/**
+ * Rows of at most 32 loads (C <= 128 with vec4) get one invocation each: no workgroup memory
+ * and no barriers, which on CPU drivers (SwiftShader) costs 50x less than a shared-memory
+ * tree, and on GPUs keeps rows of this size a few microseconds. Longer rows get a tree over
+ * LANES invocations, about two loads per lane, a warp at least.
+ */
+function rowLayout(C: number, vec4: boolean, forced?: RowLayout): RowLayout {
+  if (forced) {
+    const { LANES, ROWS } = forced;
+    if (LANES !== nextPow2(LANES) || LANES * ROWS > 256 || ROWS < 1) throw new GpuError(`bad row layout ${LANES}x${ROWS}`);
+    return forced;
+  }
   const perRow = vec4 ? C / 4 : C;
-  // about two elements per lane, at least a warp, at most a workgroup
+  if (perRow <= 32) return { LANES: 1, ROWS: 64 };
   const LANES = Math.min(256, Math.max(32, nextPow2(Math.ceil(perRow / 2))));
   return { LANES, ROWS: 256 / LANES };
 }
@@ -33,11 +49,12 @@ export function layernormForward(
   weight: TensorRef, // (C)
   bias: TensorRef, // (C)
   dims: { N: number; C: number },
+  opts: { layout?: RowLayout } = {},
 ): Promise<Dispatch> {
   const { N, C } = dims;
   checkPositive('layernormForward', dims);
   const vec4 = C % 4 === 0;
-  const layout = rowLayout(C, vec4);
+  const layout = rowLayout(C, vec4, opts.layout);
   const params = gpu.uniform(packParams(u32(N), u32(C)), 'layernorm_forward.params');
   return gpu.kernel(vec4 ? 'layernorm_forward_vec4' : 'layernorm_forward', [out, mean, rstd, inp, weight, bias, params], grid1d(N, layout.ROWS), layout);
 }
@@ -58,23 +75,25 @@ export async function layernormBackward(
   mean: TensorRef, // (N)
   rstd: TensorRef, // (N)
   dims: { N: number; C: number },
+  opts: { layout?: RowLayout } = {},
 ): Promise<Dispatch[]> {
   const { N, C } = dims;
   checkPositive('layernormBackward', dims);
   const vec4 = C % 4 === 0;
-  const layout = rowLayout(C, vec4);
+  const layout = rowLayout(C, vec4, opts.layout);
   const rowParams = gpu.uniform(packParams(u32(N), u32(C)), 'layernorm_backward_dinp.params');
-  // Chunks of at least 64 rows, at most 4096 of them: the grid's y stays far below 65535.
-  const CHUNK = Math.max(64, Math.ceil(N / 4096));
+  // About sqrt(N) chunks of about sqrt(N) rows balances the two passes; at most 4096 chunks
+  // keeps the grid's y below 65535.
+  const CHUNK = Math.max(Math.ceil(Math.sqrt(N)), Math.ceil(N / 4096));
   const K = ceilDiv(N, CHUNK);
   const part = gpu.createBuffer(2 * K * C * 4, 'layernorm_backward.part'); // (2, K, C)
   const partParams = gpu.uniform(packParams(u32(N), u32(C), u32(CHUNK), u32(K)), 'layernorm_backward_params.params');
   const reduceParams = gpu.uniform(packParams(u32(C), u32(K)), 'layernorm_backward_reduce.params');
-  const colGroups = ceilDiv(C, 32);
+  const colGroups = ceilDiv(C, 64);
   if (colGroups > 65535) throw new GpuError(`layernormBackward: C=${C} exceeds the grid`);
   return Promise.all([
     gpu.kernel(vec4 ? 'layernorm_backward_dinp_vec4' : 'layernorm_backward_dinp', [dinp, dout, inp, weight, mean, rstd, rowParams], grid1d(N, layout.ROWS), layout),
-    gpu.kernel('layernorm_backward_params', [part, dout, inp, mean, rstd, partParams], [colGroups, K]),
+    gpu.kernel('layernorm_backward_params', [part, dout, inp, mean, rstd, partParams], [colGroups, K], { WG: 64 }),
     gpu.kernel('layernorm_backward_reduce', [dweight, dbias, part, reduceParams], grid1d(C, 64), { WG: 64 }),
   ]);
 }
@@ -110,8 +129,9 @@ export function encoderForward(
 }
 
 /**
- * dwte += scatter of dout rows by token id (deterministic, no float atomics: one workgroup
- * per token id scans the tokens); dwpe += sum over b of dout (rows t < T only).
+ * dwte += scatter of dout rows by token id, deterministic and without float atomics: a
+ * counting sort of the positions by token id (V * B * T compares, scratch allocated here),
+ * then one invocation per (v, c) sums its rows. dwpe += sum over b of dout (rows t < T only).
  */
 export function encoderBackward(
   gpu: Gpu,
@@ -123,12 +143,13 @@ export function encoderBackward(
 ): Promise<Dispatch[]> {
   const { B, T, C, V } = dims;
   checkPositive('encoderBackward', dims);
-  // columns per pass = positions per scan step: no more lanes than columns (down to 32)
-  const wteWG = Math.min(256, Math.max(32, nextPow2(C)));
+  const order = gpu.createBuffer(B * T * 4, 'encoder_backward.order'); // (B * T) u32
+  const bucket = gpu.createBuffer(V * 8, 'encoder_backward.bucket'); // (V) start, count
   const wteParams = gpu.uniform(packParams(u32(B * T), u32(C), u32(V)), 'encoder_backward_wte.params');
   const wpeParams = gpu.uniform(packParams(u32(B), u32(T), u32(C)), 'encoder_backward_wpe.params');
   return Promise.all([
-    gpu.kernel('encoder_backward_wte', [dwte, dout, tokens, wteParams], grid1d(V, 1), { WG: wteWG }),
+    gpu.kernel('encoder_backward_sort', [order, bucket, tokens, wteParams], grid1d(V, 64), { WG: 64 }),
+    gpu.kernel('encoder_backward_wte', [dwte, dout, order, bucket, wteParams], grid1d(V * C, 64), { WG: 64 }),
     gpu.kernel('encoder_backward_wpe', [dwpe, dout, wpeParams], grid1d(T * C, WG), { WG }),
   ]);
 }

@@ -1,0 +1,253 @@
+// Diversity of a set of items through their embeddings (LOOPS.md §7): cosine similarity,
+// the Vendi score, top-k similarity to a set (OpenSIR's diversity reward), a bag-of-n-grams
+// embedding for when no model embedding is at hand, and PCA to 2-D for maps. The symmetric
+// eigen-solver is a cyclic Jacobi method: exact to rounding and deterministic, fine for the
+// sizes plotted here (matrices up to a few hundred rows). Pure and browser-safe.
+
+export type Vector = ArrayLike<number>;
+
+function norm(a: Vector): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * a[i];
+  return Math.sqrt(s);
+}
+
+function dot(a: Vector, b: Vector): number {
+  if (a.length !== b.length) throw new RangeError(`embedding lengths differ: ${a.length} and ${b.length}`);
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+/** cos(a, b); 0 when either vector is zero (a zero embedding resembles nothing). */
+export function cosine(a: Vector, b: Vector): number {
+  const d = norm(a) * norm(b);
+  return d === 0 ? 0 : dot(a, b) / d;
+}
+
+/** a / |a| as float64; a zero vector stays zero. */
+export function unit(a: Vector): Float64Array {
+  const n = norm(a);
+  const out = new Float64Array(a.length);
+  if (n > 0) for (let i = 0; i < a.length; i++) out[i] = a[i] / n;
+  return out;
+}
+
+/** K[i, j] = cos(e_i, e_j) as a row-major n×n matrix, with K[i, i] = 1 for every item. */
+export function cosineMatrix(embs: readonly Vector[]): Float64Array {
+  const n = embs.length;
+  const units = embs.map(unit);
+  const K = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) {
+    K[i * n + i] = 1;
+    for (let j = i + 1; j < n; j++) K[i * n + j] = K[j * n + i] = dot(units[i], units[j]);
+  }
+  return K;
+}
+
+/** Mean of the k largest cosine similarities of `e` to the members of `set` (all of them if fewer); 0 for an empty set. */
+export function topKMeanCosine(e: Vector, set: readonly Vector[], k: number): number {
+  if (!Number.isInteger(k) || k < 1) throw new RangeError(`topKMeanCosine: k must be a positive integer, got ${k}`);
+  if (set.length === 0) return 0;
+  const sims = set.map((s) => cosine(e, s)).sort((a, b) => b - a);
+  const top = sims.slice(0, k);
+  return top.reduce((a, b) => a + b, 0) / top.length;
+}
+
+/** Mean cosine similarity of `e` to the members of `set` (DATPO's sibling similarity); 0 for an empty set. */
+export function meanCosine(e: Vector, set: readonly Vector[]): number {
+  if (set.length === 0) return 0;
+  return set.reduce((s, x) => s + cosine(e, x), 0) / set.length;
+}
+
+export interface Eigen {
+  /** eigenvalues, descending */
+  values: Float64Array;
+  /** vectors[i] is the unit eigenvector of values[i] (only when asked for) */
+  vectors: Float64Array[];
+}
+
+/** Eigen-decomposition of a symmetric n×n row-major matrix by cyclic Jacobi rotations. */
+export function symmetricEigen(matrix: ArrayLike<number>, n: number, wantVectors = true): Eigen {
+  if (matrix.length !== n * n) throw new RangeError(`symmetricEigen: ${matrix.length} entries for a ${n}×${n} matrix`);
+  const A = Float64Array.from(matrix);
+  const V = wantVectors ? identity(n) : null;
+  let scale = 0;
+  for (let i = 0; i < n * n; i++) scale += A[i] * A[i];
+  const tiny = 1e-30 * scale;
+  for (let sweep = 0; sweep < 100; sweep++) {
+    let off = 0;
+    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += A[p * n + q] * A[p * n + q];
+    if (off <= tiny) break;
+    for (let p = 0; p < n - 1; p++) for (let q = p + 1; q < n; q++) rotate(A, V, n, p, q);
+  }
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => A[b * n + b] - A[a * n + a]);
+  const values = Float64Array.from(order, (i) => A[i * n + i]);
+  const vectors = V ? order.map((i) => Float64Array.from({ length: n }, (_, r) => V[r * n + i])) : [];
+  return { values, vectors };
+}
+
+function identity(n: number): Float64Array {
+  const I = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) I[i * n + i] = 1;
+  return I;
+}
+
+/** One Jacobi rotation zeroing A[p, q] (A ← JᵀAJ, V ← VJ), in the stable form of Golub & Van Loan. */
+function rotate(A: Float64Array, V: Float64Array | null, n: number, p: number, q: number): void {
+  const apq = A[p * n + q];
+  if (apq === 0) return;
+  const theta = (A[q * n + q] - A[p * n + p]) / (2 * apq);
+  const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+  const c = 1 / Math.sqrt(t * t + 1);
+  const s = t * c;
+  for (let k = 0; k < n; k++) {
+    const akp = A[k * n + p], akq = A[k * n + q];
+    A[k * n + p] = c * akp - s * akq;
+    A[k * n + q] = s * akp + c * akq;
+  }
+  for (let k = 0; k < n; k++) {
+    const apk = A[p * n + k], aqk = A[q * n + k];
+    A[p * n + k] = c * apk - s * aqk;
+    A[q * n + k] = s * apk + c * aqk;
+  }
+  A[p * n + q] = A[q * n + p] = 0;
+  if (V) {
+    for (let k = 0; k < n; k++) {
+      const vkp = V[k * n + p], vkq = V[k * n + q];
+      V[k * n + p] = c * vkp - s * vkq;
+      V[k * n + q] = s * vkp + c * vkq;
+    }
+  }
+}
+
+/**
+ * Vendi score exp(−Σ λ log λ), λ the eigenvalues of K/n with K[i, j] = cos(e_i, e_j): the
+ * effective number of distinct items, 1 for identical items and n for orthogonal ones; 0 for
+ * an empty set. K = UUᵀ for the unit rows U, so its nonzero eigenvalues are those of UᵀU; the
+ * smaller of the two matrices is decomposed. A zero embedding gets a private axis of its own
+ * (orthogonal to everything, K[i, i] = 1), as cosineMatrix defines it.
+ */
+export function vendiScore(embs: readonly Vector[]): number {
+  const n = embs.length;
+  if (n === 0) return 0;
+  const d = embs[0].length;
+  const units = embs.map(unit);
+  const zeros = units.filter((u) => u.every((x) => x === 0)).length;
+  const D = d + zeros;
+  let z = 0;
+  const rows = units.map((u) => {
+    const r = new Float64Array(D);
+    if (u.every((x) => x === 0)) r[d + z++] = 1;
+    else r.set(u);
+    return r;
+  });
+  const m = Math.min(n, D);
+  const G = new Float64Array(m * m);
+  for (let i = 0; i < m; i++) {
+    for (let j = i; j < m; j++) {
+      let s = 0;
+      if (n <= D) s = dot(rows[i], rows[j]);
+      else for (let r = 0; r < n; r++) s += rows[r][i] * rows[r][j];
+      G[i * m + j] = G[j * m + i] = s / n;
+    }
+  }
+  let h = 0;
+  for (const lam of symmetricEigen(G, m, false).values) if (lam > 0) h -= lam * Math.log(lam);
+  return Math.exp(h);
+}
+
+/** FNV-1a, 32 bits: a stable hash for n-gram buckets. */
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+export interface NgramOptions {
+  /** n-gram lengths counted (default 1, 2, 3) */
+  orders?: readonly number[];
+  /** hashed buckets (default 256) */
+  dim?: number;
+}
+
+/**
+ * Bag of character n-grams, hashed into `dim` buckets (the embedding fallback of LOOPS §7).
+ * The text is framed by '^' and '$' so that beginnings and ends count as n-grams too.
+ */
+export function ngramEmbedding(text: string, opts: NgramOptions = {}): Float64Array {
+  const orders = opts.orders ?? [1, 2, 3];
+  const dim = opts.dim ?? 256;
+  if (!Number.isInteger(dim) || dim < 1) throw new RangeError(`ngramEmbedding: dim must be a positive integer, got ${dim}`);
+  const out = new Float64Array(dim);
+  if (text.length === 0) return out;
+  const framed = `^${text}$`;
+  for (const k of orders) {
+    if (!Number.isInteger(k) || k < 1) throw new RangeError(`ngramEmbedding: n-gram order must be a positive integer, got ${k}`);
+    for (let i = 0; i + k <= framed.length; i++) out[fnv1a(`${k}:${framed.slice(i, i + k)}`) % dim] += 1;
+  }
+  return out;
+}
+
+export interface Projection2D {
+  /** one [x, y] per item: its coordinates on the first two principal axes */
+  points: [number, number][];
+  /** the two principal axes (unit vectors in embedding space; zero when the data has fewer dimensions) */
+  axes: [Float64Array, Float64Array];
+  /** variance along each axis */
+  variance: [number, number];
+  mean: Float64Array;
+}
+
+/**
+ * PCA to 2-D. The centred data X (n×d) is decomposed through whichever of XᵀX (d×d) or
+ * XXᵀ (n×n) is smaller. Each axis is signed so that its largest-magnitude entry is positive,
+ * which makes the map stable from one call to the next.
+ */
+export function pca2d(embs: readonly Vector[]): Projection2D {
+  const n = embs.length;
+  if (n === 0) throw new RangeError('pca2d: no items');
+  const d = embs[0].length;
+  const mean = new Float64Array(d);
+  for (const e of embs) {
+    if (e.length !== d) throw new RangeError(`pca2d: embedding lengths differ: ${d} and ${e.length}`);
+    for (let j = 0; j < d; j++) mean[j] += e[j] / n;
+  }
+  const X = embs.map((e) => Float64Array.from({ length: d }, (_, j) => e[j] - mean[j]));
+  const axes = principalAxes(X, d).map(signed) as [Float64Array, Float64Array];
+  const points = X.map((x) => [dot(x, axes[0]), dot(x, axes[1])] as [number, number]);
+  const variance = axes.map((_, a) => points.reduce((s, p) => s + p[a] * p[a], 0) / n) as [number, number];
+  return { points, axes, variance, mean };
+}
+
+/** The two leading unit eigenvectors of XᵀX (zero vectors where the rank is lower). */
+function principalAxes(X: Float64Array[], d: number): Float64Array[] {
+  const n = X.length;
+  if (d <= n) {
+    const S = new Float64Array(d * d);
+    for (const x of X) for (let i = 0; i < d; i++) for (let j = 0; j < d; j++) S[i * d + j] += x[i] * x[j];
+    const eig = symmetricEigen(S, d);
+    return [0, 1].map((a) => (a < d && eig.values[a] > 1e-12 * Math.max(eig.values[0], 1e-300) ? eig.vectors[a] : new Float64Array(d)));
+  }
+  // Through the n×n Gram matrix: u an eigenvector of XXᵀ with λ > 0 gives the axis Xᵀu/√λ.
+  const G = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = i; j < n; j++) G[i * n + j] = G[j * n + i] = dot(X[i], X[j]);
+  const eig = symmetricEigen(G, n);
+  return [0, 1].map((a) => {
+    const axis = new Float64Array(d);
+    const lam = a < n ? eig.values[a] : 0;
+    if (!(lam > 1e-12 * Math.max(eig.values[0], 1e-300))) return axis;
+    for (let r = 0; r < n; r++) for (let j = 0; j < d; j++) axis[j] += eig.vectors[a][r] * X[r][j];
+    return unit(axis);
+  });
+}
+
+function signed(v: Float64Array): Float64Array {
+  let big = 0;
+  for (let i = 1; i < v.length; i++) if (Math.abs(v[i]) > Math.abs(v[big])) big = i;
+  if (v.length > 0 && v[big] < 0) for (let i = 0; i < v.length; i++) v[i] = -v[i];
+  return v;
+}

@@ -1,0 +1,117 @@
+// The model card of a base policy: its data recipe, training summary, and measured base
+// metrics per role (sampled with the KV-cache decoder, checked by the world's parsers and
+// interpreter), so every loop knows what it starts from.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Gpu } from '../gpu/runtime';
+import type { GPTConfig } from '../model/config';
+import type { TensorTable } from '../model/params';
+import { Decoder, type GenerateOpts } from '../model/decoder';
+import {
+  EOS, ROLE_LIMITS, ROLES, conceptKey, conceptsOf, extractAnswer, loadSet, makeRng, parseChallenge, parsePropose, parseSolve, parseTeach, parseVary,
+  responseText, sampleExample, solvePrompt, decode, type Role,
+} from '../world/index';
+import type { PretrainConfig, PretrainState } from './run';
+import { passAtK } from '../metrics/passk';
+
+const B = 64;
+
+/** Samples one response per prompt (in batches of B), as text before EOS. */
+export async function sampleTexts(dec: Decoder, prompts: number[][], opts: GenerateOpts): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < prompts.length; i += dec.B) {
+    const chunk = prompts.slice(i, i + dec.B);
+    const padded = [...chunk, ...Array.from({ length: dec.B - chunk.length }, () => chunk[0])];
+    const g = await dec.generate(padded, { ...opts, seed: opts.seed + i });
+    for (let b = 0; b < chunk.length; b++) {
+      const start = b * dec.Tmax + g.promptLen[b];
+      out.push(responseText(g.tokens.subarray(start, start + g.responseLen[b])).text);
+    }
+  }
+  return out;
+}
+
+async function solveMetrics(dec: Decoder, n: number, seed: number): Promise<Record<string, { pass1: number; passN: number; problems: number }>> {
+  const res: Record<string, { pass1: number; passN: number; problems: number }> = {};
+  for (let ops = 1; ops <= 4; ops++) {
+    const problems = loadSet(`eval-ops${ops}`).slice(0, 32);
+    const prompts = problems.flatMap((p) => Array.from({ length: n }, () => solvePrompt(p.text)));
+    const texts = await sampleTexts(dec, prompts, { temperature: 1, topK: 0, topP: 1, seed: seed + ops * 1000, eosToken: EOS, maxNew: ROLE_LIMITS.solve.response });
+    let p1 = 0, pn = 0;
+    problems.forEach((p, i) => {
+      let c = 0;
+      for (let j = 0; j < n; j++) {
+        const r = parseSolve(texts[i * n + j]);
+        if (r.ok && r.value.answer === p.answer) c++;
+      }
+      p1 += passAtK(n, c, 1);
+      pn += passAtK(n, c, n);
+    });
+    res[`ops${ops}`] = { pass1: p1 / problems.length, passN: pn / problems.length, problems: problems.length };
+  }
+  return res;
+}
+
+/** Parse rate and the role's true-validity diagnostic on prompts drawn like pretraining's. */
+async function roleMetrics(dec: Decoder, role: Exclude<Role, 'solve'>, count: number, seed: number): Promise<Record<string, number>> {
+  const rng = makeRng(seed);
+  const prompts = Array.from({ length: count }, (_, i) => sampleExample(rng, role, 1 + (i % 3)).prompt);
+  const texts = await sampleTexts(dec, prompts, { temperature: 1, topK: 0, topP: 1, seed, eosToken: EOS, maxNew: ROLE_LIMITS[role].response });
+  let parsed = 0, valid = 0;
+  const concepts = new Set<string>();
+  texts.forEach((t, i) => {
+    if (role === 'vary') {
+      const r = parseVary(t);
+      if (!r.ok) return;
+      parsed++;
+      if (r.value.problem.oracleValue === extractAnswer(decode(prompts[i]))) valid++;
+    } else if (role === 'challenge') {
+      const r = parseChallenge(t);
+      if (!r.ok) return;
+      parsed++;
+      if (r.value.gold === r.value.question.oracleValue) valid++;
+    } else if (role === 'teach') {
+      const r = parseTeach(t);
+      if (!r.ok) return;
+      parsed++;
+      valid++;
+      concepts.add(conceptKey(conceptsOf(r.value.problem.expr)));
+    } else {
+      const r = parsePropose(t);
+      if (r.ok) {
+        parsed++;
+        valid++;
+      }
+    }
+  });
+  const out: Record<string, number> = { samples: count, parseRate: parsed / count };
+  if (role === 'vary') out.trueSameAnswerRate = valid / count;
+  if (role === 'challenge') out.goldAccuracy = parsed ? valid / parsed : 0;
+  if (role === 'teach') {
+    out.legalRate = parsed / count;
+    out.distinctConcepts = concepts.size;
+  }
+  if (role === 'propose') out.validRate = valid / count;
+  return out;
+}
+
+export async function writeCard(
+  gpu: Gpu, dir: string, cfg: GPTConfig, table: TensorTable, params: Float32Array, pc: PretrainConfig, state: PretrainState, n: number,
+): Promise<void> {
+  const dec = await Decoder.create(gpu, cfg, table, gpu.upload(params, 'card.params'), { B, Tmax: cfg.nPositions });
+  const solve = await solveMetrics(dec, n, pc.seed + 17);
+  const roles: Record<string, Record<string, number>> = {};
+  for (const role of ROLES) if (role !== 'solve') roles[role] = await roleMetrics(dec, role, 128, pc.seed + 31);
+  const hist = state.history;
+  const card = {
+    model: { ...cfg, params: table.tensors.reduce((a, t) => a + t.size, 0) },
+    data: { recipe: 'gold examples of every role from src/world (sampleExample), one per row, loss on response tokens', mix: pc.mix, curriculum: pc.curriculum },
+    training: {
+      seed: pc.seed, steps: state.step, maxSteps: pc.steps, batchSize: pc.batchSize, seqLen: pc.seqLen, lr: pc.lr, warmup: pc.warmup,
+      weightDecay: pc.weightDecay, responseTokensSeen: state.tokensSeen, adapter: gpu.adapterName,
+      loss: { first: hist[0] ?? null, last: hist[hist.length - 1] ?? null, bestHeldOut: state.bestEvalLoss, curve: hist.map((h) => [h.step, +h.trainLoss.toFixed(4), +h.evalLoss.toFixed(4)]) },
+    },
+    metrics: { sampling: { temperature: 1, samplesPerProblem: n }, solve, ...roles },
+  };
+  await writeFile(join(dir, 'card.json'), JSON.stringify(card, null, 1) + '\n');
+}

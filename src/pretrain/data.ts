@@ -1,0 +1,83 @@
+// Pretraining data: a seeded mixture of every role's gold examples, packed into [B, T] rows
+// with the loss on response tokens only. Batch `step` depends only on (seed, step), so a run
+// resumed from a checkpoint sees exactly the batches an uninterrupted run would.
+import { EOS, PAD, ROLES, makeRng, sampleExample, type Role } from '../world/index';
+
+export type RoleMix = Readonly<Record<Role, number>>;
+
+/** Solve dominates (it is what RL trains); every generating role gets enough to be parseable. */
+export const DEFAULT_MIX: RoleMix = { solve: 0.6, vary: 0.1, challenge: 0.1, teach: 0.1, propose: 0.1 };
+
+export interface CurriculumSpec {
+  /** operation counts drawn uniformly from 1..maxOps(progress) */
+  finalMaxOps: number;
+  /** fraction of the run over which maxOps ramps from 1 to finalMaxOps (NOTES: 0.3 helps most) */
+  rampFraction: number;
+}
+
+export const DEFAULT_CURRICULUM: CurriculumSpec = { finalMaxOps: 4, rampFraction: 0.3 };
+
+export function maxOpsAt(progress: number, c: CurriculumSpec): number {
+  if (c.rampFraction <= 0) return c.finalMaxOps;
+  const f = Math.min(1, Math.max(0, progress / c.rampFraction));
+  return Math.max(1, Math.min(c.finalMaxOps, 1 + Math.floor(f * c.finalMaxOps)));
+}
+
+export interface PackedBatch {
+  tokens: Uint32Array; // [B*T]
+  targets: Uint32Array; // [B*T]
+  w: Float32Array; // [B*T]: −1/N on response targets (N = response targets in the batch), else 0
+  responseTokens: number;
+  roles: Role[];
+}
+
+function pickRole(rand: () => number, mix: RoleMix): Role {
+  const total = ROLES.reduce((a, r) => a + mix[r], 0);
+  let u = rand() * total;
+  for (const r of ROLES) {
+    u -= mix[r];
+    if (u < 0) return r;
+  }
+  return 'solve';
+}
+
+/** One example per row, right-padded; examples longer than T+1 tokens are redrawn. */
+export function pretrainBatch(seed: number, step: number, B: number, T: number, mix: RoleMix, maxOps: number): PackedBatch {
+  const rand = makeRng(((seed * 0x9e3779b1) ^ (step * 0x85ebca6b)) >>> 0);
+  const tokens = new Uint32Array(B * T).fill(PAD);
+  const targets = new Uint32Array(B * T).fill(PAD);
+  const mask = new Uint8Array(B * T);
+  const roles: Role[] = [];
+  let n = 0;
+  for (let b = 0; b < B; b++) {
+    let ex = null;
+    for (let tries = 0; tries < 50 && !ex; tries++) {
+      const role = pickRole(rand, mix);
+      const ops = 1 + Math.floor(rand() * maxOps);
+      const e = sampleExample(rand, role, ops);
+      if (e.prompt.length + e.response.length <= T + 1) ex = e;
+    }
+    if (!ex) throw new Error(`pretraining: no example fits T=${T} after 50 draws; raise T`);
+    const seq = [...ex.prompt, ...ex.response];
+    if (seq[seq.length - 1] !== EOS) throw new Error('pretraining: a gold response does not end with EOS');
+    roles.push(ex.role);
+    for (let t = 0; t + 1 < seq.length; t++) {
+      tokens[b * T + t] = seq[t];
+      targets[b * T + t] = seq[t + 1];
+      if (t + 1 >= ex.prompt.length) {
+        mask[b * T + t] = 1;
+        n++;
+      }
+    }
+  }
+  const w = new Float32Array(B * T);
+  for (let i = 0; i < w.length; i++) if (mask[i]) w[i] = -1 / n;
+  return { tokens, targets, w, responseTokens: n, roles };
+}
+
+/** Learning rate: linear warm-up, then cosine decay to `minFrac` of the peak. */
+export function lrAt(step: number, total: number, peak: number, warmup: number, minFrac = 0.1): number {
+  if (step < warmup) return (peak * (step + 1)) / warmup;
+  const p = Math.min(1, (step - warmup) / Math.max(1, total - warmup));
+  return peak * (minFrac + (1 - minFrac) * 0.5 * (1 + Math.cos(Math.PI * p)));
+}
