@@ -1,5 +1,7 @@
 // rlvr-lab: the Node command line over the same engine the page runs in its worker.
 import { parseArgs, CliError } from './args';
+import { CheckpointError } from '../model/safetensors';
+import { ConfigError } from '../model/config';
 
 type Command = (argv: string[]) => Promise<void>;
 
@@ -31,7 +33,7 @@ export async function main(argv: string[]): Promise<number> {
     await (await cmd.load())(rest);
     return 0;
   } catch (e) {
-    if (e instanceof CliError) {
+    if (e instanceof CliError || e instanceof CheckpointError || e instanceof ConfigError) {
       process.stderr.write(`rlvr-lab ${name}: ${e.message}\n`);
       return 2;
     }
