@@ -122,7 +122,8 @@ export class TfjsGpt {
   }
 
   dispose(): void {
-    this.tf.dispose([...this.vars, this.mask]);
+    for (const v of this.vars) v.dispose();
+    this.mask.dispose();
     this.tokens?.dispose();
     this.targets?.dispose();
     this.optimizer.dispose();

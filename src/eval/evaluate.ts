@@ -116,7 +116,14 @@ export async function evaluateSet(
   options: EvalOptions,
   onProgress?: (p: EvalProgress) => void,
 ): Promise<EvalResult> {
-  const o: Required<EvalOptions> = { ...EVAL_DEFAULTS, ...options };
+  const o: Required<EvalOptions> = {
+    ...options,
+    temperature: options.temperature ?? EVAL_DEFAULTS.temperature,
+    topP: options.topP ?? EVAL_DEFAULTS.topP,
+    topK: options.topK ?? EVAL_DEFAULTS.topK,
+    maxNew: options.maxNew ?? EVAL_DEFAULTS.maxNew,
+    batch: options.batch ?? EVAL_DEFAULTS.batch,
+  };
   checkOptions(o, problems);
   const unfit = whyModelCannotSolve(model.cfg, problems);
   if (unfit) throw new RangeError(`evaluateSet: ${unfit}`);

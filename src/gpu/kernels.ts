@@ -26,27 +26,39 @@ export const KERNELS = {
   matmul_bias_backward: { file: 'matmul_bias_backward.wgsl', bindings: ['storage', 'read', 'uniform'] },
 
   // --- layernorm, gelu, encoder (src/gpu/ops/layers.ts)
-  // out[N,C], mean[N], rstd[N], inp[N,C], weight[C], bias[C]; main_vec4 when C % 4 == 0
+  // Each `_vec4` entry is the same file's main_vec4: four floats per load, for C % 4 == 0 (or n % 4 == 0).
+  // out[N,C], mean[N], rstd[N], inp[N,C], weight[C], bias[C]
   layernorm_forward: { file: 'layernorm_forward.wgsl', bindings: ['storage', 'storage', 'storage', 'read', 'read', 'read', 'uniform'] },
   layernorm_forward_vec4: { file: 'layernorm_forward.wgsl', entry: 'main_vec4', bindings: ['storage', 'storage', 'storage', 'read', 'read', 'read', 'uniform'] },
   // dinp[N,C] +=, dout[N,C], inp[N,C], weight[C], mean[N], rstd[N]
   layernorm_backward_dinp: { file: 'layernorm_backward_dinp.wgsl', bindings: ['storage', 'read', 'read', 'read', 'read', 'read', 'uniform'] },
   layernorm_backward_dinp_vec4: { file: 'layernorm_backward_dinp.wgsl', entry: 'main_vec4', bindings: ['storage', 'read', 'read', 'read', 'read', 'read', 'uniform'] },
-  // part[2,K,C] chunk partials of dweight, dbias; then dweight[C] +=, dbias[C] += their sum
+  // part[2,K,C] chunk partials of dweight, dbias (dout, inp, mean, rstd); then dweight[C] +=, dbias[C] += their sum
   layernorm_backward_params: { file: 'layernorm_backward_params.wgsl', bindings: ['storage', 'read', 'read', 'read', 'read', 'uniform'] },
+  layernorm_backward_params_vec4: { file: 'layernorm_backward_params.wgsl', entry: 'main_vec4', bindings: ['storage', 'read', 'read', 'read', 'read', 'uniform'] },
   layernorm_backward_reduce: { file: 'layernorm_backward_reduce.wgsl', bindings: ['storage', 'storage', 'read', 'uniform'] },
   // out[n] = gelu(inp[n]); dinp[n] = gelu'(inp) * dout
   gelu_forward: { file: 'gelu_forward.wgsl', bindings: ['storage', 'read', 'uniform'] },
+  gelu_forward_vec4: { file: 'gelu_forward.wgsl', entry: 'main_vec4', bindings: ['storage', 'read', 'uniform'] },
   gelu_backward: { file: 'gelu_backward.wgsl', bindings: ['storage', 'read', 'read', 'uniform'] },
-  // out[B,T,C], tokens[B,T] u32, wte[V,C], wpe[Tmax,C]; dwte[V,C] +=, dwpe[Tmax,C] +=
+  gelu_backward_vec4: { file: 'gelu_backward.wgsl', entry: 'main_vec4', bindings: ['storage', 'read', 'read', 'uniform'] },
+  // out[B,T,C], tokens[B,T] u32, wte[V,C], wpe[Tmax,C]
   encoder_forward: { file: 'encoder_forward.wgsl', bindings: ['storage', 'read', 'read', 'read', 'uniform'] },
-  // order[B*T], bucket[V] (start, count): positions sorted by token id, then dwte from them
+  encoder_forward_vec4: { file: 'encoder_forward.wgsl', entry: 'main_vec4', bindings: ['storage', 'read', 'read', 'read', 'uniform'] },
+  // order[B*T], bucket[V] (start, count) from tokens[B,T]: positions sorted by token id (vec4: B*T % 4 == 0)
   encoder_backward_sort: { file: 'encoder_backward_sort.wgsl', bindings: ['storage', 'storage', 'read', 'uniform'] },
+  encoder_backward_sort_vec4: { file: 'encoder_backward_sort.wgsl', entry: 'main_vec4', bindings: ['storage', 'storage', 'read', 'uniform'] },
+  // dwte[V,C] +=, dout[B,T,C], order, bucket
   encoder_backward_wte: { file: 'encoder_backward_wte.wgsl', bindings: ['storage', 'read', 'read', 'read', 'uniform'] },
+  encoder_backward_wte_vec4: { file: 'encoder_backward_wte.wgsl', entry: 'main_vec4', bindings: ['storage', 'read', 'read', 'read', 'uniform'] },
+  // dwpe[Tmax,C] +=, dout[B,T,C]
   encoder_backward_wpe: { file: 'encoder_backward_wpe.wgsl', bindings: ['storage', 'read', 'uniform'] },
+  encoder_backward_wpe_vec4: { file: 'encoder_backward_wpe.wgsl', entry: 'main_vec4', bindings: ['storage', 'read', 'uniform'] },
   // out[n] += a[n]; out[n] = value
   accumulate: { file: 'accumulate.wgsl', bindings: ['storage', 'read', 'uniform'] },
+  accumulate_vec4: { file: 'accumulate.wgsl', entry: 'main_vec4', bindings: ['storage', 'read', 'uniform'] },
   fill: { file: 'fill.wgsl', bindings: ['storage', 'uniform'] },
+  fill_vec4: { file: 'fill.wgsl', entry: 'main_vec4', bindings: ['storage', 'uniform'] },
 
   // --- attention (src/gpu/ops/attention.ts)
   attention_forward: { file: 'attention_forward.wgsl', bindings: ['storage', 'storage', 'read', 'uniform'] },

@@ -1,8 +1,9 @@
 // Diversity of a set of items through their embeddings (LOOPS.md §7): cosine similarity,
 // the Vendi score, top-k similarity to a set (OpenSIR's diversity reward), a bag-of-n-grams
-// embedding for when no model embedding is at hand, and PCA to 2-D for maps. The symmetric
-// eigen-solver is a cyclic Jacobi method: exact to rounding and deterministic, fine for the
-// sizes plotted here (matrices up to a few hundred rows). Pure and browser-safe.
+// embedding for when no model embedding is at hand, and PCA to 2-D for maps. Both spectral
+// metrics decompose whichever of the n×n or d×d matrix is smaller (eigen.ts). Pure and
+// browser-safe.
+import { symmetricEigen } from './eigen';
 
 export type Vector = ArrayLike<number>;
 
@@ -58,67 +59,6 @@ export function topKMeanCosine(e: Vector, set: readonly Vector[], k: number): nu
 export function meanCosine(e: Vector, set: readonly Vector[]): number {
   if (set.length === 0) return 0;
   return set.reduce((s, x) => s + cosine(e, x), 0) / set.length;
-}
-
-export interface Eigen {
-  /** eigenvalues, descending */
-  values: Float64Array;
-  /** vectors[i] is the unit eigenvector of values[i] (only when asked for) */
-  vectors: Float64Array[];
-}
-
-/** Eigen-decomposition of a symmetric n×n row-major matrix by cyclic Jacobi rotations. */
-export function symmetricEigen(matrix: ArrayLike<number>, n: number, wantVectors = true): Eigen {
-  if (matrix.length !== n * n) throw new RangeError(`symmetricEigen: ${matrix.length} entries for a ${n}×${n} matrix`);
-  const A = Float64Array.from(matrix);
-  const V = wantVectors ? identity(n) : null;
-  let scale = 0;
-  for (let i = 0; i < n * n; i++) scale += A[i] * A[i];
-  const tiny = 1e-30 * scale;
-  for (let sweep = 0; sweep < 100; sweep++) {
-    let off = 0;
-    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += A[p * n + q] * A[p * n + q];
-    if (off <= tiny) break;
-    for (let p = 0; p < n - 1; p++) for (let q = p + 1; q < n; q++) rotate(A, V, n, p, q);
-  }
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => A[b * n + b] - A[a * n + a]);
-  const values = Float64Array.from(order, (i) => A[i * n + i]);
-  const vectors = V ? order.map((i) => Float64Array.from({ length: n }, (_, r) => V[r * n + i])) : [];
-  return { values, vectors };
-}
-
-function identity(n: number): Float64Array {
-  const I = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) I[i * n + i] = 1;
-  return I;
-}
-
-/** One Jacobi rotation zeroing A[p, q] (A ← JᵀAJ, V ← VJ), in the stable form of Golub & Van Loan. */
-function rotate(A: Float64Array, V: Float64Array | null, n: number, p: number, q: number): void {
-  const apq = A[p * n + q];
-  if (apq === 0) return;
-  const theta = (A[q * n + q] - A[p * n + p]) / (2 * apq);
-  const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-  const c = 1 / Math.sqrt(t * t + 1);
-  const s = t * c;
-  for (let k = 0; k < n; k++) {
-    const akp = A[k * n + p], akq = A[k * n + q];
-    A[k * n + p] = c * akp - s * akq;
-    A[k * n + q] = s * akp + c * akq;
-  }
-  for (let k = 0; k < n; k++) {
-    const apk = A[p * n + k], aqk = A[q * n + k];
-    A[p * n + k] = c * apk - s * aqk;
-    A[q * n + k] = s * apk + c * aqk;
-  }
-  A[p * n + q] = A[q * n + p] = 0;
-  if (V) {
-    for (let k = 0; k < n; k++) {
-      const vkp = V[k * n + p], vkq = V[k * n + q];
-      V[k * n + p] = c * vkp - s * vkq;
-      V[k * n + q] = s * vkp + c * vkq;
-    }
-  }
 }
 
 /**

@@ -8,11 +8,11 @@ import type { GPTConfig } from '../model/config';
 import type { TensorTable } from '../model/params';
 import { Decoder, type GenerateOpts } from '../model/decoder';
 import {
-  EOS, ROLE_LIMITS, ROLES, conceptKey, conceptsOf, extractAnswer, loadSet, makeRng, parseChallenge, parsePropose, parseSolve, parseTeach, parseVary,
-  responseText, sampleExample, solvePrompt, decode, type Role,
+  EOS, ROLE_LIMITS, ROLES, conceptKey, conceptsOf, extractAnswer, loadSet, makeRng, parseChallenge, parsePropose, parseTeach, parseVary,
+  responseText, sampleExample, decode, type Role,
 } from '../world/index';
 import type { PretrainConfig, PretrainState } from './run';
-import { passAtK } from '../metrics/passk';
+import { evaluateSet, type EvalModel } from '../eval/evaluate';
 
 const B = 64;
 
@@ -31,23 +31,12 @@ export async function sampleTexts(dec: Decoder, prompts: number[][], opts: Gener
   return out;
 }
 
-async function solveMetrics(dec: Decoder, n: number, seed: number): Promise<Record<string, { pass1: number; passN: number; problems: number }>> {
+async function solveMetrics(gpu: Gpu, model: EvalModel, n: number, seed: number): Promise<Record<string, { pass1: number; passN: number; problems: number }>> {
   const res: Record<string, { pass1: number; passN: number; problems: number }> = {};
   for (let ops = 1; ops <= 4; ops++) {
-    const problems = loadSet(`eval-ops${ops}`).slice(0, 32);
-    const prompts = problems.flatMap((p) => Array.from({ length: n }, () => solvePrompt(p.text)));
-    const texts = await sampleTexts(dec, prompts, { temperature: 1, topK: 0, topP: 1, seed: seed + ops * 1000, eosToken: EOS, maxNew: ROLE_LIMITS.solve.response });
-    let p1 = 0, pn = 0;
-    problems.forEach((p, i) => {
-      let c = 0;
-      for (let j = 0; j < n; j++) {
-        const r = parseSolve(texts[i * n + j]);
-        if (r.ok && r.value.answer === p.answer) c++;
-      }
-      p1 += passAtK(n, c, 1);
-      pn += passAtK(n, c, n);
-    });
-    res[`ops${ops}`] = { pass1: p1 / problems.length, passN: pn / problems.length, problems: problems.length };
+    const problems = loadSet(`eval-ops${ops}`).slice(0, 32).map((p, i) => ({ id: i, text: p.text, answer: p.answer }));
+    const r = await evaluateSet(gpu, model, problems, { n, ks: [1, n], seed: seed + ops, batch: B });
+    res[`ops${ops}`] = { pass1: r.passAtK[1], passN: r.passAtK[n], problems: problems.length };
   }
   return res;
 }
@@ -98,8 +87,9 @@ async function roleMetrics(dec: Decoder, role: Exclude<Role, 'solve'>, count: nu
 export async function writeCard(
   gpu: Gpu, dir: string, cfg: GPTConfig, table: TensorTable, params: Float32Array, pc: PretrainConfig, state: PretrainState, n: number,
 ): Promise<void> {
-  const dec = await Decoder.create(gpu, cfg, table, gpu.upload(params, 'card.params'), { B, Tmax: cfg.nPositions });
-  const solve = await solveMetrics(dec, n, pc.seed + 17);
+  const paramsBuf = gpu.upload(params, 'card.params');
+  const dec = await Decoder.create(gpu, cfg, table, paramsBuf, { B, Tmax: cfg.nPositions });
+  const solve = await solveMetrics(gpu, { cfg, table, params: paramsBuf }, n, pc.seed + 17);
   const roles: Record<string, Record<string, number>> = {};
   for (const role of ROLES) if (role !== 'solve') roles[role] = await roleMetrics(dec, role, 128, pc.seed + 31);
   const hist = state.history;

@@ -2,6 +2,9 @@
 // every field, presets as partial overrides, and a validator that says what to change.
 import { ConfigError, didYouMean } from '../model/config';
 import type { KlType, PgHyper, RatioLevel } from '../gpu/ops/pg';
+import { num, validateFields, type FieldSpecs } from '../config/fields';
+
+export type { Field, FieldSpec } from '../config/fields';
 
 export type AdvantageEstimator = 'group_std' | 'none' | 'batch_std' | 'external';
 export type Aggregation = 'token_mean' | 'seq_mean_token_mean' | 'seq_mean_token_sum' | 'constant_norm';
@@ -30,23 +33,7 @@ export interface RlCoreConfig {
   readonly temperature: number;
 }
 
-type Field =
-  | { kind: 'enum'; choices: readonly string[] }
-  | { kind: 'number'; min: number; max?: number; minExclusive?: boolean; integer?: boolean; nullable?: boolean }
-  | { kind: 'boolean' };
-
-export interface FieldSpec<V> {
-  readonly default: V;
-  /** what the field does, for forms and error messages */
-  readonly help: string;
-  /** the value in the papers, shown beside the field */
-  readonly paper: string;
-  readonly type: Field;
-}
-
-const num = (min: number, extra: Partial<Extract<Field, { kind: 'number' }>> = {}): Field => ({ kind: 'number', min, ...extra });
-
-export const RL_CORE_FIELDS: { readonly [K in keyof RlCoreConfig]: FieldSpec<RlCoreConfig[K]> } = {
+export const RL_CORE_FIELDS: FieldSpecs<RlCoreConfig> = {
   advantage: {
     default: 'group_std', type: { kind: 'enum', choices: ['group_std', 'none', 'batch_std', 'external'] },
     help: 'advantage estimator: group_std (r − group mean)/(group std + ε); none: r − group mean (Dr. GRPO); batch_std: r − group mean over the std of the role\'s rewards in the batch; external: supplied by the loop (DATPO tree blocks)',
@@ -108,35 +95,6 @@ export const RL_CORE_PRESETS = {
 
 export type RlCorePresetName = keyof typeof RL_CORE_PRESETS;
 
-function isPlainObject(obj: unknown): obj is Record<string, unknown> {
-  return typeof obj === 'object' && obj !== null && !Array.isArray(obj);
-}
-
-function checkField(where: string, key: keyof RlCoreConfig, v: unknown): void {
-  const f = RL_CORE_FIELDS[key].type;
-  const at = `${where}.${key} = ${JSON.stringify(v)}`;
-  if (f.kind === 'boolean') {
-    if (typeof v !== 'boolean') throw new ConfigError(`${at}: must be true or false (${RL_CORE_FIELDS[key].help})`);
-    return;
-  }
-  if (f.kind === 'enum') {
-    if (typeof v !== 'string' || !f.choices.includes(v)) {
-      const hint = typeof v === 'string' ? didYouMean(v, f.choices) : '';
-      throw new ConfigError(`${at}: must be one of ${f.choices.join(', ')}${hint}`);
-    }
-    return;
-  }
-  if (v === null && f.nullable) return;
-  const orNull = f.nullable ? ' or null' : '';
-  if (typeof v !== 'number' || Number.isNaN(v) || (f.integer && !Number.isInteger(v))) {
-    throw new ConfigError(`${at}: must be ${f.integer ? 'an integer' : 'a number'}${orNull}`);
-  }
-  const tooLow = f.minExclusive ? v <= f.min : v < f.min;
-  if (tooLow) throw new ConfigError(`${at}: must be ${f.minExclusive ? '>' : '≥'} ${f.min}${orNull}`);
-  if (f.max !== undefined && v >= f.max) throw new ConfigError(`${at}: must be < ${f.max}`);
-  if (!Number.isFinite(v)) throw new ConfigError(`${at}: must be finite`);
-}
-
 /** Cross-field rules: each message names the fields and what to change. */
 function checkConsistency(where: string, c: RlCoreConfig): void {
   if (c.dynamicSampling && !c.filterZeroVariance) {
@@ -149,16 +107,9 @@ function checkConsistency(where: string, c: RlCoreConfig): void {
  * complete config. Unknown keys are rejected with the closest known name.
  */
 export function validateRlConfig(obj: unknown, where = 'rl', base: RlCoreConfig = DEFAULT_RL_CORE): RlCoreConfig {
-  if (!isPlainObject(obj)) throw new ConfigError(`${where}: expected an object of RL settings (${KEYS.join(', ')})`);
-  for (const key of Object.keys(obj)) {
-    if (!(KEYS as string[]).includes(key)) {
-      throw new ConfigError(`${where}: unknown key "${key}"${didYouMean(key, KEYS)}; allowed keys: ${KEYS.join(', ')}`);
-    }
-  }
-  const merged = { ...base, ...obj } as RlCoreConfig;
-  for (const key of KEYS) checkField(where, key, merged[key]);
+  const merged = validateFields(obj, RL_CORE_FIELDS, where, base);
   checkConsistency(where, merged);
-  return Object.freeze(merged);
+  return merged;
 }
 
 /** Defaults, then a preset, then overrides; validated. */

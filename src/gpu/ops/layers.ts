@@ -1,6 +1,7 @@
 // LayerNorm, GELU, the token + position embedding ("encoder" in llm.c), and two utilities.
 // Twins of shaders/layernorm_*.wgsl, gelu_*.wgsl, encoder_*.wgsl, accumulate.wgsl, fill.wgsl.
 import { Gpu, GpuError, f32, packParams, u32, type Dispatch, type TensorRef } from '../runtime';
+import type { KernelName } from '../kernels';
 import { ceilDiv, grid1d } from './grid';
 
 const WG = 256;
@@ -13,8 +14,8 @@ export interface RowLayout {
 
 /**
  * Rows of at most 32 loads (C <= 128 with vec4) get one invocation each: no workgroup memory
- * and no barriers, which on CPU drivers (SwiftShader) costs 50x less than a shared-memory
- * tree, and on GPUs keeps rows of this size a few microseconds. Longer rows get a tree over
+ * and no barriers, which on CPU drivers (SwiftShader) runs ~40x faster than a shared-memory
+ * tree (barriers there are fiber switches), and on GPUs keeps rows of this size a few microseconds. Longer rows get a tree over
  * LANES invocations, about two loads per lane, a warp at least.
  */
 function rowLayout(C: number, vec4: boolean, forced?: RowLayout): RowLayout {
@@ -56,7 +57,7 @@ export function layernormForward(
   const vec4 = C % 4 === 0;
   const layout = rowLayout(C, vec4, opts.layout);
   const params = gpu.uniform(packParams(u32(N), u32(C)), 'layernorm_forward.params');
-  return gpu.kernel(vec4 ? 'layernorm_forward_vec4' : 'layernorm_forward', [out, mean, rstd, inp, weight, bias, params], grid1d(N, layout.ROWS), layout);
+  return gpu.kernel(vec4 ? 'layernorm_forward_vec4' : 'layernorm_forward', [out, mean, rstd, inp, weight, bias, params], grid1d(N, layout.ROWS), { LANES: layout.LANES, ROWS: layout.ROWS });
 }
 
 /**
@@ -64,7 +65,7 @@ export function layernormForward(
  * Three dispatches: the per-row input gradient, then a two-pass column reduction of the
  * weight and bias gradients through a scratch buffer of chunk partials allocated here.
  */
-export async function layernormBackward(
+export function layernormBackward(
   gpu: Gpu,
   dinp: TensorRef, // (N, C) +=
   dweight: TensorRef, // (C) +=
@@ -89,11 +90,11 @@ export async function layernormBackward(
   const part = gpu.createBuffer(2 * K * C * 4, 'layernorm_backward.part'); // (2, K, C)
   const partParams = gpu.uniform(packParams(u32(N), u32(C), u32(CHUNK), u32(K)), 'layernorm_backward_params.params');
   const reduceParams = gpu.uniform(packParams(u32(C), u32(K)), 'layernorm_backward_reduce.params');
-  const colGroups = ceilDiv(C, 64);
+  const colGroups = ceilDiv(vec4 ? C / 4 : C, 64);
   if (colGroups > 65535) throw new GpuError(`layernormBackward: C=${C} exceeds the grid`);
   return Promise.all([
-    gpu.kernel(vec4 ? 'layernorm_backward_dinp_vec4' : 'layernorm_backward_dinp', [dinp, dout, inp, weight, mean, rstd, rowParams], grid1d(N, layout.ROWS), layout),
-    gpu.kernel('layernorm_backward_params', [part, dout, inp, mean, rstd, partParams], [colGroups, K], { WG: 64 }),
+    gpu.kernel(vec4 ? 'layernorm_backward_dinp_vec4' : 'layernorm_backward_dinp', [dinp, dout, inp, weight, mean, rstd, rowParams], grid1d(N, layout.ROWS), { LANES: layout.LANES, ROWS: layout.ROWS }),
+    gpu.kernel(vec4 ? 'layernorm_backward_params_vec4' : 'layernorm_backward_params', [part, dout, inp, mean, rstd, partParams], [colGroups, K], { WG: 64 }),
     gpu.kernel('layernorm_backward_reduce', [dweight, dbias, part, reduceParams], grid1d(C, 64), { WG: 64 }),
   ]);
 }
@@ -102,14 +103,14 @@ export async function layernormBackward(
 export function geluForward(gpu: Gpu, out: TensorRef /* (n) */, inp: TensorRef /* (n) */, n: number): Promise<Dispatch> {
   checkPositive('geluForward', { n });
   const params = gpu.uniform(packParams(u32(n)), 'gelu_forward.params');
-  return gpu.kernel('gelu_forward', [out, inp, params], grid1d(n, WG), { WG });
+  return elementwise(gpu, 'gelu_forward', 'gelu_forward_vec4', [out, inp, params], n);
 }
 
 /** dinp = gelu'(inp) * dout (an activation gradient: =, not +=). */
 export function geluBackward(gpu: Gpu, dinp: TensorRef /* (n) = */, inp: TensorRef /* (n) */, dout: TensorRef /* (n) */, n: number): Promise<Dispatch> {
   checkPositive('geluBackward', { n });
   const params = gpu.uniform(packParams(u32(n)), 'gelu_backward.params');
-  return gpu.kernel('gelu_backward', [dinp, inp, dout, params], grid1d(n, WG), { WG });
+  return elementwise(gpu, 'gelu_backward', 'gelu_backward_vec4', [dinp, inp, dout, params], n);
 }
 
 /** out[B,T,C] = wte[tokens[b,t], :] + wpe[t, :]; tokens is u32 [B*T], each < V; wte [V,C]; wpe [Tmax,C], T <= Tmax. */
@@ -123,9 +124,11 @@ export function encoderForward(
 ): Promise<Dispatch> {
   const { B, T, C } = dims;
   checkPositive('encoderForward', dims);
-  if (wpe.size < T * C * 4) throw new GpuError(`encoderForward: wpe holds ${wpe.size / 4 / C} positions, T=${T}`);
+  if (wpe.size < T * C * 4) throw new GpuError(`encoderForward: wpe holds ${Math.floor(wpe.size / 4 / C)} positions, T=${T}`);
   const params = gpu.uniform(packParams(u32(B), u32(T), u32(C)), 'encoder_forward.params');
-  return gpu.kernel('encoder_forward', [out, tokens, wte, wpe, params], grid1d(B * T * C, WG), { WG });
+  const vec4 = C % 4 === 0;
+  const n = vec4 ? (B * T * C) / 4 : B * T * C;
+  return gpu.kernel(vec4 ? 'encoder_forward_vec4' : 'encoder_forward', [out, tokens, wte, wpe, params], grid1d(n, WG), { WG });
 }
 
 /**
@@ -143,14 +146,18 @@ export function encoderBackward(
 ): Promise<Dispatch[]> {
   const { B, T, C, V } = dims;
   checkPositive('encoderBackward', dims);
-  const order = gpu.createBuffer(B * T * 4, 'encoder_backward.order'); // (B * T) u32
+  const BT = B * T;
+  const order = gpu.createBuffer(BT * 4, 'encoder_backward.order'); // (B * T) u32
   const bucket = gpu.createBuffer(V * 8, 'encoder_backward.bucket'); // (V) start, count
-  const wteParams = gpu.uniform(packParams(u32(B * T), u32(C), u32(V)), 'encoder_backward_wte.params');
+  const wteParams = gpu.uniform(packParams(u32(BT), u32(C), u32(V)), 'encoder_backward_wte.params');
   const wpeParams = gpu.uniform(packParams(u32(B), u32(T), u32(C)), 'encoder_backward_wpe.params');
+  const vec4 = C % 4 === 0;
+  const C4 = vec4 ? C / 4 : C;
+  // the sort has only V invocations: small workgroups spread them over more cores
   return Promise.all([
-    gpu.kernel('encoder_backward_sort', [order, bucket, tokens, wteParams], grid1d(V, 64), { WG: 64 }),
-    gpu.kernel('encoder_backward_wte', [dwte, dout, order, bucket, wteParams], grid1d(V * C, 64), { WG: 64 }),
-    gpu.kernel('encoder_backward_wpe', [dwpe, dout, wpeParams], grid1d(T * C, WG), { WG }),
+    gpu.kernel(BT % 4 === 0 ? 'encoder_backward_sort_vec4' : 'encoder_backward_sort', [order, bucket, tokens, wteParams], grid1d(V, 16), { WG: 16 }),
+    gpu.kernel(vec4 ? 'encoder_backward_wte_vec4' : 'encoder_backward_wte', [dwte, dout, order, bucket, wteParams], grid1d(V * C4, 64), { WG: 64 }),
+    gpu.kernel(vec4 ? 'encoder_backward_wpe_vec4' : 'encoder_backward_wpe', [dwpe, dout, wpeParams], grid1d(T * C4, WG), { WG }),
   ]);
 }
 
@@ -158,12 +165,18 @@ export function encoderBackward(
 export function accumulate(gpu: Gpu, out: TensorRef /* (n) += */, a: TensorRef /* (n) */, n: number): Promise<Dispatch> {
   checkPositive('accumulate', { n });
   const params = gpu.uniform(packParams(u32(n)), 'accumulate.params');
-  return gpu.kernel('accumulate', [out, a, params], grid1d(n, WG), { WG });
+  return elementwise(gpu, 'accumulate', 'accumulate_vec4', [out, a, params], n);
 }
 
 /** out[i] = value (zeroing gradient buffers inside a step's command buffer). */
 export function fill(gpu: Gpu, out: TensorRef /* (n) */, value: number, n: number): Promise<Dispatch> {
   checkPositive('fill', { n });
   const params = gpu.uniform(packParams(u32(n), f32(value)), 'fill.params');
-  return gpu.kernel('fill', [out, params], grid1d(n, WG), { WG });
+  return elementwise(gpu, 'fill', 'fill_vec4', [out, params], n);
+}
+
+/** An elementwise kernel over n floats: its vec4 entry (four per invocation) when n % 4 == 0. */
+function elementwise(gpu: Gpu, scalar: KernelName, vec4: KernelName, bindings: (TensorRef | GPUBuffer)[], n: number): Promise<Dispatch> {
+  if (n % 4 === 0) return gpu.kernel(vec4, bindings, grid1d(n / 4, WG), { WG });
+  return gpu.kernel(scalar, bindings, grid1d(n, WG), { WG });
 }

@@ -1,0 +1,75 @@
+// Typed configuration fields shared by every config object of the lab (the RL core, each loop):
+// a default, help text, the papers' value, and a type; one validator that rejects unknown keys
+// with the closest known name and says what to change.
+import { ConfigError, didYouMean } from '../model/config';
+
+export type Field =
+  | { kind: 'enum'; choices: readonly string[] }
+  | { kind: 'number'; min: number; max?: number; minExclusive?: boolean; integer?: boolean; nullable?: boolean }
+  | { kind: 'boolean' }
+  | { kind: 'string' };
+
+export interface FieldSpec<V> {
+  readonly default: V;
+  /** what the field does, for forms and error messages */
+  readonly help: string;
+  /** the value in the papers, shown beside the field */
+  readonly paper: string;
+  readonly type: Field;
+}
+
+export type FieldSpecs<C> = { readonly [K in keyof C]: FieldSpec<C[K]> };
+
+export const num = (min: number, extra: Partial<Extract<Field, { kind: 'number' }>> = {}): Field => ({ kind: 'number', min, ...extra });
+
+export function isPlainObject(obj: unknown): obj is Record<string, unknown> {
+  return typeof obj === 'object' && obj !== null && !Array.isArray(obj);
+}
+
+export function checkField<C>(fields: FieldSpecs<C>, where: string, key: keyof C, v: unknown): void {
+  const spec = fields[key];
+  const f = spec.type;
+  const at = `${where}.${String(key)} = ${JSON.stringify(v)}`;
+  if (f.kind === 'boolean') {
+    if (typeof v !== 'boolean') throw new ConfigError(`${at}: must be true or false (${spec.help})`);
+    return;
+  }
+  if (f.kind === 'string') {
+    if (typeof v !== 'string' || v === '') throw new ConfigError(`${at}: must be a non-empty string (${spec.help})`);
+    return;
+  }
+  if (f.kind === 'enum') {
+    if (typeof v !== 'string' || !f.choices.includes(v)) {
+      const hint = typeof v === 'string' ? didYouMean(v, f.choices) : '';
+      throw new ConfigError(`${at}: must be one of ${f.choices.join(', ')}${hint}`);
+    }
+    return;
+  }
+  if (v === null && f.nullable) return;
+  const orNull = f.nullable ? ' or null' : '';
+  if (typeof v !== 'number' || Number.isNaN(v) || (f.integer && !Number.isInteger(v))) {
+    throw new ConfigError(`${at}: must be ${f.integer ? 'an integer' : 'a number'}${orNull}`);
+  }
+  const tooLow = f.minExclusive ? v <= f.min : v < f.min;
+  if (tooLow) throw new ConfigError(`${at}: must be ${f.minExclusive ? '>' : '≥'} ${f.min}${orNull}`);
+  if (f.max !== undefined && v >= f.max) throw new ConfigError(`${at}: must be < ${f.max}`);
+  if (!Number.isFinite(v)) throw new ConfigError(`${at}: must be finite`);
+}
+
+export function defaultsOf<C>(fields: FieldSpecs<C>): C {
+  return Object.fromEntries(Object.entries(fields).map(([k, s]) => [k, (s as FieldSpec<unknown>).default])) as C;
+}
+
+/** Checks an untrusted partial config over `base`; returns a frozen, complete config. */
+export function validateFields<C>(obj: unknown, fields: FieldSpecs<C>, where: string, base: C): C {
+  const keys = Object.keys(fields) as (keyof C & string)[];
+  if (!isPlainObject(obj)) throw new ConfigError(`${where}: expected an object of settings (${keys.join(', ')})`);
+  for (const key of Object.keys(obj)) {
+    if (!(keys as string[]).includes(key)) {
+      throw new ConfigError(`${where}: unknown key "${key}"${didYouMean(key, keys)}; allowed keys: ${keys.join(', ')}`);
+    }
+  }
+  const merged = { ...base, ...obj } as C;
+  for (const key of keys) checkField(fields, where, key, merged[key]);
+  return Object.freeze(merged);
+}

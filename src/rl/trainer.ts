@@ -1,0 +1,82 @@
+// The policy-gradient trainer: advantages → filtering → μ epochs over mini-batches of packed
+// trajectories, each one GPU step (forward, loss head, backward, AdamW). It only orchestrates;
+// the math lives in advantages.ts, trajectory.ts and the pg_loss kernel.
+import type { Gpu } from '../gpu/runtime';
+import { GPT, type GPTOptions } from '../model/gpt';
+import type { GPTConfig } from '../model/config';
+import { assignAdvantages } from './advantages';
+import { filterZeroVariance } from './filter';
+import { makePgLossHead, type PgLossHead } from './loss_head';
+import { packBatch, type Trajectory } from './trajectory';
+import { pgHyperOf, type RlCoreConfig } from './config';
+import { PAD } from '../world/tokenizer';
+
+export interface TrainStats {
+  /** mean over the mini-batch steps of each pg metric (loss, clip_ratio/*, kl, entropy, ...) */
+  metrics: Record<string, number>;
+  keptGroups: number;
+  droppedGroups: number;
+  fracZeroStd: number;
+  trajectories: number;
+  optimiserSteps: number;
+  rejectedSteps: number;
+}
+
+export class PolicyTrainer {
+  private constructor(readonly model: GPT, private readonly head: PgLossHead, private rl: RlCoreConfig) {}
+
+  /** A trainable policy of at most `rows` trajectories per mini-batch, each ≤ T tokens. */
+  static async create(gpu: Gpu, cfg: GPTConfig, init: Float32Array, rl: RlCoreConfig, shape: { rows: number; T: number }, opts: GPTOptions = {}): Promise<PolicyTrainer> {
+    const head = makePgLossHead(gpu, { B: shape.rows, T: shape.T }, pgHyperOf(rl, false));
+    const model = await GPT.create(gpu, cfg, init, { B: shape.rows, T: shape.T }, { ...opts, lossHead: head.lossHead });
+    model.setTemperature(rl.temperature);
+    model.setHyper({ maxGradNorm: rl.maxGradNorm });
+    return new PolicyTrainer(model, head, rl);
+  }
+
+  /** Safe mid-run changes (clip, KL β, entropy coefficient, temperature) apply from the next step. */
+  setRl(rl: RlCoreConfig): void {
+    this.rl = rl;
+    this.head.setHyper(pgHyperOf(rl, false));
+    this.model.setTemperature(rl.temperature);
+    this.model.setHyper({ maxGradNorm: rl.maxGradNorm });
+  }
+
+  /** One RL update on `trajs` (advantages computed here unless the estimator is external). */
+  async train(trajs: readonly Trajectory[]): Promise<TrainStats> {
+    const rl = this.rl;
+    const withAdv = assignAdvantages(trajs, rl);
+    // zero-variance groups are always counted (frac_reward_zero_std); dropped only when filtering
+    const filtered = filterZeroVariance(withAdv);
+    const kept = rl.filterZeroVariance ? filtered.kept : withAdv;
+    const stats: TrainStats = {
+      metrics: {},
+      keptGroups: rl.filterZeroVariance ? filtered.keptGroups : filtered.keptGroups + filtered.droppedGroups,
+      droppedGroups: rl.filterZeroVariance ? filtered.droppedGroups : 0,
+      fracZeroStd: filtered.fracZeroStd,
+      trajectories: kept.length, optimiserSteps: 0, rejectedSteps: 0,
+    };
+    if (kept.length === 0) return stats;
+    const rows = this.model.B;
+    const perMini = Math.ceil(kept.length / rl.miniBatches);
+    if (perMini > rows) throw new Error(`a mini-batch of ${perMini} trajectories exceeds the trainer's ${rows} rows; raise miniBatches or the trainer size`);
+    const sums: Record<string, number> = {};
+    for (let epoch = 0; epoch < rl.epochs; epoch++) {
+      for (let i = 0; i < kept.length; i += perMini) {
+        const mini = kept.slice(i, i + perMini);
+        const packed = packBatch(mini, {
+          T: this.model.T, B: rows, aggregation: rl.aggregation, constantNormTokens: rl.constantNormTokens, maskTruncated: rl.maskTruncated, padToken: PAD,
+        });
+        this.model.setBatch(packed.tokens, packed.targets);
+        this.head.setBatch(packed);
+        this.model.step();
+        const [m, status] = await Promise.all([this.head.readMetrics(), this.model.gpu.readU32(this.model.status)]);
+        if (status[0] !== 0) stats.rejectedSteps++;
+        stats.optimiserSteps++;
+        for (const [k, v] of Object.entries(m)) sums[k] = (sums[k] ?? 0) + v;
+      }
+    }
+    for (const [k, v] of Object.entries(sums)) stats.metrics[k] = v / stats.optimiserSteps;
+    return stats;
+  }
+}
