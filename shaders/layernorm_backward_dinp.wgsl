@@ -1,5 +1,5 @@
 // layernorm_backward_dinp: the input gradient of layernorm_forward, one row of C per LANES
-// invocations (ROWS rows per workgroup, 2-D grid).
+// invocations (ROWS rows per workgroup, 2-D grid; LANES = 1 needs no barriers).
 //   norm  = (inp - mean) * rstd,  dnorm = weight * dout
 //   dinp += (dnorm - mean_C(dnorm) - norm * mean_C(dnorm * norm)) * rstd
 // Accumulation rule: dinp += (it is the residual stream's gradient, which already holds the

@@ -1,7 +1,8 @@
 // layernorm_forward: out = (inp - mean) * rstd * weight + bias over the last dim C of N rows,
 // rstd = 1 / sqrt(var + 1e-5) with the biased variance; caches mean (N) and rstd (N).
 // LANES invocations share one row (shared-memory tree reduction), ROWS rows per workgroup,
-// workgroups on a 2-D grid so N / ROWS may exceed 65535.
+// workgroups on a 2-D grid so N / ROWS may exceed 65535. LANES = 1 (short rows) compiles to
+// a kernel without workgroup memory traffic or barriers.
 // Two passes over the row: the one-pass E[x^2] - E[x]^2 loses every digit when |mean| >> std
 // (activations around 1e3). The second pass sums d = x - m and d^2 (the corrected two-pass
 // algorithm): sum(d) / C repairs the rounding of the first-pass mean m, and

@@ -33,7 +33,9 @@ export class TfjsGpt {
   constructor(private readonly tf: Tfjs, private readonly cfg: GPTConfig, table: TensorTable, init: Float32Array, readonly B: number, readonly T: number, lr: number) {
     const prefix = `tfjs-gpt${instances++}/`;
     const v = (t: TensorInfo, shape: readonly number[] = t.shape): TF.Variable => {
-      const x = tf.variable(tf.tensor(tensorData(init, t).slice(0, shape.reduce((a, b) => a * b, 1)), [...shape]), true, prefix + t.name);
+      const data = tensorData(init, t).slice(0, shape.reduce((a, b) => a * b, 1));
+      // tidy frees the initial tensor; the variable (a copy holding its own reference) stays
+      const x = tf.tidy(() => tf.variable(tf.tensor(data, [...shape]), true, prefix + t.name));
       this.vars.push(x);
       return x;
     };

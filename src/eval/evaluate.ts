@@ -135,6 +135,7 @@ export async function evaluateSet(
   const decoder = await Decoder.create(gpu, model.cfg, model.table, model.params, { B, Tmax });
   const samples: ScoredSample[] = [];
   for (let g = 0; g * B < total; g++) {
+    // The last batch is padded with copies of the last pair; their samples are dropped.
     const pairs = Array.from({ length: B }, (_, r) => Math.min(g * B + r, total - 1));
     const gen = await decoder.generate(
       pairs.map((pair) => prompts[Math.floor(pair / o.n)]),

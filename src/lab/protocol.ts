@@ -1,5 +1,6 @@
 // Types that cross the worker boundary. Both sides import them; nothing here runs code.
 import type { AdapterSummary } from '../gpu/device';
+import type { LoopEvent } from '../loops/events';
 
 /** Why there is no engine: decides which explanation the page shows. */
 export type NoGpuReason = 'no-webgpu' | 'insecure-context' | 'no-adapter' | 'device-failed';
@@ -44,6 +45,52 @@ export interface DemoBatch {
 
 export type DemoOutcome = 'done' | 'stopped';
 
+/** The loops the worker can run; the launcher lists the others as coming. */
+export type LoopName = 'grpo';
+
+/** What the page asks the worker to run; the worker validates `config` itself. */
+export interface RunSpec {
+  runId: string;
+  loop: LoopName;
+  /** a base policy folder under public/models/ */
+  policy: string;
+  /** the loop's partial config (validated by the loop's validator in the worker) */
+  config: unknown;
+}
+
+/** `starting`: loading the policy and building buffers; `paused` waits on a step boundary. */
+export type RunState = 'starting' | 'running' | 'paused' | 'done' | 'stopped' | 'failed';
+
+export interface RunStatus {
+  state: RunState;
+  /** last completed RL step (0 before the first) */
+  step: number;
+  totalSteps: number;
+  /** RL steps per second of compute (pauses excluded), over the last few steps; null until known */
+  stepsPerS: number | null;
+  /** seconds of compute left at that rate; null until known */
+  etaS: number | null;
+  error: string | null;
+}
+
+export type SamplesEvent = Extract<LoopEvent, { type: 'samples' }>;
+export type EvalEvent = Extract<LoopEvent, { type: 'eval' }>;
+
+/**
+ * One run's events gathered over ~100 ms. Step metrics travel as a transferred matrix:
+ * `metrics[i * keys.length + j]` is metric `keys[j]` of step `step[i]` (NaN where absent).
+ */
+export interface RunBatch {
+  runId: string;
+  step: Float64Array;
+  seconds: Float64Array;
+  keys: string[];
+  metrics: Float64Array;
+  samples: SamplesEvent[];
+  evals: EvalEvent[];
+  status: RunStatus;
+}
+
 /** Things the engine reports on its own, outside any command. */
 export type EngineEvent =
   | { type: 'device-lost'; reason: string; message: string }
@@ -56,6 +103,14 @@ export interface LabClient {
   runSelfTests(onResult: (row: SelfTestRow) => void): Promise<SelfTestSummary>;
   startDemo(runId: number, opts: DemoOptions, onBatch: (b: DemoBatch) => void): Promise<DemoOutcome>;
   stopDemo(): Promise<void>;
+  /** Runs a loop until it ends; batches stream to `onBatch`; resolves with the final status. */
+  startRun(spec: RunSpec, onBatch: (b: RunBatch) => void): Promise<RunStatus>;
+  /** Pause takes effect at the next step boundary (after the step's samples and evaluation). */
+  pauseRun(runId: string): Promise<void>;
+  resumeRun(runId: string): Promise<void>;
+  /** On a paused run: exactly one more RL step, then paused again. */
+  stepRun(runId: string): Promise<void>;
+  stopRun(runId: string): Promise<void>;
   /** Debug command: destroys the GPU device to exercise the device-lost path. */
   debugLoseDevice(): Promise<void>;
 }

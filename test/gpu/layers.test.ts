@@ -4,8 +4,7 @@
 // ids, and += rules checked by pre-filling the gradients with nonzero values.
 import { describe, expect, it } from 'vitest';
 import { testGpu } from '../helpers/gpu';
-import { compareClose, type Tolerance } from '../helpers/tolerance';
-const expectClose = (l: string, a: ArrayLike<number>, e: ArrayLike<number>, t: Tolerance) => { const r = compareClose(l, a, e, t); console.log((r.ok ? 'ok  ' : 'BAD ') + r.message.slice(0, 140)); return r; };
+import { expectClose, type Tolerance } from '../helpers/tolerance';
 import { mulberry32, randArray, randInts, randn } from '../helpers/rng';
 import { view, type Gpu, type TensorRef } from '../../src/gpu/runtime';
 import {
@@ -122,13 +121,13 @@ describe('layernorm', () => {
     // mean 1e3, std 1: a one-pass variance would be off by ~0.1 here. x - mean carries the
     // float32 rounding of a value near 1e3 (ulp 6e-5), which bounds out and dinp to ~1e-4.
     const c = lnCase(33, C, C, (rand, n) => randn(rand, n).map((v) => 1000 + v));
-    await checkLayernorm(c, { out: { atol: 3e-4, rtol: 1e-5 }, grad: { atol: 3e-4, rtol: 1e-4 } });
+    await checkLayernorm(c, { out: { atol: 2e-4, rtol: 1e-5 }, grad: { atol: 2e-4, rtol: 1e-4 } });
   });
 
   it.each([3, 64])('handles constant rows (variance 0, C=%i)', async (C) => {
-    // rstd = 1/sqrt(eps) ~ 316 amplifies the float32 rounding of the mean of a constant row
+    // rstd = 1/sqrt(eps) ~ 316 multiplies dinp (values ~100) and its float32 rounding
     const c = lnCase(6, C, 5, (_rand, n) => new Float32Array(n).map((_, i) => (Math.floor(i / C) - 2) * 0.3));
-    await checkLayernorm(c, { out: { atol: 1e-4, rtol: 1e-5 }, grad: { atol: 1e-2, rtol: 1e-4 } });
+    await checkLayernorm(c, { out: LN_TOL.out, grad: { atol: 5e-4, rtol: 1e-5 } });
   });
 
   it('folds the grid past 65535 workgroups (one row per workgroup)', async () => {

@@ -1,0 +1,25 @@
+// rlvr-lab export-onnx: a checkpoint folder as one ONNX file (opset 17) for onnxruntime,
+// Netron or any other ONNX tool. The graph is built by src/onnx/export.ts.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { parseArgs, CliError } from './args';
+import { loadCheckpointDir } from '../model/checkpoint_node';
+import { exportOnnx } from '../onnx/export';
+
+export async function exportOnnxCommand(argv: string[]): Promise<void> {
+  const f = parseArgs(argv, {
+    ckpt: { type: 'string', required: true, help: 'checkpoint folder (model.safetensors + config.json)' },
+    out: { type: 'string', required: true, help: 'the .onnx file to write' },
+  });
+  if (f.out === '' || f.out.endsWith('/')) throw new CliError(`--out must name a file (e.g. model.onnx), got '${f.out}'`);
+  const ckpt = await loadCheckpointDir(f.ckpt);
+  const bytes = exportOnnx(ckpt.cfg, ckpt.table, ckpt.params, ckpt.meta);
+  try {
+    await mkdir(dirname(f.out), { recursive: true });
+    await writeFile(f.out, bytes);
+  } catch (err) {
+    throw new CliError(`--out: cannot write ${f.out} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err });
+  }
+  const { nLayer, nEmbd, vocabSize, nPositions } = ckpt.cfg;
+  process.stderr.write(`wrote ${f.out} (${bytes.length} bytes; ${nLayer} layers, width ${nEmbd}, vocabulary ${vocabSize}, context ${nPositions}; input_ids int32 [batch, seq])\n`);
+}
