@@ -14,6 +14,7 @@ import { attentionForwardRef } from '../reference/attention';
 import { softmaxLogpRef } from '../reference/loss';
 import { compareClose, type Tolerance } from '../util/tolerance';
 import { mulberry32, randArray } from './rng';
+import { MODEL_SELF_TESTS } from './selftest_model';
 
 export interface SelfTestResult {
   ok: boolean;
@@ -207,4 +208,5 @@ export const SELF_TESTS: SelfTest[] = [
   checkGeluForward(10_001),
   checkAttentionForward({ B: 2, T: 37, C: 64, NH: 4 }),
   checkSoftmaxLogp(19, 67),
+  ...MODEL_SELF_TESTS,
 ];
