@@ -133,6 +133,18 @@ export async function evaluateSet(
   const B = Math.min(o.batch, total);
   const Tmax = Math.min(model.cfg.nPositions, longest + o.maxNew);
   const decoder = await Decoder.create(gpu, model.cfg, model.table, model.params, { B, Tmax });
+  try {
+    const samples = await sampleAll(decoder, prompts, o, problems.length, onProgress);
+    return summarize(problems, samples, o);
+  } finally {
+    decoder.destroy();
+  }
+}
+
+/** n samples of every prompt, problem-major, in decoder batches; the last batch is padded. */
+async function sampleAll(decoder: Decoder, prompts: number[][], o: Required<EvalOptions>, nProblems: number, onProgress?: (p: EvalProgress) => void): Promise<ScoredSample[]> {
+  const { B, Tmax } = decoder;
+  const total = nProblems * o.n;
   const samples: ScoredSample[] = [];
   for (let g = 0; g * B < total; g++) {
     // The last batch is padded with copies of the last pair; their samples are dropped.
@@ -142,9 +154,9 @@ export async function evaluateSet(
       { temperature: o.temperature, topK: o.topK, topP: o.topP, seed: batchSeed(o.seed, g), eosToken: EOS, maxNew: o.maxNew },
     );
     for (let r = 0; r < B && g * B + r < total; r++) samples.push(scoreRow(gen, Tmax, r));
-    onProgress?.({ samplesDone: samples.length, samplesTotal: total, problemsDone: Math.floor(samples.length / o.n), problemsTotal: problems.length });
+    onProgress?.({ samplesDone: samples.length, samplesTotal: total, problemsDone: Math.floor(samples.length / o.n), problemsTotal: nProblems });
   }
-  return summarize(problems, samples, o);
+  return samples;
 }
 
 function summarize(problems: readonly EvalProblem[], samples: readonly ScoredSample[], o: Required<EvalOptions>): EvalResult {

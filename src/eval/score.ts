@@ -22,6 +22,15 @@ export interface ScoredSample {
 }
 
 /**
+ * The answer of a solve response (its tokens, EOS included if it ended): the integer after the
+ * last '#', only when the response ended with EOS. The GRPO reward and evaluation share it.
+ */
+export function answerOf(ids: ArrayLike<number>): { answer: number | null; text: string } {
+  const { text, ended } = responseText(ids);
+  return { answer: ended ? extractAnswer(text) : null, text };
+}
+
+/**
  * Scores row b of a batch. A response cut at the token limit has no answer even if it shows
  * a '#': its last digits may be missing, so a match would be luck.
  */
@@ -32,7 +41,6 @@ export function scoreRow(batch: SampledBatch, Tmax: number, b: number): ScoredSa
   let entropySum = 0;
   for (let t = 0; t < length; t++) entropySum += batch.entropy[start + t];
   const truncated = !batch.finished[b];
-  const { text, ended } = responseText(ids);
-  const answer = ended && !truncated ? extractAnswer(text) : null;
+  const answer = truncated ? null : answerOf(ids).answer;
   return { answer, length, entropySum, truncated };
 }

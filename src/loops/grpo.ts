@@ -9,7 +9,8 @@ import { PolicyTrainer } from '../rl/trainer';
 import { rollout } from '../rl/rollout';
 import { resolveRlConfig, validateRlConfig, type RlCoreConfig } from '../rl/config';
 import { evaluateSet } from '../eval/evaluate';
-import { EOS, ROLE_LIMITS, decode, listSets, loadSet, makeRng, parseSolve, responseText, solvePrompt } from '../world/index';
+import { EOS, ROLE_LIMITS, decode, listSets, loadSet, makeRng, solvePrompt } from '../world/index';
+import { answerOf } from '../eval/score';
 import { defaultsOf, isPlainObject, num, validateFields, type Field, type FieldSpecs } from '../config/fields';
 import { ConfigError } from '../model/config';
 import type { LoopEvent } from './events';
@@ -103,9 +104,8 @@ export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, con
       batch.map((p) => ({ prompt: solvePrompt(p.text), payload: p.answer })),
       { groupSize: c.groupSize, role: 'solve', groupIdBase: step * c.problemsPerStep, seed: (c.seed * 7777 + step) >>> 0, temperature: c.rl.temperature, topK: 0, topP: c.topP, eosToken: EOS, maxNew: c.maxNewTokens },
       (gold, response) => {
-        const { text } = responseText(response);
-        const parsed = parseSolve(text);
-        return { reward: parsed.ok && parsed.value.answer === gold ? 1 : 0, text };
+        const { answer, text } = answerOf(response);
+        return { reward: answer === gold ? 1 : 0, text };
       },
     );
     const stats = await trainer.train(trajs);

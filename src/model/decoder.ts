@@ -52,7 +52,21 @@ export class Decoder {
   private constructor(readonly gpu: Gpu, readonly cfg: GPTConfig, readonly B: number, readonly Tmax: number) {
     this.dims = { B, C: cfg.nEmbd, NH: cfg.nHead, Tmax, V: cfg.vocabSize };
     this.st = createDecodeBuffers(gpu, B, Tmax);
-    this.logits = view(gpu.createBuffer(B * cfg.vocabSize * 4, 'decode.logits'), 0, B * cfg.vocabSize);
+    for (const r of Object.values(this.st)) this.own(r);
+    this.logits = this.own(view(gpu.createBuffer(B * cfg.vocabSize * 4, 'decode.logits'), 0, B * cfg.vocabSize));
+  }
+
+  private readonly owned = new Set<GPUBuffer>();
+
+  private own(r: TensorRef): TensorRef {
+    this.owned.add(r.buffer);
+    return r;
+  }
+
+  /** Frees the caches and scratch buffers (not the parameters, which the decoder only reads). */
+  destroy(): void {
+    for (const b of this.owned) b.destroy();
+    this.owned.clear();
   }
 
   /** A decoder for B sequences of at most Tmax tokens over the parameters in `params`. */
@@ -67,7 +81,7 @@ export class Decoder {
     const { gpu, cfg, B, Tmax, st, dims } = this;
     const C = cfg.nEmbd, V = cfg.vocabSize;
     const P = paramViews(params, table, cfg.nLayer);
-    const buf = (n: number, label: string): TensorRef => view(gpu.createBuffer(n * 4, label), 0, n);
+    const buf = (n: number, label: string): TensorRef => this.own(view(gpu.createBuffer(n * 4, label), 0, n));
     const x = [buf(B * C, 'decode.x0'), buf(B * C, 'decode.x1')];
     const ln = buf(B * C, 'decode.ln'), mean = buf(B, 'decode.mean'), rstd = buf(B, 'decode.rstd');
     const qkv = buf(B * 3 * C, 'decode.qkv'), atty = buf(B * C, 'decode.atty'), proj = buf(B * C, 'decode.proj');
