@@ -28,6 +28,11 @@ export function createLabClient(): WorkerLabClient {
     runSelfTests: (onResult) => call(remote.runSelfTests(Comlink.proxy(onResult))),
     startDemo: (runId, opts, onBatch) => call(remote.startDemo(runId, opts, Comlink.proxy(onBatch))),
     stopDemo: () => call(remote.stopDemo()),
+    startRun: (spec, onBatch) => call(remote.startRun(spec, Comlink.proxy(onBatch))),
+    pauseRun: (runId) => call(remote.pauseRun(runId)),
+    resumeRun: (runId) => call(remote.resumeRun(runId)),
+    stepRun: (runId) => call(remote.stepRun(runId)),
+    stopRun: (runId) => call(remote.stopRun(runId)),
     debugLoseDevice: () => call(remote.debugLoseDevice()),
     terminate: () => {
       remote[Comlink.releaseProxy]();

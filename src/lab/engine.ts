@@ -6,7 +6,8 @@ import type { Gpu } from '../gpu/runtime';
 import type { SelfTest } from '../engine/selftest';
 import type { runMemoriseDemo } from '../engine/demo';
 import { StepBatcher } from './stepBatcher';
-import type { AdapterReport, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, NoGpuReason, SelfTestRow, SelfTestSummary } from './protocol';
+import { RunManager, type RunDeps } from './runs';
+import type { AdapterReport, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, NoGpuReason, RunBatch, RunSpec, RunStatus, SelfTestRow, SelfTestSummary } from './protocol';
 
 export interface GpuProvider {
   requestAdapter(): Promise<{ adapter: GPUAdapter; summary: AdapterSummary }>;
@@ -17,6 +18,8 @@ export interface EngineDeps {
   gpu: GpuProvider;
   selfTests: readonly SelfTest[];
   memoriseDemo: typeof runMemoriseDemo;
+  /** loops and base policies of the lab's runs */
+  runs: RunDeps;
   /** how often demo steps are sent to the page */
   batchIntervalMs?: number;
 }
@@ -41,8 +44,11 @@ export class Engine {
   private report: Promise<AdapterReport> | null = null;
   private job: Job | null = null;
   private demoAbort: AbortController | null = null;
+  private readonly runs: RunManager;
 
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: EngineDeps) {
+    this.runs = new RunManager(deps.runs);
+  }
 
   /** Finds the adapter and creates the device once; later calls return the same report. */
   init(onEvent: (e: EngineEvent) => void): Promise<AdapterReport> {
@@ -121,6 +127,35 @@ export class Engine {
     this.demoAbort?.abort();
   }
 
+  /** Runs may overlap each other, not the self-test or the demo (they time and check the GPU alone). */
+  startRun(spec: RunSpec, onBatch: (b: RunBatch) => void): Promise<RunStatus> {
+    const gpu = this.requireGpu();
+    this.refuseDuringJob();
+    return this.runs.start(gpu, spec, onBatch);
+  }
+
+  pauseRun(runId: string): void {
+    this.runs.pause(runId);
+  }
+
+  resumeRun(runId: string): void {
+    this.refuseDuringJob();
+    this.runs.resume(runId);
+  }
+
+  stepRun(runId: string): void {
+    this.refuseDuringJob();
+    this.runs.step(runId);
+  }
+
+  stopRun(runId: string): void {
+    this.runs.stop(runId);
+  }
+
+  private refuseDuringJob(): void {
+    if (this.job) throw new Error(`the engine is busy with the ${this.job}; wait for it to finish`);
+  }
+
   debugLoseDevice(): void {
     this.requireGpu().destroy();
   }
@@ -132,7 +167,8 @@ export class Engine {
 
   private claim(job: Job): Gpu {
     const gpu = this.requireGpu();
-    if (this.job) throw new Error(`the engine is busy with the ${this.job}; wait for it to finish`);
+    this.refuseDuringJob();
+    if (this.runs.computing) throw new Error(`a training run is computing; pause or stop it before the ${job}`);
     this.job = job;
     return gpu;
   }

@@ -6,13 +6,17 @@ import { requestBrowserAdapter, SHADER_SOURCES } from '../gpu/browser';
 import { SELF_TESTS } from '../engine/selftest';
 import { runMemoriseDemo } from '../engine/demo';
 import { Engine } from './engine';
+import { LOOP_FACTORIES } from './loops';
+import { cachedPolicyLoader } from './policies';
+import { runBatchTransferables } from './runBatcher';
 import { batchTransferables } from './stepBatcher';
-import type { AdapterReport, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, SelfTestRow, SelfTestSummary } from './protocol';
+import type { AdapterReport, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, RunBatch, RunSpec, RunStatus, SelfTestRow, SelfTestSummary } from './protocol';
 
 const engine = new Engine({
   gpu: { requestAdapter: requestBrowserAdapter, createGpu: (adapter) => createGpuFromAdapter(adapter, SHADER_SOURCES) },
   selfTests: SELF_TESTS,
   memoriseDemo: runMemoriseDemo,
+  runs: { loops: LOOP_FACTORIES, loadPolicy: cachedPolicyLoader(new URL(import.meta.env.BASE_URL, self.location.origin)) },
 });
 
 // A proxied callback returns a promise; if the page side throws, say so here rather than
@@ -36,6 +40,21 @@ const api = {
   },
   stopDemo(): void {
     engine.stopDemo();
+  },
+  startRun(spec: RunSpec, onBatch: (b: RunBatch) => void): Promise<RunStatus> {
+    return engine.startRun(spec, (b) => notify(onBatch, Comlink.transfer(b, runBatchTransferables(b))));
+  },
+  pauseRun(runId: string): void {
+    engine.pauseRun(runId);
+  },
+  resumeRun(runId: string): void {
+    engine.resumeRun(runId);
+  },
+  stepRun(runId: string): void {
+    engine.stepRun(runId);
+  },
+  stopRun(runId: string): void {
+    engine.stopRun(runId);
   },
   debugLoseDevice(): void {
     engine.debugLoseDevice();

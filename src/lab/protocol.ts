@@ -58,8 +58,12 @@ export interface RunSpec {
   config: unknown;
 }
 
-/** `starting`: loading the policy and building buffers; `paused` waits on a step boundary. */
-export type RunState = 'starting' | 'running' | 'paused' | 'done' | 'stopped' | 'failed';
+/**
+ * `starting`: loading the policy and building buffers; `pausing`: will pause at the next step
+ * boundary (also during a single step); `paused` waits on a step boundary; `stopping`: ends after
+ * the step in progress.
+ */
+export type RunState = 'starting' | 'running' | 'pausing' | 'paused' | 'stopping' | 'done' | 'stopped' | 'failed';
 
 export interface RunStatus {
   state: RunState;

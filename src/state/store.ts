@@ -2,24 +2,46 @@
 // only through a LabClient, so tests drive it with a fake client and a manual frame scheduler.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { LabClient } from '../lab/protocol';
+import type { PolicyCatalog } from './catalog';
 import { createDemoSlice, type DemoSlice } from './demoSlice';
 import { createEngineSlice, type EngineSlice } from './engineSlice';
 import { animationFrame, type FrameScheduler } from './frameQueue';
+import { createLauncherSlice, type LauncherSlice } from './launcherSlice';
+import { createRunsSlice, isComputing, type RunServices, type RunsSlice } from './runsSlice';
 import { createSelfTestSlice, type SelfTestSlice } from './selfTestSlice';
+import { createViewSlice, type ViewSlice } from './viewSlice';
 
-export type LabState = EngineSlice & SelfTestSlice & DemoSlice;
+export type LabState = EngineSlice & SelfTestSlice & DemoSlice & LauncherSlice & RunsSlice & ViewSlice;
 export type LabStore = StoreApi<LabState>;
 
-export function createLabStore(client: LabClient, schedule: FrameScheduler = animationFrame): LabStore {
+export interface StoreServices extends RunServices {
+  /** the base policies on offer (public/models/index.json in the page) */
+  fetchCatalog: () => Promise<PolicyCatalog>;
+}
+
+export function createLabStore(client: LabClient, services: StoreServices, schedule: FrameScheduler = animationFrame): LabStore {
   return createStore<LabState>()((...a) => ({
     ...createEngineSlice(client)(...a),
     ...createSelfTestSlice(client)(...a),
     ...createDemoSlice(client, schedule)(...a),
+    ...createLauncherSlice(services.fetchCatalog)(...a),
+    ...createRunsSlice(client, schedule, services)(...a),
+    ...createViewSlice(...a),
   }));
 }
 
-/** True while a job holds the engine (it runs one at a time). */
+/** True while a training run of this page computes on the GPU. */
+export function selectRunsComputing(s: LabState): boolean {
+  return s.runs.order.some((id) => s.runs.byId[id].live && isComputing(s.runs.byId[id].status.state));
+}
+
+/** True while a job holds the engine alone (the self-test, the demo, or runs computing). */
 export function selectBusy(s: LabState): boolean {
+  return s.selfTest.status === 'running' || s.demo.status === 'running' || s.demo.status === 'stopping' || selectRunsComputing(s);
+}
+
+/** True while the self-test or the demo runs (training runs must wait for them). */
+export function selectExclusiveJob(s: LabState): boolean {
   return s.selfTest.status === 'running' || s.demo.status === 'running' || s.demo.status === 'stopping';
 }
 

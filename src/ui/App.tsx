@@ -1,10 +1,14 @@
-// The lab's first page: which GPU we have, whether our kernels are right on it, and a first
-// training run. Later pages (run launcher, comparisons) grow from this frame.
+// The lab's run page: set up a run, watch it train live (charts, evaluations, samples), and
+// below, the GPU the worker found, the kernel self-test and the memorise demo.
 import { useEffect } from 'react';
 import { AdapterPanel } from './AdapterPanel';
+import { EvaluationCharts, TrainingCharts } from './ChartsPanel';
 import { DemoPanel } from './DemoPanel';
 import { EngineAlerts } from './EngineAlerts';
+import { Launcher } from './Launcher';
 import { useLab } from './LabStore';
+import { RunsPanel } from './Runs';
+import { SamplesPanel } from './SamplesPanel';
 import { SelfTestPanel } from './SelfTestPanel';
 
 /** `?debug` in the URL shows commands for exercising failure paths by hand and in the browser tests. */
@@ -33,6 +37,16 @@ export function App({ debug = false }: { debug?: boolean }) {
       </header>
       <main>
         <EngineAlerts />
+        <div className="lab">
+          <Launcher />
+          <div className="lab-main">
+            <RunsPanel />
+            <TrainingCharts />
+            <EvaluationCharts />
+            <SamplesPanel />
+          </div>
+        </div>
+        <h2 className="section-title">Your GPU and the engine</h2>
         <div className="grid">
           <AdapterPanel />
           <SelfTestPanel />

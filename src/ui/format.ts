@@ -18,3 +18,20 @@ export function formatLimit(name: string, v: number): string {
 export function formatLoss(x: number): string {
   return x.toFixed(x < 0.01 ? 5 : 3);
 }
+
+/** Three significant digits, no trailing zeros; exponent form for tiny and huge values. */
+export function formatValue(x: number): string {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? '—' : String(x);
+  if (x === 0) return '0';
+  const a = Math.abs(x);
+  if (a < 1e-3 || a >= 1e6) return x.toExponential(2);
+  return String(Number(x.toPrecision(3)));
+}
+
+/** Seconds as "42 s", "3 min 5 s" or "2 h 10 min". */
+export function formatDuration(s: number): string {
+  if (!Number.isFinite(s) || s < 0) return '—';
+  if (s < 60) return `${Math.round(s)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+}

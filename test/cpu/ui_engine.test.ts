@@ -66,6 +66,16 @@ function engineWith(over: Partial<EngineDeps> = {}) {
     },
     selfTests: [],
     memoriseDemo: async () => undefined,
+    runs: {
+      loops: {
+        grpo: () => {
+          throw new Error('no loops in this test');
+        },
+      },
+      loadPolicy: async () => {
+        throw new Error('no policies in this test');
+      },
+    },
     ...over,
   };
   return { engine: new Engine(deps), emit };

@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { FrameQueue } from '../../src/state/frameQueue';
 import { appendBatches } from '../../src/state/points';
-import { createLabStore, selectBusy } from '../../src/state/store';
+import { createLabStore, selectBusy, type StoreServices } from '../../src/state/store';
 import type { AdapterReport, DemoBatch, DemoOutcome, EngineEvent, LabClient, SelfTestRow } from '../../src/lab/protocol';
 
 /** A frame scheduler the test advances by hand. */
@@ -66,10 +66,22 @@ function fakeClient(report: AdapterReport = READY) {
         demo.fail = reject;
       }),
     stopDemo: vi.fn(async () => demo.finish('stopped')),
+    startRun: async () => Promise.reject(new Error('no runs in this test')),
+    pauseRun: async () => undefined,
+    resumeRun: async () => undefined,
+    stepRun: async () => undefined,
+    stopRun: async () => undefined,
     debugLoseDevice: async () => undefined,
   };
   return { client, demo, emit: (e: EngineEvent) => onEvent?.(e) };
 }
+
+const SERVICES: StoreServices = {
+  fetchCatalog: async () => ({ defaultPolicy: null, policies: [] }),
+  archive: null,
+  newRunId: () => 'r',
+  now: () => 0,
+};
 
 async function settle() {
   await new Promise((r) => setTimeout(r, 0));
@@ -130,7 +142,7 @@ describe('lab store: demo', () => {
   it('renders worker batches at most once per frame', async () => {
     const frames = manualFrames();
     const { client, demo } = fakeClient();
-    const store = createLabStore(client, frames.schedule);
+    const store = createLabStore(client, SERVICES, frames.schedule);
     const updates = vi.fn();
     store.subscribe(updates);
     void store.getState().startDemo();
@@ -151,7 +163,7 @@ describe('lab store: demo', () => {
   it('drops batches of an earlier run that arrive late', async () => {
     const frames = manualFrames();
     const { client, demo } = fakeClient();
-    const store = createLabStore(client, frames.schedule);
+    const store = createLabStore(client, SERVICES, frames.schedule);
     void store.getState().startDemo();
     await settle();
     const firstRunBatch = demo.onBatch!;
@@ -169,7 +181,7 @@ describe('lab store: demo', () => {
 
   it('shows the error of a failed run and is not busy afterwards', async () => {
     const { client, demo } = fakeClient();
-    const store = createLabStore(client, manualFrames().schedule);
+    const store = createLabStore(client, SERVICES, manualFrames().schedule);
     void store.getState().startDemo();
     await settle();
     expect(selectBusy(store.getState())).toBe(true);
@@ -182,7 +194,7 @@ describe('lab store: demo', () => {
 
   it('stop asks the engine and ends in the stopped state', async () => {
     const { client } = fakeClient();
-    const store = createLabStore(client, manualFrames().schedule);
+    const store = createLabStore(client, SERVICES, manualFrames().schedule);
     void store.getState().startDemo();
     await settle();
     await store.getState().stopDemo();
@@ -195,7 +207,7 @@ describe('lab store: demo', () => {
 describe('lab store: engine and self-test', () => {
   it('initialises once, however often it is asked (React StrictMode runs effects twice)', async () => {
     const { client } = fakeClient();
-    const store = createLabStore(client, manualFrames().schedule);
+    const store = createLabStore(client, SERVICES, manualFrames().schedule);
     await Promise.all([store.getState().initEngine(), store.getState().initEngine()]);
     expect(client.init).toHaveBeenCalledTimes(1);
     expect(store.getState().engine.adapter.status).toBe('ready');
@@ -203,14 +215,14 @@ describe('lab store: engine and self-test', () => {
 
   it('keeps the reason when there is no WebGPU', async () => {
     const { client } = fakeClient({ ok: false, reason: 'no-webgpu', message: 'navigator.gpu is missing' });
-    const store = createLabStore(client, manualFrames().schedule);
+    const store = createLabStore(client, SERVICES, manualFrames().schedule);
     await store.getState().initEngine();
     expect(store.getState().engine.adapter).toEqual({ status: 'unavailable', reason: 'no-webgpu', message: 'navigator.gpu is missing' });
   });
 
   it('records device loss and GPU errors sent by the worker', async () => {
     const { client, emit } = fakeClient();
-    const store = createLabStore(client, manualFrames().schedule);
+    const store = createLabStore(client, SERVICES, manualFrames().schedule);
     await store.getState().initEngine();
     emit({ type: 'gpu-error', message: 'validation failed' });
     emit({ type: 'device-lost', reason: 'destroyed', message: 'gone' });
@@ -221,7 +233,7 @@ describe('lab store: engine and self-test', () => {
 
   it('streams self-test rows and keeps the summary', async () => {
     const { client } = fakeClient();
-    const store = createLabStore(client, manualFrames().schedule);
+    const store = createLabStore(client, SERVICES, manualFrames().schedule);
     await store.getState().runSelfTests();
     const st = store.getState().selfTest;
     expect(st.status).toBe('done');

@@ -2,79 +2,23 @@
 // kernel self-test passes in the browser, the demo's loss curve falls, device loss is shown,
 // and the page logs no console errors under its Content-Security-Policy.
 // Run with `npm run test:e2e` (builds first). Screenshots go to test-artifacts/.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { SELF_TESTS } from '../../src/engine/selftest';
+import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, collectErrors, freePort, gotoLab, newPage, shot, startPreview, stopPreview } from './harness';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const ARTIFACTS = path.join(ROOT, 'test-artifacts');
-const CHROMIUM = '/usr/bin/chromium';
-// Enough for a WebGPU adapter on a machine without a GPU: Chromium then offers its SwiftShader
-// (Vulkan on CPU) adapter, headless included. Playwright adds --headless itself.
-// The last flag only speeds SwiftShader's shader compiles (same WGSL semantics; see src/gpu/node.ts).
-const CHROMIUM_ARGS = [
-  '--enable-unsafe-webgpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
-  '--disable-dawn-features=use_vulkan_zero_initialize_workgroup_memory_extension',
-];
 /** A training run on SwiftShader is slow; give the demo this long to show a falling curve. */
 const DEMO_TIMEOUT_MS = 240_000;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function startPreview(port: number): Promise<ChildProcess> {
-  const vite = path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  // --bypass-lock: Vite allows one preview per project, and someone may be running `npm start`
-  const args = [vite, 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1', '--bypass-lock'];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  child.stdout!.on('data', (d) => (log += d));
-  child.stderr!.on('data', (d) => (log += d));
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`vite preview exited (${child.exitCode}):\n${log}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/`).then((r) => r.ok, () => false);
-    if (ok) return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGTERM');
-  throw new Error(`vite preview did not answer on port ${port} within 30 s:\n${log}`);
-}
-
-async function stopPreview(child: ChildProcess | null): Promise<void> {
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
 /** Opens the page and collects its console errors and uncaught exceptions, worker's included. */
 async function openPage(browser: Browser, url: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const errors: string[] = [];
-  page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
-  page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
-  page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && errors.push(`worker console: ${m.text()}`)));
-  await page.goto(url);
-  await page.waitForSelector('[data-testid=adapter-info]:not([data-status=idle]):not([data-status=detecting])', { timeout: 60_000 });
+  const page = await newPage(browser);
+  const errors = collectErrors(page);
+  await gotoLab(page, url);
   return { page, errors };
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
 describe('RLVR Lab page (built app, headless Chromium)', () => {

@@ -1,0 +1,84 @@
+// Worker side of a run's event batching: step metrics, samples and evaluations are gathered and
+// sent about every `intervalMs`, step metrics as one transferable matrix. A change of the run's
+// state is sent at once, so pause and stop show on the page without waiting for the timer.
+import type { LoopEvent } from '../loops/events';
+import type { EvalEvent, RunBatch, RunStatus, SamplesEvent } from './protocol';
+
+type StepEvent = Extract<LoopEvent, { type: 'step' }>;
+
+export class RunBatcher {
+  private steps: StepEvent[] = [];
+  private samples: SamplesEvent[] = [];
+  private evals: EvalEvent[] = [];
+  private status: RunStatus;
+  private statusChanged = true;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private lastSent: number;
+
+  constructor(
+    private readonly runId: string,
+    initial: RunStatus,
+    private readonly send: (b: RunBatch) => void,
+    private readonly intervalMs = 100,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.status = initial;
+    this.lastSent = now();
+  }
+
+  push(e: StepEvent | SamplesEvent | EvalEvent): void {
+    if (e.type === 'step') this.steps.push(e);
+    else if (e.type === 'samples') this.samples.push(e);
+    else this.evals.push(e);
+    if (this.now() - this.lastSent >= this.intervalMs) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), this.intervalMs);
+  }
+
+  /** A new status; a new state (e.g. running → paused) is sent at once with what is pending. */
+  setStatus(s: RunStatus): void {
+    const stateChanged = s.state !== this.status.state;
+    this.status = s;
+    this.statusChanged = true;
+    if (stateChanged) this.flush();
+  }
+
+  /** Sends what is pending now (also called when the run ends, so nothing is lost). */
+  flush(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.lastSent = this.now();
+    if (this.steps.length === 0 && this.samples.length === 0 && this.evals.length === 0 && !this.statusChanged) return;
+    const batch = packBatch(this.runId, this.steps, this.samples, this.evals, this.status);
+    this.steps = [];
+    this.samples = [];
+    this.evals = [];
+    this.statusChanged = false;
+    this.send(batch);
+  }
+}
+
+function packBatch(runId: string, steps: StepEvent[], samples: SamplesEvent[], evals: EvalEvent[], status: RunStatus): RunBatch {
+  const keys: string[] = [];
+  const seen = new Set<string>();
+  for (const e of steps) {
+    for (const k of Object.keys(e.metrics)) {
+      if (!seen.has(k)) seen.add(k), keys.push(k);
+    }
+  }
+  const metrics = new Float64Array(steps.length * keys.length).fill(NaN);
+  steps.forEach((e, i) => keys.forEach((k, j) => (metrics[i * keys.length + j] = e.metrics[k] ?? NaN)));
+  return {
+    runId,
+    step: Float64Array.from(steps, (e) => e.step),
+    seconds: Float64Array.from(steps, (e) => e.seconds),
+    keys,
+    metrics,
+    samples,
+    evals,
+    status: { ...status },
+  };
+}
+
+export function runBatchTransferables(b: RunBatch): ArrayBuffer[] {
+  return [b.step.buffer, b.seconds.buffer, b.metrics.buffer] as ArrayBuffer[];
+}

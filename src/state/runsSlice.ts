@@ -1,0 +1,163 @@
+// Runs slice: every run of this page and of earlier visits (from the archive). Batches from the
+// worker go through a FrameQueue, so however many runs stream at once the store changes at most
+// once per animation frame; each applied batch is also appended to the archive.
+import type { StateCreator } from 'zustand/vanilla';
+import type { LabClient, RunBatch, RunState, RunStatus } from '../lab/protocol';
+import type { RunArchive, RunRecord } from './archive';
+import { errorText } from './engineSlice';
+import { FrameQueue, type FrameScheduler } from './frameQueue';
+import { configDiff, defaultGrpoConfig, LOOP_CHOICES } from './launcher';
+import { appendChunk, EMPTY_RUN_DATA, plainChunk, type RunData } from './runData';
+import type { LabState } from './store';
+
+export interface RunView extends RunRecord {
+  /** started on this page: the worker holds it and commands reach it */
+  live: boolean;
+  data: RunData;
+}
+
+export interface RunsSlice {
+  runs: {
+    order: string[];
+    byId: Record<string, RunView>;
+    selected: string | null;
+    /** the last start or command that failed, with why */
+    message: string | null;
+    archive: 'off' | 'loading' | 'ready' | 'failed';
+    archiveError: string | null;
+  };
+  startRun(): Promise<void>;
+  pauseRun(id: string): Promise<void>;
+  resumeRun(id: string): Promise<void>;
+  stepRun(id: string): Promise<void>;
+  stopRun(id: string): Promise<void>;
+  selectRun(id: string): void;
+  deleteRun(id: string): Promise<void>;
+  loadArchive(): Promise<void>;
+}
+
+export interface RunServices {
+  archive: RunArchive | null;
+  newRunId: () => string;
+  now: () => number;
+}
+
+const COMPUTING: readonly RunState[] = ['starting', 'running', 'pausing', 'stopping'];
+const FINISHED: readonly RunState[] = ['done', 'stopped', 'failed'];
+
+export const isComputing = (s: RunState): boolean => COMPUTING.includes(s);
+export const isFinished = (s: RunState): boolean => FINISHED.includes(s);
+
+function recordOf(v: RunView): RunRecord {
+  const { id, index, label, diff, loop, policy, config, createdAt, status } = v;
+  return { id, index, label, diff, loop, policy, config, createdAt, status };
+}
+
+const INTERRUPTED = 'interrupted: the page was closed or reloaded while this run was computing';
+
+export const createRunsSlice =
+  (client: LabClient, schedule: FrameScheduler, services: RunServices): StateCreator<LabState, [], [], RunsSlice> =>
+  (set, get) => {
+    const patch = (p: Partial<RunsSlice['runs']>) => set((s) => ({ runs: { ...s.runs, ...p } }));
+    const patchRun = (id: string, f: (v: RunView) => RunView) =>
+      set((s) => (s.runs.byId[id] ? { runs: { ...s.runs, byId: { ...s.runs.byId, [id]: f(s.runs.byId[id]) } } } : {}));
+    const persist = (p: Promise<void> | undefined) =>
+      p?.catch((e: unknown) => patch({ archive: 'failed', archiveError: errorText(e) }));
+
+    const queue = new FrameQueue<RunBatch>(schedule, (batches) => {
+      const byId = { ...get().runs.byId };
+      for (const b of batches) {
+        const run = byId[b.runId];
+        if (!run) continue;
+        const chunk = plainChunk(b);
+        byId[b.runId] = { ...run, data: appendChunk(run.data, chunk), status: b.status };
+        persist(services.archive?.appendChunk(b.runId, chunk));
+      }
+      patch({ byId });
+      for (const id of new Set(batches.map((b) => b.runId))) if (byId[id]) persist(services.archive?.putRun(recordOf(byId[id])));
+    });
+
+    const command = async (id: string, f: (id: string) => Promise<void>) => {
+      try {
+        await f(id);
+      } catch (e) {
+        patch({ message: errorText(e) });
+      }
+    };
+
+    return {
+      runs: { order: [], byId: {}, selected: null, message: null, archive: services.archive ? 'loading' : 'off', archiveError: null },
+
+      async startRun() {
+        const s = get();
+        const r = s.launcher.resolved;
+        if (!r.ok) return patch({ message: r.message });
+        const id = services.newRunId();
+        const runs = s.runs.order.map((k) => s.runs.byId[k]);
+        const prev = runs[runs.length - 1];
+        const loop = s.launcher.state.loop;
+        const title = LOOP_CHOICES.find((c) => c.name === loop)?.name.toUpperCase() ?? loop;
+        const index = runs.reduce((m, v) => Math.max(m, v.index), 0) + 1;
+        const status: RunStatus = { state: 'starting', step: 0, totalSteps: r.config.steps, stepsPerS: null, etaS: null, error: null };
+        const view: RunView = {
+          id, index, label: `#${index} ${title} · ${r.policy}`, diff: configDiff(r.config, prev?.config ?? defaultGrpoConfig()),
+          loop, policy: r.policy, config: r.config, createdAt: services.now(), status, live: true, data: EMPTY_RUN_DATA,
+        };
+        set((st) => ({ runs: { ...st.runs, order: [...st.runs.order, id], byId: { ...st.runs.byId, [id]: view }, selected: id, message: null } }));
+        persist(services.archive?.putRun(recordOf(view)));
+        let final: RunStatus;
+        try {
+          final = await client.startRun({ runId: id, loop: r.loop, policy: r.policy, config: r.config }, (b) => queue.push(b));
+        } catch (e) {
+          final = { ...(get().runs.byId[id]?.status ?? status), state: 'failed', error: errorText(e) };
+        }
+        queue.flush();
+        patchRun(id, (v) => ({ ...v, status: final }));
+        const done = get().runs.byId[id];
+        if (done) persist(services.archive?.putRun(recordOf(done)));
+      },
+
+      pauseRun: (id) => command(id, (x) => client.pauseRun(x)),
+      resumeRun: (id) => command(id, (x) => client.resumeRun(x)),
+      stepRun: (id) => command(id, (x) => client.stepRun(x)),
+      stopRun: (id) => command(id, (x) => client.stopRun(x)),
+
+      selectRun(id) {
+        if (get().runs.byId[id]) patch({ selected: id });
+      },
+
+      async deleteRun(id) {
+        const run = get().runs.byId[id];
+        if (!run || !isFinished(run.status.state)) return;
+        set((s) => {
+          const byId = { ...s.runs.byId };
+          delete byId[id];
+          const order = s.runs.order.filter((k) => k !== id);
+          return { runs: { ...s.runs, byId, order, selected: s.runs.selected === id ? (order[order.length - 1] ?? null) : s.runs.selected } };
+        });
+        await persist(services.archive?.deleteRun(id));
+      },
+
+      async loadArchive() {
+        const archive = services.archive;
+        if (!archive) return;
+        try {
+          const saved = await archive.loadRuns();
+          const views: RunView[] = saved.map(({ record, chunks }) => {
+            const status = isFinished(record.status.state) ? record.status : { ...record.status, state: 'stopped' as const, stepsPerS: null, etaS: null, error: INTERRUPTED };
+            return { ...record, status, live: false, data: chunks.reduce(appendChunk, EMPTY_RUN_DATA) };
+          });
+          for (const v of views) if (v.status.error === INTERRUPTED) persist(archive.putRun(recordOf(v)));
+          set((s) => {
+            const known = new Set(s.runs.order);
+            const add = views.filter((v) => !known.has(v.id));
+            const byId = { ...Object.fromEntries(add.map((v) => [v.id, v])), ...s.runs.byId };
+            const order = [...add.map((v) => v.id), ...s.runs.order];
+            return { runs: { ...s.runs, byId, order, selected: s.runs.selected ?? order[order.length - 1] ?? null, archive: 'ready' } };
+          });
+        } catch (e) {
+          patch({ archive: 'failed', archiveError: errorText(e) });
+        }
+      },
+    };
+  };

@@ -1,0 +1,100 @@
+// One knob of the launcher, generated from its FieldSpec: the input suits the field's type,
+// the paper's value sits beside it, the help is one line (all of it on hover), and the field's
+// own validation message shows under it. Fields the user changed can be reset to the layer below.
+import { useEffect, useId, useState } from 'react';
+import type { Field } from '../config/fields';
+import { listSets } from '../world/index';
+import { baseValue, effectiveValue, fieldError, fieldSpec, formatValue, parseInput, type Section } from '../state/launcher';
+import { useLab } from './LabStore';
+
+/** String fields whose values are the names of data sets. */
+const SET_FIELDS: Readonly<Record<string, (heldOut: boolean) => boolean>> = {
+  trainSet: (heldOut) => !heldOut,
+  evalSet: (heldOut) => heldOut,
+};
+
+function inputText(v: unknown, f: Field): string {
+  return v === null && f.kind === 'number' ? '' : formatValue(v);
+}
+
+function TextInput({ id, value, field, disabled, invalid, onValue }: { id: string; value: unknown; field: Field; disabled: boolean; invalid: boolean; onValue: (v: unknown) => void }) {
+  const [text, setText] = useState(inputText(value, field));
+  // follow changes made elsewhere (URL, preset, reset) without fighting the user's typing
+  useEffect(() => {
+    if (!Object.is(parseInput(field, text), value)) setText(inputText(value, field));
+  }, [value, field, text]);
+  return (
+    <input
+      id={id}
+      type="text"
+      inputMode={field.kind === 'number' ? 'decimal' : undefined}
+      spellCheck={false}
+      autoComplete="off"
+      value={text}
+      placeholder={field.kind === 'number' && field.nullable ? 'off' : undefined}
+      disabled={disabled}
+      aria-invalid={invalid}
+      onChange={(e) => {
+        setText(e.target.value);
+        onValue(parseInput(field, e.target.value));
+      }}
+    />
+  );
+}
+
+function FieldInput({ id, name, value, field, disabled, invalid, onValue }: { id: string; name: string; value: unknown; field: Field; disabled: boolean; invalid: boolean; onValue: (v: unknown) => void }) {
+  if (field.kind === 'boolean') {
+    return <input id={id} type="checkbox" checked={value === true} disabled={disabled} aria-invalid={invalid} onChange={(e) => onValue(e.target.checked)} />;
+  }
+  const setFilter = SET_FIELDS[name];
+  const choices = field.kind === 'enum' ? field.choices : setFilter ? listSets().filter((s) => setFilter(s.heldOut)).map((s) => s.name) : null;
+  if (choices) {
+    const current = String(value);
+    return (
+      <select id={id} value={current} disabled={disabled} aria-invalid={invalid} onChange={(e) => onValue(e.target.value)}>
+        {!choices.includes(current) && <option value={current}>{current} (unknown)</option>}
+        {choices.map((c) => (
+          <option key={c} value={c}>
+            {c}
+          </option>
+        ))}
+      </select>
+    );
+  }
+  return <TextInput id={id} value={value} field={field} disabled={disabled} invalid={invalid} onValue={onValue} />;
+}
+
+export function ConfigField({ section, name, highlighted, disabled = false }: { section: Section; name: string; highlighted: boolean; disabled?: boolean }) {
+  const id = useId();
+  const spec = fieldSpec(section, name);
+  const launcher = useLab((s) => s.launcher.state);
+  const setField = useLab((s) => s.setField);
+  const value = effectiveValue(launcher, section, name);
+  const edited = Object.hasOwn(launcher[section], name);
+  const fromPreset = section === 'rl' && !edited && !Object.is(value, spec.default);
+  const error = fieldError(launcher, section, name);
+  const origin = edited ? 'edited' : fromPreset ? 'preset' : 'default';
+  return (
+    <div className={`cfg-field cfg-${origin}${highlighted || error ? ' cfg-invalid' : ''}`} data-testid={`field-${name}`} data-origin={origin}>
+      <div className="cfg-head">
+        <label htmlFor={id}>{name}</label>
+        <span className="cfg-paper" title="the value in the papers">
+          paper: {spec.paper}
+        </span>
+      </div>
+      <div className="cfg-input">
+        <FieldInput id={id} name={name} value={value} field={spec.type} disabled={disabled} invalid={Boolean(error) || highlighted} onValue={(v) => setField(section, name, v)} />
+        {edited && (
+          <button type="button" className="link" disabled={disabled} title={`back to ${formatValue(baseValue(launcher, section, name))}`} onClick={() => setField(section, name, baseValue(launcher, section, name))}>
+            reset
+          </button>
+        )}
+        {fromPreset && <span className="cfg-tag">preset</span>}
+      </div>
+      <p className="cfg-help" title={spec.help}>
+        {spec.help}
+      </p>
+      {error && <p className="cfg-error">{error}</p>}
+    </div>
+  );
+}

@@ -1,0 +1,141 @@
+// The run launcher: loop, base policy, RL preset and seed on top, then every knob of the loop
+// and of the RL core, generated from their field specs. The set-up lives in the URL.
+import { useId } from 'react';
+import { RL_CORE_PRESETS, type RlCorePresetName } from '../rl/config';
+import { GRPO_KEYS, LOOP_CHOICES, PRESET_NAMES, RL_KEYS } from '../state/launcher';
+import { selectEngineReady, selectExclusiveJob } from '../state/store';
+import { ConfigField } from './ConfigField';
+import { useLab } from './LabStore';
+import { Panel } from './Panel';
+
+const RUN_FIELDS = ['steps', 'problemsPerStep', 'groupSize', 'maxNewTokens', 'topP', 'lr', 'weightDecay'];
+const DATA_FIELDS = GRPO_KEYS.filter((k) => k !== 'seed' && !RUN_FIELDS.includes(k));
+
+function presetSummary(name: RlCorePresetName): string {
+  const p = RL_CORE_PRESETS[name] as Record<string, unknown>;
+  const keys = Object.keys(p);
+  return keys.length === 0 ? 'the defaults' : keys.map((k) => `${k} ${String(p[k])}`).join(', ');
+}
+
+function TopRow({ highlighted }: { highlighted: string | null }) {
+  const loopId = useId();
+  const policyId = useId();
+  const presetId = useId();
+  const state = useLab((s) => s.launcher.state);
+  const catalog = useLab((s) => s.catalog);
+  const setLoop = useLab((s) => s.setLoop);
+  const setPolicy = useLab((s) => s.setPolicy);
+  const setPreset = useLab((s) => s.setRlPreset);
+  const policies = catalog.status === 'ready' ? catalog.catalog.policies : [];
+  const policy = state.policy ?? (catalog.status === 'ready' ? catalog.catalog.defaultPolicy : null) ?? '';
+  const info = policies.find((p) => p.name === policy);
+  return (
+    <div className="launcher-top">
+      <div className={`field${highlighted === 'loop' ? ' cfg-invalid' : ''}`}>
+        <label htmlFor={loopId}>Loop</label>
+        <select id={loopId} data-testid="launcher-loop" value={state.loop} onChange={(e) => setLoop(e.target.value)}>
+          {LOOP_CHOICES.map((c) => (
+            <option key={c.name} value={c.name} disabled={!c.available}>
+              {c.title}
+              {c.available ? '' : ' (coming)'}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className={`field${highlighted === 'policy' ? ' cfg-invalid' : ''}`}>
+        <label htmlFor={policyId}>Base policy</label>
+        <select id={policyId} data-testid="launcher-policy" value={policy} disabled={policies.length === 0} onChange={(e) => setPolicy(e.target.value)}>
+          {policy !== '' && !info && <option value={policy}>{policy} (not available)</option>}
+          {catalog.status === 'loading' && <option value="">loading…</option>}
+          {policies.map((p) => (
+            <option key={p.name} value={p.name}>
+              {p.name}
+              {p.params ? ` (${(p.params / 1000).toFixed(0)}k parameters)` : ''}
+            </option>
+          ))}
+        </select>
+        {info && <p className="field-note">{info.description}</p>}
+      </div>
+      <div className="field">
+        <label htmlFor={presetId}>RL preset</label>
+        <select id={presetId} data-testid="launcher-preset" value={state.preset} onChange={(e) => setPreset(e.target.value as RlCorePresetName)}>
+          {PRESET_NAMES.map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </select>
+        <p className="field-note">{presetSummary(state.preset)}</p>
+      </div>
+      <ConfigField section="grpo" name="seed" highlighted={highlighted === 'seed'} />
+    </div>
+  );
+}
+
+function FieldGroup({ title, section, names, highlighted, open }: { title: string; section: 'grpo' | 'rl'; names: readonly string[]; highlighted: string | null; open: boolean }) {
+  const edited = useLab((s) => names.filter((n) => Object.hasOwn(s.launcher.state[section], n)).length);
+  const key = (n: string) => (section === 'rl' ? `rl.${n}` : n);
+  return (
+    <details className="cfg-group" open={open || names.some((n) => key(n) === highlighted)}>
+      <summary>
+        {title}
+        {edited > 0 && <span className="cfg-count">{edited} changed</span>}
+      </summary>
+      <div className="cfg-grid">
+        {names.map((n) => (
+          <ConfigField key={n} section={section} name={n} highlighted={key(n) === highlighted} />
+        ))}
+      </div>
+    </details>
+  );
+}
+
+export function Launcher() {
+  const resolved = useLab((s) => s.launcher.resolved);
+  const warnings = useLab((s) => s.launcher.warnings);
+  const ready = useLab(selectEngineReady);
+  const exclusive = useLab(selectExclusiveJob);
+  const start = useLab((s) => s.startRun);
+  const reset = useLab((s) => s.resetLauncher);
+  const highlighted = resolved.ok ? null : resolved.field;
+  const why = !ready ? 'Needs a working WebGPU device (see the adapter panel).' : exclusive ? 'Wait for the self-test or the demo to finish.' : null;
+  return (
+    <Panel title="New run" className="launcher" intro="Pick a loop, a base policy and a preset; every knob below is documented, with the papers' value beside it. The set-up is kept in the page address, so a link reproduces it.">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void start();
+        }}
+      >
+        <TopRow highlighted={highlighted} />
+        <FieldGroup title="Run" section="grpo" names={RUN_FIELDS} highlighted={highlighted} open />
+        <FieldGroup title="Data and evaluation" section="grpo" names={DATA_FIELDS} highlighted={highlighted} open={false} />
+        <FieldGroup title="RL core (loss, advantages, filtering)" section="rl" names={RL_KEYS} highlighted={highlighted} open={false} />
+        {warnings.length > 0 && (
+          <div className="notice notice-warn" data-testid="launcher-warnings">
+            <h3>Parts of the address were not understood</h3>
+            <ul>
+              {warnings.map((w) => (
+                <li key={w}>{w}</li>
+              ))}
+            </ul>
+          </div>
+        )}
+        {!resolved.ok && (
+          <p className="cfg-error launcher-error" role="status" data-testid="launcher-error">
+            {resolved.message}
+          </p>
+        )}
+        <div className="actions">
+          <button type="submit" data-testid="run-start" disabled={!resolved.ok || why !== null}>
+            Start run
+          </button>
+          <button type="button" className="secondary" onClick={reset}>
+            Reset to defaults
+          </button>
+          {why && <span className="status">{why}</span>}
+        </div>
+      </form>
+    </Panel>
+  );
+}

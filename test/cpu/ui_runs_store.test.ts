@@ -1,0 +1,156 @@
+// The runs slice with a fake client: batches of several runs reach the store at most once per
+// frame, every applied batch is appended to the archive, a reload rebuilds the run list from
+// the archive (a run that was computing becomes stopped, marked interrupted), and a run the
+// worker refuses ends as failed with the worker's message.
+import { describe, expect, it, vi } from 'vitest';
+import type { AdapterReport, LabClient, RunBatch, RunSpec, RunStatus } from '../../src/lab/protocol';
+import { memoryArchive, type RunArchive } from '../../src/state/archive';
+import { createLabStore, selectBusy, type LabStore } from '../../src/state/store';
+
+const READY: AdapterReport = { ok: true, adapter: { name: 'fake', vendor: 'v', architecture: 'a', description: '', features: [], limits: {} }, deviceLimits: {} };
+
+function manualFrames() {
+  let pending: (() => void)[] = [];
+  return {
+    schedule: (cb: () => void) => void pending.push(cb),
+    frame() {
+      const cbs = pending;
+      pending = [];
+      for (const cb of cbs) cb();
+    },
+  };
+}
+
+interface FakeRun {
+  spec: RunSpec;
+  onBatch: (b: RunBatch) => void;
+  finish: (s: RunStatus) => void;
+  fail: (e: Error) => void;
+}
+
+function fakeClient() {
+  const runs: FakeRun[] = [];
+  const client: LabClient = {
+    init: async () => READY,
+    selfTestNames: async () => [],
+    runSelfTests: async () => ({ passed: 0, failed: 0 }),
+    startDemo: async () => 'done',
+    stopDemo: async () => undefined,
+    startRun: (spec, onBatch) => new Promise((finish, fail) => void runs.push({ spec, onBatch, finish, fail })),
+    pauseRun: vi.fn(async () => undefined),
+    resumeRun: async () => undefined,
+    stepRun: async () => {
+      throw new Error('run x is running; single steps need a paused run');
+    },
+    stopRun: async () => undefined,
+    debugLoseDevice: async () => undefined,
+  };
+  return { client, runs };
+}
+
+const status = (state: RunStatus['state'], step: number): RunStatus => ({ state, step, totalSteps: 3, stepsPerS: null, etaS: null, error: null });
+
+function batch(runId: string, steps: number[], state: RunStatus['state']): RunBatch {
+  return {
+    runId, step: Float64Array.from(steps), seconds: Float64Array.from(steps, () => 1), keys: ['reward'], metrics: Float64Array.from(steps, (s) => s / 10),
+    samples: [], evals: [], status: status(state, steps[steps.length - 1] ?? 0),
+  };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+async function readyStore(archive: RunArchive | null, prefix = 'run', frames = manualFrames()): Promise<{ store: LabStore; runs: FakeRun[]; frames: ReturnType<typeof manualFrames> }> {
+  const { client, runs } = fakeClient();
+  let n = 0;
+  const store = createLabStore(client, {
+    fetchCatalog: async () => ({ defaultPolicy: 'tiny', policies: [{ name: 'tiny', description: '', params: null }] }),
+    archive, newRunId: () => `${prefix}${++n}`, now: () => 1000 + n,
+  }, frames.schedule);
+  await store.getState().initEngine();
+  await store.getState().loadCatalog();
+  store.getState().setField('grpo', 'steps', 3);
+  return { store, runs, frames };
+}
+
+describe('runs slice', () => {
+  it('applies the batches of several runs once per frame and archives each', async () => {
+    const archive = memoryArchive();
+    const { store, runs, frames } = await readyStore(archive);
+    void store.getState().startRun();
+    store.getState().setField('grpo', 'seed', 5);
+    void store.getState().startRun();
+    await settle();
+    expect(runs.map((r) => r.spec.runId)).toEqual(['run1', 'run2']);
+    expect(runs[1].spec.config).toMatchObject({ seed: 5, steps: 3 });
+    expect(store.getState().runs.byId.run2.diff).toBe('seed 5');
+    expect(selectBusy(store.getState())).toBe(true);
+
+    const updates = vi.fn();
+    store.subscribe(updates);
+    runs[0].onBatch(batch('run1', [1], 'running'));
+    runs[1].onBatch(batch('run2', [1], 'running'));
+    runs[0].onBatch(batch('run1', [2], 'running'));
+    expect(updates).not.toHaveBeenCalled();
+    frames.frame();
+    expect(updates).toHaveBeenCalledTimes(1);
+    expect(store.getState().runs.byId.run1.data.series.reward).toEqual([0.1, 0.2]);
+    expect(store.getState().runs.byId.run2.data.step).toEqual([1]);
+
+    runs[0].onBatch(batch('run1', [3], 'running'));
+    runs[0].finish(status('done', 3));
+    runs[1].finish(status('stopped', 1));
+    await settle();
+    expect(store.getState().runs.byId.run1.status.state).toBe('done');
+    expect(store.getState().runs.byId.run1.data.step).toEqual([1, 2, 3]);
+    expect(selectBusy(store.getState())).toBe(false);
+    await settle();
+    const saved = await archive.loadRuns();
+    expect(saved.map((r) => [r.record.id, r.record.status.state, r.chunks.length])).toEqual([['run1', 'done', 3], ['run2', 'stopped', 1]]);
+  });
+
+  it('rebuilds the run list from the archive; a run cut off by the reload is marked interrupted', async () => {
+    const archive = memoryArchive();
+    const first = await readyStore(archive);
+    void first.store.getState().startRun();
+    await settle();
+    first.runs[0].onBatch(batch('run1', [1, 2], 'running'));
+    first.frames.frame();
+    await settle();
+
+    const second = await readyStore(archive, 'later');
+    await second.store.getState().loadArchive();
+    const runs = second.store.getState().runs;
+    expect(runs.order).toEqual(['run1']);
+    expect(runs.selected).toBe('run1');
+    expect(runs.byId.run1.live).toBe(false);
+    expect(runs.byId.run1.status).toMatchObject({ state: 'stopped', step: 2, error: expect.stringMatching(/interrupted/) });
+    expect(runs.byId.run1.data.series.reward).toEqual([0.1, 0.2]);
+    expect(selectBusy(second.store.getState())).toBe(false);
+    // the next run is numbered after the archived ones
+    void second.store.getState().startRun();
+    await settle();
+    expect(second.store.getState().runs.byId.run1.index).toBe(1);
+    expect(second.store.getState().runs.byId[second.runs[0].spec.runId].label).toBe('#2 GRPO · tiny');
+  });
+
+  it('ends a run the worker refuses as failed, with its message, and shows a refused command', async () => {
+    const { store, runs } = await readyStore(null);
+    void store.getState().startRun();
+    await settle();
+    runs[0].fail(new Error('grpo.evalSet = "x": unknown data set'));
+    await settle();
+    expect(store.getState().runs.byId.run1.status).toMatchObject({ state: 'failed', error: 'grpo.evalSet = "x": unknown data set' });
+    await store.getState().stepRun('run1');
+    expect(store.getState().runs.message).toMatch(/single steps need a paused run/);
+    await store.getState().deleteRun('run1');
+    expect(store.getState().runs.order).toEqual([]);
+  });
+
+  it('does not start an invalid set-up', async () => {
+    const { store, runs } = await readyStore(null);
+    store.getState().setField('grpo', 'groupSize', 0);
+    await store.getState().startRun();
+    expect(runs).toHaveLength(0);
+    expect(store.getState().runs.message).toMatch(/groupSize = 0/);
+  });
+});

@@ -1,0 +1,113 @@
+// Launcher state in the URL: only non-default values, under the config fields' names; decoding
+// gives back the same state, keeps invalid values raw for the validator, and reports what it
+// did not understand. Plus the launcher's layering of defaults, preset and overrides.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LAUNCHER, configDiff, defaultGrpoConfig, effectiveValue, parseInput, resolveLauncher, setField, setPreset, type LauncherState } from '../../src/state/launcher';
+import { launcherToQuery, mergeQuery, queryToLauncher } from '../../src/state/url';
+import { validateGrpoConfig } from '../../src/loops/grpo';
+
+const CATALOG = { names: ['tiny', 'small'], defaultPolicy: 'small' };
+
+function launcher(edit: (l: LauncherState) => LauncherState): LauncherState {
+  return edit({ ...DEFAULT_LAUNCHER });
+}
+
+describe('URL state', () => {
+  it('writes nothing for the defaults', () => {
+    expect(launcherToQuery(DEFAULT_LAUNCHER).toString()).toBe('');
+    expect(mergeQuery(new URLSearchParams(''), DEFAULT_LAUNCHER)).toBe('');
+  });
+
+  it('writes only non-default values, named after the config fields', () => {
+    const l = launcher((l) => setField(setField(setField({ ...l, policy: 'tiny' }, 'grpo', 'seed', 3), 'grpo', 'steps', 20), 'grpo', 'lr', 1e-4));
+    expect(launcherToQuery(l).toString()).toBe('policy=tiny&seed=3&steps=20');
+  });
+
+  it('round-trips loop fields, RL fields, the preset, nulls and booleans', () => {
+    let l = launcher((l) => setPreset({ ...l, policy: 'tiny' }, 'dapo'));
+    l = setField(l, 'grpo', 'groupSize', 16);
+    l = setField(l, 'grpo', 'evalSet', 'eval-ops2');
+    l = setField(l, 'rl', 'clipHigh', 0.2);
+    l = setField(l, 'rl', 'dualClipC', 3);
+    l = setField(l, 'rl', 'bessel', false);
+    const q = launcherToQuery(l);
+    // loop fields, then RL fields, each in their spec's order
+    expect(q.toString()).toBe('policy=tiny&preset=dapo&groupSize=16&evalSet=eval-ops2&bessel=false&clipHigh=0.2&dualClipC=3');
+    const back = queryToLauncher(new URLSearchParams(q.toString()));
+    expect(back.warnings).toEqual([]);
+    expect(back.launcher).toEqual(l);
+  });
+
+  it('keeps invalid values raw so the validator names them, and reports unknown parameters', () => {
+    const { launcher: l, warnings } = queryToLauncher(new URLSearchParams('steps=abc&groupSize=0&clipLow=-1&preset=nope&colour=red&debug'));
+    expect(l.grpo).toEqual({ steps: 'abc', groupSize: 0 });
+    expect(l.rl).toEqual({ clipLow: -1 });
+    expect(warnings).toEqual([expect.stringMatching(/^preset=nope: unknown RL preset/), 'colour: not a setting of the launcher; ignored']);
+    const r = resolveLauncher(l, CATALOG);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r).toMatchObject({ field: 'steps', message: expect.stringMatching(/grpo\.steps = "abc": must be an integer/) });
+  });
+
+  it('drops a URL value equal to the layer below it (the preset or the default)', () => {
+    const { launcher: l } = queryToLauncher(new URLSearchParams('preset=dapo&filterZeroVariance=true&steps=50&clipHigh=0.2'));
+    expect(l.preset).toBe('dapo');
+    expect(l.rl).toEqual({ clipHigh: 0.2 });
+    expect(l.grpo).toEqual({});
+  });
+
+  it("keeps the page's own parameters when the launcher rewrites the query", () => {
+    const l = launcher((l) => setField(l, 'grpo', 'seed', 7));
+    expect(mergeQuery(new URLSearchParams('debug&seed=1&steps=9'), l)).toBe('?debug=&seed=7');
+  });
+
+  it('encodes a null override as "null" and reads "null" back', () => {
+    const l = launcher((l) => setField(setPreset(l, 'svs'), 'rl', 'dualClipC', null));
+    expect(launcherToQuery(l).toString()).toBe('preset=svs&dualClipC=null');
+    expect(queryToLauncher(launcherToQuery(l)).launcher).toEqual(l);
+  });
+});
+
+describe('launcher layering and validation', () => {
+  it('shows preset values under overrides and drops overrides the new preset already sets', () => {
+    let l = setField(DEFAULT_LAUNCHER, 'rl', 'filterZeroVariance', true);
+    expect(l.rl).toEqual({ filterZeroVariance: true });
+    l = setPreset(l, 'dapo');
+    expect(l.rl).toEqual({});
+    expect(effectiveValue(l, 'rl', 'dynamicSampling')).toBe(true);
+    expect(effectiveValue(l, 'rl', 'clipLow')).toBe(0.2);
+  });
+
+  it('resolves to the validated config the worker will run, with the catalog default policy', () => {
+    const l = setField(setPreset(DEFAULT_LAUNCHER, 'grpo_original'), 'grpo', 'steps', 20);
+    const r = resolveLauncher(l, CATALOG);
+    expect(r.ok).toBe(true);
+    if (r.ok) {
+      expect(r.policy).toBe('small');
+      expect(r.config).toEqual(validateGrpoConfig({ steps: 20, rl: { clipHigh: 0.2, aggregation: 'seq_mean_token_mean', beta: 0.04, klType: 'k3' } }));
+    }
+  });
+
+  it('reports cross-field problems, unknown policies and coming loops with what to change', () => {
+    const ds = setField(DEFAULT_LAUNCHER, 'rl', 'dynamicSampling', true);
+    const r = resolveLauncher(ds, CATALOG);
+    expect(r.ok || r.message).toMatch(/set filterZeroVariance to true/);
+    expect(resolveLauncher({ ...DEFAULT_LAUNCHER, policy: 'huge' }, CATALOG)).toMatchObject({ ok: false, field: 'policy' });
+    expect(resolveLauncher({ ...DEFAULT_LAUNCHER, loop: 'svs' }, CATALOG)).toMatchObject({ ok: false, field: 'loop', message: expect.stringMatching(/coming/) });
+    expect(resolveLauncher(DEFAULT_LAUNCHER, null)).toMatchObject({ ok: false, field: 'policy' });
+  });
+
+  it('parses typed text by field type, leaving what is not a value for the validator', () => {
+    expect(parseInput({ kind: 'number', min: 0 }, ' 1e-4 ')).toBe(1e-4);
+    expect(parseInput({ kind: 'number', min: 0 }, '')).toBe('');
+    expect(parseInput({ kind: 'number', min: 0 }, '3x')).toBe('3x');
+    expect(parseInput({ kind: 'number', min: 1, nullable: true }, '')).toBeNull();
+    expect(parseInput({ kind: 'boolean' }, 'false')).toBe(false);
+  });
+
+  it('labels a run by its difference from the previous one', () => {
+    const base = defaultGrpoConfig();
+    const next = validateGrpoConfig({ seed: 3, rl: { clipHigh: 0.2 } });
+    expect(configDiff(next, base)).toBe('seed 3, rl.clipHigh 0.2');
+    expect(configDiff(base, base)).toBe('');
+  });
+});

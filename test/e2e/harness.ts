@@ -1,0 +1,77 @@
+// Shared by the browser tests: the built app served by `vite preview`, headless Chromium with
+// WebGPU on SwiftShader, and pages that collect their console errors (worker's included).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+export const CHROMIUM = '/usr/bin/chromium';
+// Enough for a WebGPU adapter on a machine without a GPU (Chromium's SwiftShader adapter);
+// the last flag only speeds SwiftShader's shader compiles (see src/gpu/node.ts).
+export const CHROMIUM_ARGS = [
+  '--enable-unsafe-webgpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+  '--disable-dawn-features=use_vulkan_zero_initialize_workgroup_memory_extension',
+];
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startPreview(port: number): Promise<ChildProcess> {
+  const vite = path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+  // --bypass-lock: Vite allows one preview per project, and someone may be running `npm start`
+  const args = [vite, 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1', '--bypass-lock'];
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout!.on('data', (d) => (log += d));
+  child.stderr!.on('data', (d) => (log += d));
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`vite preview exited (${child.exitCode}):\n${log}`);
+    const ok = await fetch(`http://127.0.0.1:${port}/`).then((r) => r.ok, () => false);
+    if (ok) return child;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGTERM');
+  throw new Error(`vite preview did not answer on port ${port} within 30 s:\n${log}`);
+}
+
+export async function stopPreview(child: ChildProcess | null): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Watches a page's console errors and uncaught exceptions, its workers' included. */
+export function collectErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
+  page.on('pageerror', (e) => errors.push(`uncaught: ${e.message}`));
+  page.on('worker', (w) => w.on('console', (m) => m.type() === 'error' && errors.push(`worker console: ${m.text()}`)));
+  return errors;
+}
+
+/** Navigates and waits until the worker has looked for an adapter. */
+export async function gotoLab(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.waitForSelector('[data-testid=adapter-info]:not([data-status=idle]):not([data-status=detecting])', { timeout: 60_000 });
+}
+
+export async function newPage(browser: Browser): Promise<Page> {
+  return browser.newPage({ viewport: { width: 1280, height: 900 } });
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,170 @@
+// The run page in headless Chromium (WebGPU on SwiftShader): a GRPO run of the tiny policy set
+// up from the URL, paused before its first step, single-stepped, resumed to the end; the
+// training and evaluation charts receive points; live validation; the run list survives a
+// reload (IndexedDB); a second run stops on request. Screenshots go to test-artifacts/lab-*.png.
+// Run with `npx vite build && npx vitest run --project e2e`.
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import path from 'node:path';
+import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, collectErrors, freePort, gotoLab, newPage, shot, startPreview, stopPreview } from './harness';
+
+/** A run small enough for SwiftShader: 3 steps of 2 problems × 4 samples, evaluation every step on 4 problems × 4 samples. */
+const SETUP = 'policy=tiny&seed=3&steps=3&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=1&evalProblems=4&evalN=4&samplesPerStep=3';
+const STEP_TIMEOUT_MS = 120_000;
+/**
+ * Longest main-thread task allowed while a run streams. The longest seen here is the first
+ * drawing of all charts at once, 100–200 ms on 2 cores shared with SwiftShader; an engine on
+ * the main thread would block for seconds per step.
+ */
+const MAX_MAIN_THREAD_TASK_MS = 500;
+
+async function points(page: Page, id: string): Promise<number> {
+  return Number(await page.getByTestId(`chart-${id}`).getAttribute('data-points'));
+}
+
+async function waitStatus(page: Page, state: string, step: number): Promise<void> {
+  const ok = await page
+    .waitForFunction(
+      ([state, step]) => {
+        const el = document.querySelector('[data-testid=run-status]');
+        if (document.querySelector('[data-testid=run-error]')) return 'error';
+        return el?.getAttribute('data-state') === state && el.getAttribute('data-step') === String(step) ? 'ok' : false;
+      },
+      [state, step] as const,
+      { timeout: STEP_TIMEOUT_MS, polling: 100 },
+    )
+    .then((h) => h.jsonValue(), () => 'timeout');
+  if (ok !== 'ok') {
+    const status = await page.getByTestId('run-status').textContent();
+    throw new Error(`waiting for ${state} at step ${step}: ${ok}; status: ${status}`);
+  }
+}
+
+describe('run page (built app, headless Chromium)', () => {
+  let server: ChildProcess | null = null;
+  let browser: Browser | null = null;
+  let base = '';
+  let page: Page;
+  let errors: string[];
+  let adapterStatus: string | null = null;
+
+  beforeAll(async () => {
+    if (!existsSync(path.join(ROOT, 'dist', 'index.html'))) throw new Error('no build in dist/: run `npx vite build` first');
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium package`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const port = await freePort();
+    server = await startPreview(port);
+    base = `http://127.0.0.1:${port}/`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    page = await newPage(browser);
+    errors = collectErrors(page);
+    await gotoLab(page, `${base}?${SETUP}`);
+    adapterStatus = await page.getAttribute('[data-testid=adapter-info]', 'data-status');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopPreview(server);
+  });
+
+  function requireAdapter(ctx: TestContext): void {
+    if (adapterStatus === 'ready') return;
+    if (process.env.CI === 'true') throw new Error(`no WebGPU adapter in Chromium (adapter panel status: ${adapterStatus})`);
+    ctx.skip(`no WebGPU adapter in this Chromium (status ${adapterStatus}); CI=true makes this a failure`);
+  }
+
+  it('reads the set-up from the URL into the generated form', async () => {
+    await expect(page.getByTestId('field-steps').locator('input').inputValue()).resolves.toBe('3');
+    await expect(page.getByTestId('field-groupSize').locator('input').inputValue()).resolves.toBe('4');
+    expect(await page.getByTestId('field-steps').getAttribute('data-origin')).toBe('edited');
+    expect(await page.getByTestId('field-lr').getAttribute('data-origin')).toBe('default');
+    await expect(page.getByTestId('launcher-policy').inputValue()).resolves.toBe('tiny');
+    expect(await page.getByTestId('launcher-error').count()).toBe(0);
+    const options = await page.getByTestId('launcher-loop').locator('option').evaluateAll((os) => os.map((o) => [(o as HTMLOptionElement).value, (o as HTMLOptionElement).disabled]));
+    expect(options).toEqual([['grpo', false], ['svs', true], ['spice', true], ['opensir', true], ['ttsp', true], ['datpo', true]]);
+    await shot(page, 'lab-launcher');
+  });
+
+  it('validates live with the loop validator\'s message and keeps the URL in step', async () => {
+    const input = page.getByTestId('field-groupSize').locator('input');
+    await input.fill('0');
+    await expect(page.getByTestId('launcher-error').textContent()).resolves.toMatch(/groupSize = 0: must be ≥ 1/);
+    expect(await page.getByTestId('run-start').isDisabled()).toBe(true);
+    expect(new URL(page.url()).searchParams.get('groupSize')).toBe('0');
+    await shot(page, 'lab-invalid');
+    await input.fill('4');
+    expect(await page.getByTestId('launcher-error').count()).toBe(0);
+    expect(new URL(page.url()).search).toBe(`?${SETUP}`);
+  });
+
+  it('runs GRPO in the worker: pause before the first step, two single steps, resume to the end', async (ctx) => {
+    requireAdapter(ctx);
+    await page.evaluate(() => {
+      const w = window as unknown as { longTasks: number[] };
+      w.longTasks = [];
+      new PerformanceObserver((list) => list.getEntries().forEach((e) => w.longTasks.push(e.duration))).observe({ type: 'longtask' });
+    });
+    await page.getByTestId('run-start').click();
+    await page.getByTestId('run-pause').click();
+    await waitStatus(page, 'paused', 0);
+    expect(await points(page, 'passk')).toBe(3);
+    expect(await points(page, 'reward')).toBe(0);
+
+    await page.getByTestId('run-step').click();
+    await waitStatus(page, 'paused', 1);
+    expect(await points(page, 'reward')).toBe(1);
+    expect(await points(page, 'entropy')).toBe(1);
+    expect(await page.getByTestId('sample').count()).toBe(3);
+
+    await page.getByTestId('run-step').click();
+    await waitStatus(page, 'paused', 2);
+    expect(await points(page, 'reward')).toBe(2);
+    expect(await points(page, 'pass1')).toBe(3);
+    await shot(page, 'lab-paused');
+
+    await page.getByTestId('run-resume').click();
+    await waitStatus(page, 'done', 3);
+    // the engine runs in the worker: the page's main thread never blocks for long
+    const longTasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
+    console.log(`main-thread long tasks during the run: ${longTasks.length}, longest ${Math.max(0, ...longTasks).toFixed(0)} ms: ${longTasks.map((t) => t.toFixed(0)).join(" ")}`);
+    expect(Math.max(0, ...longTasks)).toBeLessThan(MAX_MAIN_THREAD_TASK_MS);
+    for (const id of ['reward', 'entropy', 'length', 'clip', 'kl', 'filtered', 'lr']) expect(await points(page, id), `chart-${id}`).toBe(3);
+    expect(await points(page, 'pass1')).toBe(4);
+    expect(await points(page, 'histogram')).toBe(10);
+    const items = page.getByTestId('run-list').getByTestId('run-item');
+    expect(await items.count()).toBe(1);
+    expect(await items.first().getAttribute('data-state')).toBe('done');
+    await shot(page, 'lab-done');
+  });
+
+  it('keeps finished runs across a reload and exports their metrics as CSV', async (ctx) => {
+    requireAdapter(ctx);
+    await gotoLab(page, `${base}?${SETUP}`);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=run-item]').length === 1, null, { timeout: 10_000 });
+    expect(await page.getByTestId('run-item').first().getAttribute('data-state')).toBe('done');
+    await page.waitForFunction(() => document.querySelector('[data-testid=chart-reward]')?.getAttribute('data-points') === '3', null, { timeout: 10_000 });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('run-export-csv').first().click()]);
+    const csv = readFileSync(await download.path(), 'utf8').split('\r\n');
+    expect(download.suggestedFilename()).toMatch(/^rlvr-lab-run-1-grpo-tiny-.*\.csv$/);
+    expect(csv[0]).toMatch(/^step,seconds,reward,reward_std,frac_reward_zero_std,entropy,/);
+    expect(csv.slice(1, 4).map((l) => l.split(',')[0])).toEqual(['1', '2', '3']);
+  });
+
+  it('stops a second run on request and lists both', async (ctx) => {
+    requireAdapter(ctx);
+    await page.getByTestId('field-seed').locator('input').fill('4');
+    await page.getByTestId('run-start').click();
+    await page.getByTestId('run-stop').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.getAttribute('data-state') === 'stopped', null, { timeout: STEP_TIMEOUT_MS });
+    const states = await page.getByTestId('run-item').evaluateAll((els) => els.map((e) => e.getAttribute('data-state')));
+    expect(states).toEqual(['done', 'stopped']);
+    await expect(page.getByTestId('run-item').nth(1).textContent()).resolves.toContain('seed 4');
+    await shot(page, 'lab-two-runs');
+  });
+
+  it('logs no console errors', () => {
+    expect(errors).toEqual([]);
+  });
+});
