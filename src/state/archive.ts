@@ -1,7 +1,7 @@
 // Runs kept across reloads: one record per run (set-up, label, last status) and its events as
 // append-only chunks, in IndexedDB. The store sees only the RunArchive interface; tests use
 // memoryArchive.
-import type { GrpoConfig } from '../loops/grpo';
+import type { GrpoConfig } from '../loops/grpo_config';
 import type { RunStatus } from '../lab/protocol';
 import type { RunChunk } from './runData';
 

@@ -5,7 +5,7 @@
 // loop's own validator reports what is wrong, in its words.
 import { checkField, type Field, type FieldSpec } from '../config/fields';
 import { ConfigError } from '../model/config';
-import { GRPO_DEFAULTS, GRPO_FIELDS, validateGrpoConfig, type GrpoConfig } from '../loops/grpo';
+import { GRPO_DEFAULTS, GRPO_FIELDS, validateGrpoConfig, type GrpoConfig } from '../loops/grpo_config';
 import type { LoopName } from '../lab/protocol';
 import { DEFAULT_RL_CORE, RL_CORE_FIELDS, RL_CORE_PRESETS, type RlCoreConfig, type RlCorePresetName } from '../rl/config';
 

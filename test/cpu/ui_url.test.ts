@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LAUNCHER, configDiff, defaultGrpoConfig, effectiveValue, parseInput, resolveLauncher, setField, setPreset, type LauncherState } from '../../src/state/launcher';
 import { launcherToQuery, mergeQuery, queryToLauncher } from '../../src/state/url';
-import { validateGrpoConfig } from '../../src/loops/grpo';
+import { validateGrpoConfig } from '../../src/loops/grpo_config';
 
 const CATALOG = { names: ['tiny', 'small'], defaultPolicy: 'small' };
 
