@@ -11,6 +11,9 @@
 // gradient row when its w ≠ 0) so a bad batch is loud, never a silently wrong loss.
 // dlogits must be a different GPUBuffer from logits (WebGPU forbids a buffer bound both
 // read-only and writable in one dispatch).
+// Entry `main_cpu` is the variant for CPU adapters (SwiftShader): one invocation per row walks
+// all V columns, no workgroup memory and no barriers (a tree over 64 lanes costs far more than
+// the row itself there). Same arithmetic, in column order.
 struct Params {
   R: u32,
   V: u32,
@@ -28,6 +31,7 @@ struct Params {
 
 override WG: u32 = 256u;          // a power of two (tree reduction)
 override WITH_GRAD: bool = true;  // false: statistics only (evaluation, sampling metrics)
+const CHUNK = 64u;                // main_cpu: columns folded sequentially before a merge
 
 // Running statistics of a set of shifted logits d_v = (l_v − lm)·invT (all ≤ 0):
 //   lm = max raw logit, s = Σ exp(d_v), t = Σ exp(d_v)·d_v.
@@ -58,6 +62,29 @@ fn nan() -> f32 {
   return bitcast<f32>(bits);
 }
 
+// Folds logit l into a Stat (one exp): the running maximum moves up when l exceeds it.
+fn push(st: Stat, l: f32) -> Stat {
+  if (l > st.m) {
+    let d = (st.m - l) * p.invT;
+    let r = exp(d);
+    return Stat(l, st.s * r + 1.0, r * (st.t + d * st.s));
+  }
+  let d = (l - st.m) * p.invT;
+  let x = exp(d);
+  return Stat(st.m, st.s + x, st.t + x * d);
+}
+
+// dJ/dlogits[row, j] (see the header); 0 on masked rows, NaN on a bad target with w != 0.
+fn gradAt(l: f32, j: u32, tgt: u32, bad: bool, wr: f32, er: f32, lm: f32, logS: f32, H: f32) -> f32 {
+  if (wr == 0.0 && er == 0.0) { return 0.0; }
+  let lpj = (l - lm) * p.invT - logS;
+  let pj = exp(lpj);
+  let hit = select(0.0, 1.0, j == tgt);
+  var g = (wr * (hit - pj) - er * pj * (lpj + H)) * p.invT;
+  if (bad && wr != 0.0) { g = nan(); }
+  return g;
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -72,19 +99,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (lid < V) {
     st = Stat(logits[base + lid], 1.0, 0.0);
   }
-  for (var j = lid + WG; j < V; j += WG) {
-    let l = logits[base + j];
-    if (l > st.m) {
-      let d = (st.m - l) * p.invT;
-      let r = exp(d);
-      st = Stat(l, st.s * r + 1.0, r * (st.t + d * st.s));
-    } else {
-      let d = (l - st.m) * p.invT;
-      let x = exp(d);
-      st.s += x;
-      st.t += x * d;
-    }
-  }
+  for (var j = lid + WG; j < V; j += WG) { st = push(st, logits[base + j]); }
   sm_m[lid] = st.m;
   sm_s[lid] = st.s;
   sm_t[lid] = st.t;
@@ -118,16 +133,38 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
   if (!WITH_GRAD) { return; }
 
   // Pass 2: the gradient, recomputing π from the logits rather than storing it.
-  let masked = wr == 0.0 && er == 0.0;
   for (var j = lid; j < V; j += WG) {
-    var g = 0.0;
-    if (!masked) {
-      let lpj = (logits[base + j] - lm) * p.invT - logS;
-      let pj = exp(lpj);
-      let hit = select(0.0, 1.0, j == tgt);
-      g = (wr * (hit - pj) - er * pj * (lpj + H)) * p.invT;
-      if (bad && wr != 0.0) { g = nan(); }
-    }
-    dlogits[base + j] = g;
+    dlogits[base + j] = gradAt(logits[base + j], j, tgt, bad, wr, er, lm, logS, H);
+  }
+}
+
+@compute @workgroup_size(WG)
+fn main_cpu(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+  let row = gid.x + gid.y * nwg.x * WG;
+  if (row >= p.R) { return; }
+  let V = p.V;
+  let base = row * V;
+  // Chunks of CHUNK columns merged into the total keep f32 rounding near that of a tree
+  // (one long running sum drifts by ~1e-5 relative at V = 50k).
+  var st = Stat(0.0, 0.0, 0.0);
+  for (var j0 = 0u; j0 < V; j0 += CHUNK) {
+    var c = Stat(logits[base + j0], 1.0, 0.0);
+    for (var j = j0 + 1u; j < min(V, j0 + CHUNK); j++) { c = push(c, logits[base + j]); }
+    st = merge(st, c);
+  }
+  let lm = st.m;
+  let logS = log(st.s);
+  let H = logS - st.t / st.s;
+  let tgt = targets[row];
+  let bad = tgt >= V;
+  var lp = nan();
+  if (!bad) { lp = (logits[base + tgt] - lm) * p.invT - logS; }
+  logp[row] = lp;
+  entropy[row] = H;
+  if (!WITH_GRAD) { return; }
+  let wr = w[row];
+  let er = e[row];
+  for (var j = 0u; j < V; j++) {
+    dlogits[base + j] = gradAt(logits[base + j], j, tgt, bad, wr, er, lm, logS, H);
   }
 }

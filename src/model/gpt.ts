@@ -5,7 +5,7 @@ import { Gpu, view, type Dispatch, type TensorRef } from '../gpu/runtime';
 import { matmul, matmulBackward, matmulForward } from '../gpu/ops/matmul';
 import { encoderBackward, encoderForward, fill, geluBackward, geluForward, layernormBackward, layernormForward } from '../gpu/ops/layers';
 import { residualForward } from '../gpu/ops/elementwise';
-import { attentionBackward, attentionForward } from '../gpu/ops/attention';
+import { attentionBackward, attentionForwardSteps } from '../gpu/ops/attention';
 import { softmaxLogp } from '../gpu/ops/loss';
 import { adamw, gradNormSq, type AdamWHyper } from '../gpu/ops/optim';
 import type { GPTConfig } from './config';
@@ -227,7 +227,7 @@ export class GPT {
       fwd.push(
         await layernormForward(gpu, a.ln1, a.ln1Mean, a.ln1Rstd, a.residual, p.ln1w, p.ln1b, { N: BT, C }),
         ...(await linear.forward(a.qkv, a.ln1, p.qkvw, p.qkvb, C, 3 * C, l, 'attn.c_attn')),
-        await attentionForward(gpu, a.atty, a.lse, a.qkv, attDims),
+        ...(await attentionForwardSteps(gpu, a.atty, a.lse, a.qkv, attDims)),
         ...(await linear.forward(a.attproj, a.atty, p.attprojw, p.attprojb, C, C, l, 'attn.c_proj')),
         await residualForward(gpu, a.residual2, a.residual, a.attproj, BT * C),
         await layernormForward(gpu, a.ln2, a.ln2Mean, a.ln2Rstd, a.residual2, p.ln2w, p.ln2b, { N: BT, C }),

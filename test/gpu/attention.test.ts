@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { testGpu } from '../helpers/gpu';
 import { expectClose, type Tolerance } from '../helpers/tolerance';
 import { mulberry32, randArray } from '../helpers/rng';
-import { attentionBackward, attentionForward, type AttentionDims } from '../../src/gpu/ops/attention';
+import { attentionBackward, attentionForwardSteps, type AttentionDims } from '../../src/gpu/ops/attention';
+import type { KernelVariant } from '../../src/gpu/ops/matmul';
 import { attentionBackwardRef, attentionForwardRef } from '../../src/reference/attention';
 import { view, type Gpu, type TensorRef } from '../../src/gpu/runtime';
 
@@ -44,7 +45,11 @@ function scaleScores(qkv: Float32Array, d: AttentionDims, target: number): void 
   for (let r = 0; r < B * T; r++) for (let c = 0; c < 2 * C; c++) qkv[r * 3 * C + c] *= f;
 }
 
-async function checkCase(d: AttentionDims, seed: number, maxScore?: number): Promise<void> {
+// Both designs run on any adapter: 'gpu' (flash kernels) and 'cpu' (materialised scores,
+// matmul_cpu products and row kernels).
+const VARIANTS: KernelVariant[] = ['gpu', 'cpu'];
+
+async function checkCase(d: AttentionDims, seed: number, variant: KernelVariant, maxScore?: number): Promise<void> {
   const gpu = await testGpu();
   const { B, T, C, NH } = d;
   const rand = mulberry32(seed);
@@ -62,8 +67,8 @@ async function checkCase(d: AttentionDims, seed: number, maxScore?: number): Pro
   const wantOut = new Float64Array(B * T * C);
   const wantLse = new Float64Array(B * NH * T);
   attentionForwardRef(wantOut, wantLse, qkv, d);
-  gpu.run([await attentionForward(gpu, bufs.out, bufs.lse, bufs.qkv, d)]);
-  const tag = `B=${B} T=${T} C=${C} NH=${NH}${maxScore ? ` |s|<=${maxScore}` : ''}`;
+  gpu.run(await attentionForwardSteps(gpu, bufs.out, bufs.lse, bufs.qkv, d, { variant }));
+  const tag = `${variant} B=${B} T=${T} C=${C} NH=${NH}${maxScore ? ` |s|<=${maxScore}` : ''}`;
   // f32 rounding of a score is ~1e-7 * |s|, and P inherits it: errors grow with the largest score.
   const errScale = Math.max(1, (maxScore ?? 0) / 5);
   const fwdTol: Tolerance = { atol: 1e-6 * errScale, rtol: 1e-5 };
@@ -78,14 +83,14 @@ async function checkCase(d: AttentionDims, seed: number, maxScore?: number): Pro
   gpu.write(bufs.lse, lse32);
   const wantDqkv = new Float64Array(B * T * 3 * C);
   attentionBackwardRef(wantDqkv, dout, qkv, out32, lse32, d);
-  gpu.run(await attentionBackward(gpu, bufs.dqkv, bufs.dout, bufs.qkv, bufs.out, bufs.lse, d));
+  gpu.run(await attentionBackward(gpu, bufs.dqkv, bufs.dout, bufs.qkv, bufs.out, bufs.lse, d, { variant }));
   // Absolute tolerance relative to the largest gradient: small entries are differences of
   // O(gradScale) terms (dS = P (dP - D)), so their relative error is unbounded.
   const gradScale = Math.max(...wantDqkv.map(Math.abs));
   expectClose(`dqkv ${tag}`, await gpu.readF32(bufs.dqkv), wantDqkv, { atol: 2e-6 * gradScale * errScale, rtol: 1e-5 });
 }
 
-describe('attention forward and backward match the float64 reference', () => {
+describe.each(VARIANTS)('attention forward and backward match the float64 reference (%s variant)', (variant) => {
   it.each<[string, AttentionDims]>([
     ['T=1', { B: 2, T: 1, C: 32, NH: 2 }],
     ['T=7 odd, HS=32', { B: 2, T: 7, C: 64, NH: 2 }],
@@ -96,15 +101,15 @@ describe('attention forward and backward match the float64 reference', () => {
     ['HS=10 not a multiple of 4', { B: 2, T: 9, C: 20, NH: 2 }],
     ['T=256', { B: 1, T: 256, C: 32, NH: 2 }],
   ])('%s', async (_name, d) => {
-    await checkCase(d, d.B * 1000 + d.T * 10 + d.NH);
+    await checkCase(d, d.B * 1000 + d.T * 10 + d.NH, variant);
   });
 
   it('large logits: scores up to |100|, where exp overflows f32 without the running max', async () => {
-    await checkCase({ B: 1, T: 50, C: 64, NH: 2 }, 7, 100);
+    await checkCase({ B: 1, T: 50, C: 64, NH: 2 }, 7, variant, 100);
   });
 });
 
-describe('attention causality', () => {
+describe.each(VARIANTS)('attention causality (%s variant)', (variant) => {
   it('changing tokens from t0 on leaves earlier outputs, lse and dq bit-identical', async () => {
     const gpu = await testGpu();
     const d: AttentionDims = { B: 2, T: 70, C: 32, NH: 2 };
@@ -115,11 +120,11 @@ describe('attention causality', () => {
     const dout = randArray(rand, B * T * C);
     const bufs = alloc(gpu, d);
     gpu.write(bufs.dout, dout);
-    const fwd = await attentionForward(gpu, bufs.out, bufs.lse, bufs.qkv, d);
-    const bwd = await attentionBackward(gpu, bufs.dqkv, bufs.dout, bufs.qkv, bufs.out, bufs.lse, d);
+    const fwd = await attentionForwardSteps(gpu, bufs.out, bufs.lse, bufs.qkv, d, { variant });
+    const bwd = await attentionBackward(gpu, bufs.dqkv, bufs.dout, bufs.qkv, bufs.out, bufs.lse, d, { variant });
     const runOnce = async (x: Float32Array) => {
       gpu.write(bufs.qkv, x);
-      gpu.run([fwd, ...bwd]);
+      gpu.run([...fwd, ...bwd]);
       return { out: await gpu.readF32(bufs.out), lse: await gpu.readF32(bufs.lse), dqkv: await gpu.readF32(bufs.dqkv) };
     };
     const a = await runOnce(qkv);
@@ -143,7 +148,7 @@ describe('attention causality', () => {
 });
 
 describe('attention timing', () => {
-  it('logs forward + backward time at B=4, T=64, C=64, NH=2 (information only)', async () => {
+  it.each(VARIANTS)('logs forward + backward time at B=4, T=64, C=64, NH=2 (information only), %s variant', async (variant) => {
     const gpu = await testGpu();
     const d: AttentionDims = { B: 4, T: 64, C: 64, NH: 2 };
     const rand = mulberry32(5);
@@ -151,8 +156,8 @@ describe('attention timing', () => {
     gpu.write(bufs.qkv, randArray(rand, d.B * d.T * 3 * d.C));
     gpu.write(bufs.dout, randArray(rand, d.B * d.T * d.C));
     const steps = [
-      await attentionForward(gpu, bufs.out, bufs.lse, bufs.qkv, d),
-      ...(await attentionBackward(gpu, bufs.dqkv, bufs.dout, bufs.qkv, bufs.out, bufs.lse, d)),
+      ...(await attentionForwardSteps(gpu, bufs.out, bufs.lse, bufs.qkv, d, { variant })),
+      ...(await attentionBackward(gpu, bufs.dqkv, bufs.dout, bufs.qkv, bufs.out, bufs.lse, d, { variant })),
     ];
     gpu.run(steps);
     await gpu.sync();
@@ -161,7 +166,7 @@ describe('attention timing', () => {
     for (let i = 0; i < reps; i++) gpu.run(steps);
     await gpu.sync();
     const ms = (performance.now() - t) / reps;
-    console.log(`attention fwd+bwd B=4 T=64 C=64 NH=2 on ${gpu.adapterName}: ${ms.toFixed(2)} ms`);
+    console.log(`attention fwd+bwd (${variant} variant) B=4 T=64 C=64 NH=2 on ${gpu.adapterName}: ${ms.toFixed(2)} ms`);
     expect(ms).toBeGreaterThan(0);
   });
 });

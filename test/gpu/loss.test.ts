@@ -5,6 +5,7 @@ import { mulberry32, randArray, randInts } from '../helpers/rng';
 import { softmaxLogp } from '../../src/gpu/ops/loss';
 import { softmaxLogpRef } from '../../src/reference/loss';
 import { view, type Gpu } from '../../src/gpu/runtime';
+import type { KernelVariant } from '../../src/gpu/ops/matmul';
 
 interface Inputs {
   R: number;
@@ -30,7 +31,7 @@ interface Got {
   dlogits: Float32Array | null;
 }
 
-async function runGpu(gpu: Gpu, x: Inputs, temperature: number, withGrad = true): Promise<Got> {
+async function runGpu(gpu: Gpu, x: Inputs, temperature: number, variant: KernelVariant, withGrad = true): Promise<Got> {
   const { R, V } = x;
   const logp = gpu.createBuffer(R * 4, 'logp');
   const entropy = gpu.createBuffer(R * 4, 'entropy');
@@ -43,8 +44,9 @@ async function runGpu(gpu: Gpu, x: Inputs, temperature: number, withGrad = true)
     view(gpu.upload(x.w, 'w'), 0, R),
     view(gpu.upload(x.e, 'e'), 0, R),
     { R, V },
-    { temperature, withGrad },
+    { temperature, withGrad, variant },
   );
+  expect(op.dispatch.label).toBe(variant === 'cpu' ? 'softmax_logp_cpu' : 'softmax_logp');
   gpu.run([op.dispatch]);
   return {
     logp: await gpu.readF32(view(logp, 0, R)),
@@ -77,26 +79,30 @@ function compare(label: string, got: Got, want: ReturnType<typeof reference>, x:
   }
 }
 
-describe('softmax_logp', () => {
+// Both designs on any adapter: 'gpu' (a workgroup per row, tree reductions) and 'cpu' (an
+// invocation per row).
+describe.each(['gpu', 'cpu'] as const)('softmax_logp (%s variant)', (variant) => {
   const cases: [number, number, number][] = [];
   for (const R of [1, 7, 300]) for (const V of [1, 5, 63, 64, 65, 1000]) for (const T of [1, 0.7, 1.5]) cases.push([R, V, T]);
 
   it.each(cases)('matches the reference for R=%i V=%i T=%f', async (R, V, T) => {
     const gpu = await testGpu();
     const x = randomInputs(R * 7919 + V, R, V);
-    compare(`R=${R} V=${V} T=${T}`, await runGpu(gpu, x, T), reference(x, T), x);
+    compare(`R=${R} V=${V} T=${T}`, await runGpu(gpu, x, T, variant), reference(x, T), x);
   });
 
   it('handles a GPT-2-sized vocabulary (V=50257)', async () => {
     const gpu = await testGpu();
     const x = randomInputs(50257, 3, 50257, 8);
-    compare('V=50257', await runGpu(gpu, x, 0.9), reference(x, 0.9), x);
+    compare('V=50257', await runGpu(gpu, x, 0.9, variant), reference(x, 0.9), x);
   });
 
-  it('folds more than 65535 rows into a 2-D grid', async () => {
+  it('folds more than 65535 workgroups into a 2-D grid', async () => {
     const gpu = await testGpu();
-    const x = randomInputs(70001, 70001, 3);
-    compare('R=70001', await runGpu(gpu, x, 1), reference(x, 1), x);
+    // 'gpu' runs a workgroup per row, 'cpu' 16 rows per workgroup
+    const R = variant === 'cpu' ? 65535 * 16 + 7 : 70001;
+    const x = randomInputs(R, R, 3);
+    compare(`R=${R}`, await runGpu(gpu, x, 1, variant), reference(x, 1), x);
   });
 
   it('is stable for logits of ±1e4, including one-hot-like rows', async () => {
@@ -115,7 +121,7 @@ describe('softmax_logp', () => {
       x.logits[3 * V + j] = j === 5 || j === 60 ? 1e4 : -1e4;
     }
     for (const T of [1, 0.7, 1.5]) {
-      const got = await runGpu(gpu, x, T);
+      const got = await runGpu(gpu, x, T, variant);
       const want = reference(x, T);
       compare(`±1e4 T=${T}`, got, want, x);
       expect(got.logp[1]).toBe(0);
@@ -128,7 +134,7 @@ describe('softmax_logp', () => {
   it('skips the gradient when withGrad=false and takes a new temperature', async () => {
     const gpu = await testGpu();
     const x = randomInputs(5, 7, 65);
-    const got = await runGpu(gpu, x, 1.3, false);
+    const got = await runGpu(gpu, x, 1.3, variant, false);
     expect(got.dlogits).toBeNull();
     compare('no grad', got, reference(x, 1.3), x);
 
@@ -139,7 +145,7 @@ describe('softmax_logp', () => {
     const logp = gpu.createBuffer(R * 4, 'logp');
     const entropy = gpu.createBuffer(R * 4, 'entropy');
     const inputs = [gpu.upload(x.logits, 'l'), gpu.upload(x.targets, 't'), gpu.upload(x.w, 'w'), gpu.upload(x.e, 'e')] as const;
-    const op = await softmaxLogp(gpu, { logp: view(logp, 0, R), entropy: view(entropy, 0, R), dlogits: view(dl, 0, R * x.V) }, view(inputs[0], 0, R * x.V), view(inputs[1], 0, R), view(inputs[2], 0, R), view(inputs[3], 0, R), x, { withGrad: false });
+    const op = await softmaxLogp(gpu, { logp: view(logp, 0, R), entropy: view(entropy, 0, R), dlogits: view(dl, 0, R * x.V) }, view(inputs[0], 0, R * x.V), view(inputs[1], 0, R), view(inputs[2], 0, R), view(inputs[3], 0, R), x, { withGrad: false, variant });
     gpu.run([op.dispatch]);
     expect(Array.from(await gpu.readF32(view(dl, 0, R * x.V)))).toEqual(Array.from(sentinel));
 
@@ -155,7 +161,7 @@ describe('softmax_logp', () => {
     const x = randomInputs(3, 2, 5);
     x.targets[1] = 5;
     x.w[1] = 1;
-    const got = await runGpu(gpu, x, 1);
+    const got = await runGpu(gpu, x, 1, variant);
     expect(Number.isNaN(got.logp[1])).toBe(true);
     expect(Number.isFinite(got.logp[0])).toBe(true);
     expect(got.dlogits!.slice(5).every(Number.isNaN)).toBe(true);

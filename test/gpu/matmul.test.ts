@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { testGpu } from '../helpers/gpu';
 import { expectClose, type Tolerance } from '../helpers/tolerance';
 import { mulberry32, randArray } from '../helpers/rng';
-import { matmul, matmulBackward, type MatmulDims, type MatmulOpts } from '../../src/gpu/ops/matmul';
+import { matmul, matmulBackward, matmulStrided, type BatchedDims, type CausalMode, type KernelVariant, type MatmulDims, type MatmulOpts, type StridedLayout } from '../../src/gpu/ops/matmul';
 import { matmulBackwardRef, matmulRef } from '../../src/reference/matmul';
 import { view, type Gpu, type TensorRef } from '../../src/gpu/runtime';
 
@@ -21,12 +21,15 @@ function tolFor(K: number, s = 1): Tolerance {
 
 const ref = (gpu: Gpu, data: Float32Array, label: string): TensorRef => view(gpu.upload(data, label), 0, data.length);
 
+const VARIANTS: KernelVariant[] = ['gpu', 'cpu'];
+
 interface Case {
   dims: MatmulDims;
   opts?: MatmulOpts;
   bias?: boolean;
   seed: number;
   scale?: number;
+  variant: KernelVariant;
 }
 
 /** Runs one matmul on fresh random buffers; returns the dispatch label (which entry ran). */
@@ -39,7 +42,7 @@ async function checkMatmul(gpu: Gpu, c: Case): Promise<string> {
   const bias = c.bias ? randArray(rand, N) : null;
   const init = randArray(rand, M * N);
   const out = ref(gpu, init, 'out');
-  const d = await matmul(gpu, out, ref(gpu, a, 'a'), ref(gpu, b, 'b'), bias && ref(gpu, bias, 'bias'), c.dims, c.opts);
+  const d = await matmul(gpu, out, ref(gpu, a, 'a'), ref(gpu, b, 'b'), bias && ref(gpu, bias, 'bias'), c.dims, { ...c.opts, variant: c.variant });
   gpu.run([d]);
   const got = await gpu.readF32(out);
   const want = Float64Array.from(init);
@@ -67,14 +70,16 @@ const flags = (c: MatmulOpts & { bias: boolean }): string => `tA=${+!!c.transA} 
 describe('matmul', () => {
   // M, K, N pairwise different and none a multiple of the 64x64x8 tile, so a transposed
   // operand read with the wrong stride or a swapped M/N lands on wrong (or zero) elements.
+  // matmul_cpu (the CPU-adapter variant) holds 8x8 blocks: 67 and 71 leave partial blocks.
   describe.each([
-    { path: 'matmul', dims: { M: 67, K: 37, N: 71 }, combos: COMBOS },
-    { path: 'matmul_vec4', dims: { M: 68, K: 36, N: 76 }, combos: VEC4_COMBOS },
-  ])('$path on $dims.M x $dims.K x $dims.N', ({ path, dims, combos }) => {
+    { path: 'matmul', dims: { M: 67, K: 37, N: 71 }, combos: COMBOS, variant: 'gpu' as const },
+    { path: 'matmul_vec4', dims: { M: 68, K: 36, N: 76 }, combos: VEC4_COMBOS, variant: 'gpu' as const },
+    { path: 'matmul_cpu', dims: { M: 67, K: 37, N: 71 }, combos: COMBOS, variant: 'cpu' as const },
+  ])('$path on $dims.M x $dims.K x $dims.N', ({ path, dims, combos, variant }) => {
     it.each(combos.map((c) => ({ c, name: flags(c) })))('$name', async ({ c }) => {
       const gpu = await testGpu();
       const { bias, ...opts } = c;
-      const label = await checkMatmul(gpu, { dims, opts, bias, seed: dims.M * 131 + COMBOS.indexOf(c) });
+      const label = await checkMatmul(gpu, { dims, opts, bias, seed: dims.M * 131 + COMBOS.indexOf(c), variant });
       expect(label.split('[')[0]).toBe(path);
     });
   });
@@ -89,33 +94,33 @@ describe('matmul', () => {
     [1536, 64, 64], // a training step: B*T = 16*96 rows through a C=64 layer
     [4, 4, 4],
     [5, 67, 3],
-  ])('handles the shape %i x %i x %i (with bias)', async (M, K, N) => {
+  ].flatMap(([M, K, N]) => VARIANTS.map((v) => [M, K, N, v] as const)))('handles the shape %i x %i x %i (with bias), %s variant', async (M, K, N, variant) => {
     const gpu = await testGpu();
-    await checkMatmul(gpu, { dims: { M, K, N }, bias: true, seed: M * 7 + K * 3 + N });
+    await checkMatmul(gpu, { dims: { M, K, N }, bias: true, seed: M * 7 + K * 3 + N, variant });
   });
 
-  it.each([64, 61])('handles the tied LM head with V=%i', async (V) => {
+  it.each(VARIANTS.flatMap((v) => [64, 61].map((V) => [V, v] as const)))('handles the tied LM head with V=%i, %s variant', async (V, variant) => {
     // decode logits[8,V] = x[8,C] @ wte[V,C]^T, and its weight gradient dwte[V,C] += dlogits^T @ x
     const gpu = await testGpu();
-    await checkMatmul(gpu, { dims: { M: 8, K: 64, N: V }, opts: { transB: true }, seed: V });
-    await checkMatmul(gpu, { dims: { M: V, K: 8, N: 64 }, opts: { transA: true, accumulate: true }, seed: V + 1 });
+    await checkMatmul(gpu, { dims: { M: 8, K: 64, N: V }, opts: { transB: true }, seed: V, variant });
+    await checkMatmul(gpu, { dims: { M: V, K: 8, N: 64 }, opts: { transA: true, accumulate: true }, seed: V + 1, variant });
   });
 
-  it.each([0.25, -1.5, 0])('scales by alpha=%f (LoRA deltas), with accumulate', async (alpha) => {
+  it.each(VARIANTS.flatMap((v) => [0.25, -1.5, 0].map((a) => [a, v] as const)))('scales by alpha=%f (LoRA deltas), with accumulate, %s variant', async (alpha, variant) => {
     const gpu = await testGpu();
-    await checkMatmul(gpu, { dims: { M: 40, K: 8, N: 64 }, opts: { alpha, accumulate: true, transA: true }, seed: 9 });
-    await checkMatmul(gpu, { dims: { M: 19, K: 5, N: 23 }, opts: { alpha, accumulate: true, transB: true }, bias: true, seed: 10 });
+    await checkMatmul(gpu, { dims: { M: 40, K: 8, N: 64 }, opts: { alpha, accumulate: true, transA: true }, seed: 9, variant });
+    await checkMatmul(gpu, { dims: { M: 19, K: 5, N: 23 }, opts: { alpha, accumulate: true, transB: true }, bias: true, seed: 10, variant });
   });
 
-  it('handles large magnitudes', async () => {
+  it.each(VARIANTS)('handles large magnitudes, %s variant', async (variant) => {
     const gpu = await testGpu();
-    await checkMatmul(gpu, { dims: { M: 33, K: 100, N: 36 }, bias: true, scale: 1000, seed: 12 });
+    await checkMatmul(gpu, { dims: { M: 33, K: 100, N: 36 }, bias: true, scale: 1000, seed: 12, variant });
   });
 
   it.each([
     { M: 20, K: 24, N: 28 },
     { M: 9, K: 13, N: 11 },
-  ])('binds sub-ranges at 256-byte offsets and writes nothing outside out ($M x $K x $N)', async (dims) => {
+  ].flatMap((d) => VARIANTS.map((variant) => ({ ...d, variant }))))('binds sub-ranges at 256-byte offsets and writes nothing outside out ($M x $K x $N, $variant)', async ({ variant, ...dims }) => {
     const gpu = await testGpu();
     const { M, K, N } = dims;
     const rand = mulberry32(M);
@@ -132,7 +137,7 @@ describe('matmul', () => {
     const inputs = gpu.upload(pool, 'pool');
     const outLen = 128 + M * N + 64;
     const outBuf = gpu.upload(new Float32Array(outLen).fill(-7), 'out');
-    const d = await matmul(gpu, view(outBuf, 128, M * N), view(inputs, offA, M * K), view(inputs, offB, K * N), view(inputs, offBias, N), dims);
+    const d = await matmul(gpu, view(outBuf, 128, M * N), view(inputs, offA, M * K), view(inputs, offB, K * N), view(inputs, offBias, N), dims, { variant });
     gpu.run([d]);
     const got = await gpu.readF32(view(outBuf, 0, outLen));
     const want = new Float64Array(M * N);
@@ -154,7 +159,7 @@ describe('matmulBackward', () => {
     { M: 96, K: 64, N: 192, accumulateDinp: false }, // a qkv projection: vec4 everywhere
     { M: 37, K: 21, N: 45, accumulateDinp: true },   // scalar path, residual-stream accumulation
     { M: 130, K: 3, N: 70, accumulateDinp: false },  // dbias over several column blocks and M not a multiple of 8
-  ])('matches the reference for $M x $K x $N (accumulateDinp=$accumulateDinp)', async ({ M, K, N, accumulateDinp }) => {
+  ].flatMap((c) => VARIANTS.map((variant) => ({ ...c, variant }))))('matches the reference for $M x $K x $N (accumulateDinp=$accumulateDinp, $variant)', async ({ M, K, N, accumulateDinp, variant }) => {
     const gpu = await testGpu();
     const rand = mulberry32(M + K + N);
     const inp = randArray(rand, M * K);
@@ -165,7 +170,7 @@ describe('matmulBackward', () => {
     const dweight0 = randArray(rand, K * N);
     const dbias0 = randArray(rand, N);
     const [dinp, dweight, dbias] = [ref(gpu, dinp0, 'dinp'), ref(gpu, dweight0, 'dweight'), ref(gpu, dbias0, 'dbias')];
-    const ds = await matmulBackward(gpu, dinp, dweight, dbias, ref(gpu, dout, 'dout'), ref(gpu, inp, 'inp'), ref(gpu, weight, 'weight'), { M, K, N }, { accumulateDinp });
+    const ds = await matmulBackward(gpu, dinp, dweight, dbias, ref(gpu, dout, 'dout'), ref(gpu, inp, 'inp'), ref(gpu, weight, 'weight'), { M, K, N }, { accumulateDinp, variant });
     gpu.run(ds);
     const want = { dinp: Float64Array.from(dinp0), dweight: Float64Array.from(dweight0), dbias: Float64Array.from(dbias0) };
     matmulBackwardRef(want.dinp, want.dweight, want.dbias, dout, inp, weight, { M, K, N }, { accumulateDinp });
@@ -174,15 +179,97 @@ describe('matmulBackward', () => {
     expectClose('dbias', await gpu.readF32(dbias), want.dbias, tolFor(M));
   });
 
-  it('skips null gradients', async () => {
+  it.each(VARIANTS)('skips null gradients (%s variant)', async (variant) => {
     const gpu = await testGpu();
     const [M, K, N] = [5, 6, 7];
     const rand = mulberry32(77);
     const ones = ref(gpu, new Float32Array(M * N).fill(1), 'ones');
     const dbias = ref(gpu, new Float32Array(N).fill(2), 'dbias');
-    const ds = await matmulBackward(gpu, null, null, dbias, ones, ref(gpu, randArray(rand, M * K), 'inp'), ref(gpu, randArray(rand, K * N), 'w'), { M, K, N });
-    expect(ds.map((d) => d.label)).toEqual(['matmul_bias_backward']);
+    const ds = await matmulBackward(gpu, null, null, dbias, ones, ref(gpu, randArray(rand, M * K), 'inp'), ref(gpu, randArray(rand, K * N), 'w'), { M, K, N }, { variant });
+    expect(ds.map((d) => d.label)).toEqual([variant === 'cpu' ? 'matmul_bias_backward_cpu' : 'matmul_bias_backward']);
     gpu.run(ds);
     expect(Array.from(await gpu.readF32(dbias))).toEqual(new Array(N).fill(2 + M));
+  });
+});
+
+// Float64 reference of matmulStrided: each batch entry gathered into dense op(A), op(B), then
+// the causal restriction applied as the kernel defines it (per 8-row block of out).
+function stridedRef(
+  out: Float64Array,
+  a: Float32Array,
+  b: Float32Array,
+  dims: BatchedDims,
+  L: Required<StridedLayout>,
+  opts: { transA?: boolean; transB?: boolean; accumulate?: boolean; alpha?: number; causal?: CausalMode },
+): void {
+  const { M, K, N, batch, inner } = dims;
+  const base = (z: number, off: number, outer: number, innerStride: number) => off + Math.floor(z / inner) * outer + (z % inner) * innerStride;
+  for (let z = 0; z < batch; z++) {
+    const [ab, bb, cb] = [base(z, L.aOffset, L.aOuter, L.aInner), base(z, L.bOffset, L.bOuter, L.bInner), base(z, L.cOffset, L.cOuter, L.cInner)];
+    const opA = (m: number, k: number) => a[ab + (opts.transA ? k * L.lda + m : m * L.lda + k)];
+    const opB = (k: number, n: number) => b[bb + (opts.transB ? n * L.ldb + k : k * L.ldb + n)];
+    for (let m = 0; m < M; m++) {
+      const m0 = m - (m % 8);
+      const [k0, k1] = opts.causal === 'kUpToRow' ? [0, Math.min(K, m0 + 8)] : opts.causal === 'kFromRow' ? [m0, K] : [0, K];
+      for (let n = 0; n < N; n++) {
+        if (opts.causal === 'lower' && n - (n % 8) > m0 + 7) continue; // block left as it was
+        let sum = 0;
+        for (let k = k0; k < k1; k++) sum += opA(m, k) * opB(k, n);
+        const o = cb + m * L.ldc + n;
+        out[o] = (opts.alpha ?? 1) * sum + (opts.accumulate ? out[o] : 0);
+      }
+    }
+  }
+}
+
+describe('matmulStrided (batched and strided, the CPU kernel on any adapter)', () => {
+  // Attention's products: 3 sequences x 2 heads, T=19 positions (partial 8-blocks), head size
+  // 5, heads inside rows of width 3C = 30 ([q | k | v]); scores dense [B, NH, T, T].
+  const [Bs, NH, T, HS] = [3, 2, 19, 5];
+  const C3 = 3 * NH * HS;
+  type Operand = { kind: 'qkv'; off: number } | { kind: 'scores' };
+  const qkv = (off: number): Operand => ({ kind: 'qkv', off });
+  const scores: Operand = { kind: 'scores' };
+  const lay = (o: Operand) => (o.kind === 'scores' ? { ld: T, outer: NH * T * T, inner: T * T, off: 0, size: Bs * NH * T * T } : { ld: C3, outer: T * C3, inner: HS, off: o.off, size: Bs * T * C3 });
+  it.each([
+    { name: 'S = Q K^T, lower', M: T, K: HS, N: T, A: qkv(0), B: qkv(NH * HS), C: scores, opts: { transB: true, causal: 'lower' as const } },
+    { name: 'O = P V, kUpToRow', M: T, K: T, N: HS, A: scores, B: qkv(2 * NH * HS), C: qkv(0), opts: { causal: 'kUpToRow' as const } },
+    { name: 'dK += 0.5 dS^T Q, kFromRow', M: T, K: T, N: HS, A: scores, B: qkv(0), C: qkv(NH * HS), opts: { transA: true, causal: 'kFromRow' as const, accumulate: true, alpha: 0.5 } },
+    { name: 'both transposed, full', M: HS, K: T, N: T, A: qkv(HS), B: scores, C: scores, opts: { transA: true, transB: true } },
+  ])('$name', async ({ name, M, K, N, A, B, C, opts }) => {
+    const gpu = await testGpu();
+    const rand = mulberry32(M * 31 + N + K);
+    const [la, lb, lc] = [lay(A), lay(B), lay(C)];
+    const a = randArray(rand, la.size), b = randArray(rand, lb.size), init = randArray(rand, lc.size);
+    const L = {
+      lda: la.ld, ldb: lb.ld, ldc: lc.ld, aOffset: la.off, bOffset: lb.off, cOffset: lc.off,
+      aOuter: la.outer, aInner: la.inner, bOuter: lb.outer, bInner: lb.inner, cOuter: lc.outer, cInner: lc.inner,
+    };
+    const dims = { M, K, N, batch: Bs * NH, inner: NH };
+    const out = ref(gpu, init, 'out');
+    gpu.run([await matmulStrided(gpu, out, ref(gpu, a, 'a'), ref(gpu, b, 'b'), dims, L, opts)]);
+    const want = Float64Array.from(init);
+    stridedRef(want, a, b, dims, L, opts);
+    expectClose(name, await gpu.readF32(out), want, tolFor(K));
+  });
+
+  it('folds more than 65535 workgroups into a 2-D grid (a batch of 1x1 products)', async () => {
+    const gpu = await testGpu();
+    const batch = 65535 * 16 + 5; // one 8x8 block per entry, 16 per workgroup
+    const rand = mulberry32(3);
+    const a = randArray(rand, batch), b = randArray(rand, batch);
+    const out = ref(gpu, new Float32Array(batch).fill(NaN), 'out');
+    const layout = { lda: 1, ldb: 1, ldc: 1, aOuter: 1, bOuter: 1, cOuter: 1 };
+    const d = await matmulStrided(gpu, out, ref(gpu, a, 'a'), ref(gpu, b, 'b'), { M: 1, K: 1, N: 1, batch, inner: 1 }, layout, { alpha: 2 });
+    expect(d.workgroups[1]).toBeGreaterThan(1);
+    gpu.run([d]);
+    expectClose('out', await gpu.readF32(out), Float64Array.from(a, (x, i) => 2 * x * b[i]), tolFor(1));
+  });
+
+  it('rejects a batch that overruns its view', async () => {
+    const gpu = await testGpu();
+    const small = ref(gpu, new Float32Array(64), 'small');
+    const layout = { lda: 4, ldb: 4, ldc: 4, aOuter: 16, bOuter: 16, cOuter: 16 };
+    await expect(matmulStrided(gpu, small, small, small, { M: 4, K: 4, N: 4, batch: 5, inner: 1 }, layout)).rejects.toThrow(/out holds 64 floats, needs 80/);
   });
 });

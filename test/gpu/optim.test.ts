@@ -5,9 +5,13 @@ import { mulberry32, randInts, randn } from '../helpers/rng';
 import { adamw, gradNormSq, type AdamWHyper } from '../../src/gpu/ops/optim';
 import { adamwRef, gradNormSqRef } from '../../src/reference/optim';
 import { view, type Gpu } from '../../src/gpu/runtime';
+import type { KernelVariant } from '../../src/gpu/ops/matmul';
+
+const VARIANTS: KernelVariant[] = ['gpu', 'cpu'];
 
 // f32 sums of squares against float64: each partial is a short f32 sum, then two fixed-order
-// trees; observed error a few 1e-7 relative.
+// trees (the CPU variant: sequential partials of up to ~2.4k terms, then one sequential sum of
+// 256); observed error a few 1e-7 relative.
 const TOL_NORM = { atol: 0, rtol: 2e-6 };
 // A few AdamW steps in f32 against float64 from identical inputs. The f32 betas differ from
 // the float64 ones by ~2.4e-7 relative (0.9, 0.95 are not representable) and m = b1·m + (1−b1)·g
@@ -18,11 +22,12 @@ const TOL_MV = { atol: 1e-7, rtol: 1e-5 };
 const TOL_PARAMS = { atol: 5e-7, rtol: 1e-6 };
 
 describe('grad_norm_sq', () => {
-  it.each([1, 255, 256, 257, 100003, 600001])('matches the reference for n=%i', async (n) => {
+  it.each([1, 255, 256, 257, 100003, 600001].flatMap((n) => VARIANTS.map((v) => [n, v] as const)))('matches the reference for n=%i, %s variant', async (n, variant) => {
     const gpu = await testGpu();
     const grads = randn(mulberry32(n), n);
     const out = gpu.upload(new Float32Array([-1]), 'normSq');
-    const ds = await gradNormSq(gpu, view(out, 0, 1), view(gpu.upload(grads, 'grads'), 0, n), n);
+    const ds = await gradNormSq(gpu, view(out, 0, 1), view(gpu.upload(grads, 'grads'), 0, n), n, { variant });
+    expect(ds[0].label.startsWith(variant === 'cpu' ? 'grad_norm_sq_cpu' : 'grad_norm_sq.')).toBe(true);
     gpu.run(ds);
     expectClose(`normSq n=${n}`, await gpu.readF32(view(out, 0, 1)), [gradNormSqRef(grads)], TOL_NORM);
   });

@@ -1,8 +1,18 @@
-// Causal multi-head self-attention, FlashAttention-2 style. Twins of shaders/attention_forward.wgsl,
-// shaders/attention_backward_dq.wgsl and shaders/attention_backward_dkv.wgsl; CPU references
-// attentionForwardRef / attentionBackwardRef in src/reference/attention.ts.
-import { Gpu, GpuError, packParams, u32, type Dispatch, type TensorRef } from '../runtime';
-import { ceilDiv } from './grid';
+// Causal multi-head self-attention. Twins of shaders/attention_forward.wgsl,
+// shaders/attention_backward_dq.wgsl and shaders/attention_backward_dkv.wgsl (FlashAttention-2
+// style: the GPU design) and of shaders/attention_softmax_cpu.wgsl and
+// shaders/attention_softmax_backward_cpu.wgsl (the CPU-adapter design: the T x T scores are
+// materialised and the products go through matmulStrided, since staged tiles and barriers are
+// what CPU drivers do worst). CPU references attentionForwardRef / attentionBackwardRef in
+// src/reference/attention.ts.
+import { Gpu, GpuError, packParams, u32, view, type Dispatch, type TensorRef } from '../runtime';
+import { ceilDiv, grid1d } from './grid';
+import { kernelVariant, matmulStrided, type KernelVariant, type StridedLayout } from './matmul';
+
+export interface AttentionOptions {
+  /** the kernel design (default: by adapter, see kernelVariant) */
+  variant?: KernelVariant;
+}
 
 export interface AttentionDims {
   B: number; // batch
@@ -21,6 +31,8 @@ const WG = 32;
 const TILE_FLOATS = 512;
 /** The forward's private score row holds at most this many tile rows (shaders' MAX_TILE). */
 const MAX_TILE = 32;
+/** Rows (invocations) per workgroup of the CPU variant's row kernels. */
+const CPU_WG = 16;
 /** The shaders keep a head row in MAX_HS4 vec4 registers (shaders' MAX_HS4 = 16). */
 export const ATTENTION_MAX_HS = 64;
 
@@ -58,6 +70,8 @@ function overrides(HS: number): Record<string, number> {
  * out[B,T,C] = softmax(q k^T / sqrt(HS), causal) v per head, heads merged;
  * lse[B,NH,T] = logsumexp of each scaled score row (cached for the backward).
  * qkv[B,T,3C] holds [q | k | v] per position; head h uses channels h*HS .. h*HS+HS-1 of each.
+ * The single flash-attention launch (the GPU design, on any adapter); a model records
+ * attentionForwardSteps, which picks the design by adapter.
  */
 export function attentionForward(gpu: Gpu, out: TensorRef, lse: TensorRef, qkv: TensorRef, dims: AttentionDims): Promise<Dispatch> {
   const HS = headSize(dims);
@@ -67,6 +81,73 @@ export function attentionForward(gpu: Gpu, out: TensorRef, lse: TensorRef, qkv: 
   expectSize(qkv, B * T * 3 * C, 'qkv');
   const p = params(gpu, dims, HS, 'attention_forward.params');
   return gpu.kernel('attention_forward', [out, lse, qkv, p], [ceilDiv(T, WG), NH, B], overrides(HS));
+}
+
+/**
+ * The same forward as attentionForward (out, lse), in the design the variant picks: the flash
+ * launch ('gpu'), or three launches ('cpu'): S = Q K^T / sqrt(HS) into a scratch [B,NH,T,T]
+ * made here, the row softmax (P, lse), then out = P V.
+ */
+export async function attentionForwardSteps(
+  gpu: Gpu,
+  out: TensorRef,
+  lse: TensorRef,
+  qkv: TensorRef,
+  dims: AttentionDims,
+  opts: AttentionOptions = {},
+): Promise<Dispatch[]> {
+  if (kernelVariant(gpu, opts.variant) === 'gpu') return [await attentionForward(gpu, out, lse, qkv, dims)];
+  const HS = headSize(dims);
+  const { B, T, C, NH } = dims;
+  expectSize(out, B * T * C, 'out');
+  expectSize(lse, B * NH * T, 'lse');
+  expectSize(qkv, B * T * 3 * C, 'qkv');
+  const att = scoresBuffer(gpu, dims, 'attention_cpu.att');
+  const L = cpuLayouts(dims, HS);
+  const bt = { batch: B * NH, inner: NH };
+  const rows = rowParams(gpu, dims, 'attention_softmax_cpu.params');
+  return Promise.all([
+    matmulStrided(gpu, att, qkv, qkv, { M: T, K: HS, N: T, ...bt }, L.scores(L.q, L.k), { transB: true, alpha: 1 / Math.sqrt(HS), causal: 'lower' }),
+    gpu.kernel('attention_softmax_cpu', [att, lse, rows], grid1d(B * NH * T, CPU_WG), { WG: CPU_WG }),
+    matmulStrided(gpu, out, att, qkv, { M: T, K: T, N: HS, ...bt }, L.fromScores(L.v, L.o), { causal: 'kUpToRow' }),
+  ]);
+}
+
+/** A scratch [B, NH, T, T] of scores (then probabilities) for the CPU variant. */
+function scoresBuffer(gpu: Gpu, dims: AttentionDims, label: string): TensorRef {
+  const n = dims.B * dims.NH * dims.T * dims.T;
+  return view(gpu.createBuffer(n * 4, label), 0, n);
+}
+
+function rowParams(gpu: Gpu, dims: AttentionDims, label: string): GPUBuffer {
+  const { B, T, NH } = dims;
+  return gpu.uniform(packParams(u32(B * NH * T), u32(T)), label);
+}
+
+/** Where one head's [T, HS] slice of a tensor lives: offset of (b=0, h=0), row stride, strides per b and h. */
+interface HeadSlice { off: number; ld: number; outer: number; inner: number }
+
+/**
+ * The strided layouts of the CPU variant's products, batch entry z = b * NH + h. Head slices
+ * of qkv [B,T,3C] (q at channel 0, k at C, v at 2C) and of [B,T,C] tensors (out, dout), and
+ * the dense scores [B,NH,T,T].
+ */
+function cpuLayouts(dims: AttentionDims, HS: number) {
+  const { T, C, NH } = dims;
+  const inQkv = (off: number): HeadSlice => ({ off, ld: 3 * C, outer: T * 3 * C, inner: HS });
+  const inC: HeadSlice = { off: 0, ld: C, outer: T * C, inner: HS };
+  const S: HeadSlice = { off: 0, ld: T, outer: NH * T * T, inner: T * T };
+  const layout = (a: HeadSlice, b: HeadSlice, c: HeadSlice): StridedLayout => ({
+    lda: a.ld, ldb: b.ld, ldc: c.ld, aOffset: a.off, bOffset: b.off, cOffset: c.off,
+    aOuter: a.outer, aInner: a.inner, bOuter: b.outer, bInner: b.inner, cOuter: c.outer, cInner: c.inner,
+  });
+  return {
+    q: inQkv(0), k: inQkv(C), v: inQkv(2 * C), o: inC,
+    /** scores[z] (x) = a_z (.) b_z^T, both head slices */
+    scores: (a: HeadSlice, b: HeadSlice) => layout(a, b, S),
+    /** c_z = scores_z (.) b_z, a head slice */
+    fromScores: (b: HeadSlice, c: HeadSlice) => layout(S, b, c),
+  };
 }
 
 /**
@@ -82,6 +163,7 @@ export async function attentionBackward(
   out: TensorRef,
   lse: TensorRef,
   dims: AttentionDims,
+  opts: AttentionOptions = {},
 ): Promise<Dispatch[]> {
   const HS = headSize(dims);
   const { B, T, C, NH } = dims;
@@ -90,6 +172,7 @@ export async function attentionBackward(
   expectSize(qkv, B * T * 3 * C, 'qkv');
   expectSize(out, B * T * C, 'out');
   expectSize(lse, B * NH * T, 'lse');
+  if (kernelVariant(gpu, opts.variant) === 'cpu') return attentionBackwardCpu(gpu, dqkv, dout, qkv, lse, dims, HS);
   const dpre = gpu.createBuffer(B * NH * T * 4, 'attention_backward.D'); // (B, NH, T)
   const p = params(gpu, dims, HS, 'attention_backward.params');
   const o = overrides(HS);
@@ -97,4 +180,29 @@ export async function attentionBackward(
     await gpu.kernel('attention_backward_dq', [dqkv, dpre, dout, qkv, out, lse, p], [ceilDiv(T, WG), NH, B], o),
     await gpu.kernel('attention_backward_dkv', [dqkv, dout, qkv, lse, dpre, p], [ceilDiv(T, WG), NH, B], o),
   ];
+}
+
+/**
+ * The CPU variant of attentionBackward, six launches over two scratch [B,NH,T,T] made here:
+ * S = Q K^T / sqrt(HS) and dP = dO V^T, the row step (P from lse; dS = P (dP - D)), then
+ * dV = P^T dO, dQ = dS K / sqrt(HS), dK = dS^T Q / sqrt(HS) into dqkv (`=`). `out` is not
+ * needed: D = rowsum(P dP) equals rowsum(dO out).
+ */
+async function attentionBackwardCpu(gpu: Gpu, dqkv: TensorRef, dout: TensorRef, qkv: TensorRef, lse: TensorRef, dims: AttentionDims, HS: number): Promise<Dispatch[]> {
+  const { B, T, NH } = dims;
+  const att = scoresBuffer(gpu, dims, 'attention_cpu.att_bwd');
+  const datt = scoresBuffer(gpu, dims, 'attention_cpu.datt');
+  const L = cpuLayouts(dims, HS);
+  const bt = { batch: B * NH, inner: NH };
+  const scale = 1 / Math.sqrt(HS);
+  const rows = rowParams(gpu, dims, 'attention_softmax_backward_cpu.params');
+  // dq, dk, dv: the q, k, v head slices of dqkv
+  return Promise.all([
+    matmulStrided(gpu, att, qkv, qkv, { M: T, K: HS, N: T, ...bt }, L.scores(L.q, L.k), { transB: true, alpha: scale, causal: 'lower' }),
+    matmulStrided(gpu, datt, dout, qkv, { M: T, K: HS, N: T, ...bt }, L.scores(L.o, L.v), { transB: true, causal: 'lower' }),
+    gpu.kernel('attention_softmax_backward_cpu', [att, datt, lse, rows], grid1d(B * NH * T, CPU_WG), { WG: CPU_WG }),
+    matmulStrided(gpu, dqkv, att, dout, { M: T, K: T, N: HS, ...bt }, L.fromScores(L.o, L.v), { transA: true, causal: 'kFromRow' }),
+    matmulStrided(gpu, dqkv, datt, qkv, { M: T, K: T, N: HS, ...bt }, L.fromScores(L.k, L.q), { alpha: scale, causal: 'kUpToRow' }),
+    matmulStrided(gpu, dqkv, datt, qkv, { M: T, K: T, N: HS, ...bt }, L.fromScores(L.q, L.k), { transA: true, alpha: scale, causal: 'kFromRow' }),
+  ]);
 }

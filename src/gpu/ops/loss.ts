@@ -2,6 +2,10 @@
 // softmaxLogpRef in src/reference/loss.ts.
 import { Gpu, GpuError, packParams, u32, f32, type Dispatch, type TensorRef } from '../runtime';
 import { grid1d } from './grid';
+import { kernelVariant, type KernelVariant } from './matmul';
+
+/** Rows (invocations) per workgroup of the CPU variant. */
+const CPU_WG = 16;
 
 export interface SoftmaxDims {
   R: number; // rows = B*T positions
@@ -19,6 +23,8 @@ export interface SoftmaxOptions {
   temperature?: number;
   /** false: only logp and entropy are written (default true) */
   withGrad?: boolean;
+  /** the kernel design (default: by adapter, see kernelVariant) */
+  variant?: KernelVariant;
 }
 
 export interface SoftmaxLogp {
@@ -62,13 +68,11 @@ export async function softmaxLogp(
     return packParams(u32(R), u32(V), f32(1 / t));
   };
   const params = gpu.uniform(paramsOf(opts.temperature ?? 1), 'softmax_logp.params');
-  const wg = workgroupFor(V);
-  const dispatch = await gpu.kernel(
-    'softmax_logp',
-    [out.logp, out.entropy, dlogits, logits, targets, w, e, params],
-    grid1d(R, 1), // one workgroup per row
-    { WG: wg, WITH_GRAD: withGrad ? 1 : 0 },
-  );
+  const bindings = [out.logp, out.entropy, dlogits, logits, targets, w, e, params];
+  const dispatch =
+    kernelVariant(gpu, opts.variant) === 'cpu'
+      ? await gpu.kernel('softmax_logp_cpu', bindings, grid1d(R, CPU_WG), { WG: CPU_WG, WITH_GRAD: withGrad ? 1 : 0 }) // one invocation per row
+      : await gpu.kernel('softmax_logp', bindings, grid1d(R, 1), { WG: workgroupFor(V), WITH_GRAD: withGrad ? 1 : 0 }); // one workgroup per row
   return { dispatch, setTemperature: (t) => gpu.write(params, paramsOf(t)) };
 }
 

@@ -1,16 +1,44 @@
 // Matmul family: twins of shaders/matmul.wgsl (GEMM with fused alpha, accumulate and bias;
-// entry points `main` and `main_vec4`) and shaders/matmul_bias_backward.wgsl (column sums).
-// Every linear layer, the tied LM head and the LoRA adapters go through `matmul`.
+// entry points `main` and `main_vec4`), shaders/matmul_cpu.wgsl (the same product, batched and
+// strided, for CPU adapters) and shaders/matmul_bias_backward.wgsl (column sums).
+// Every linear layer, the tied LM head, the LoRA adapters and, on CPU adapters, attention's
+// products go through here. This file also owns the kernel-variant switch of all twins.
 import { Gpu, GpuError, f32, packParams, u32, type Dispatch, type TensorRef } from '../runtime';
 import { ceilDiv, grid1d } from './grid';
 
+/**
+ * Which design a twin records: 'gpu' (workgroup-memory tiles, vec4, tree reductions: the
+ * default for real GPUs) or 'cpu' (register blocks, no workgroup memory or barriers: for CPU
+ * adapters such as SwiftShader, where those orderings invert). Both are correct everywhere.
+ */
+export type KernelVariant = 'gpu' | 'cpu';
+
+let variantOverride: KernelVariant | null = null;
+
+/**
+ * Forces every twin recorded from now on to one variant (null: by adapter). For tests and
+ * benchmarks that exercise the other variant on this machine; an explicit per-call variant wins.
+ */
+export function setKernelVariant(v: KernelVariant | null): void {
+  variantOverride = v;
+}
+
+/** The variant a twin records: the explicit one, else the forced one, else by adapter. */
+export function kernelVariant(gpu: Gpu, explicit?: KernelVariant): KernelVariant {
+  return explicit ?? variantOverride ?? (gpu.cpuAdapter ? 'cpu' : 'gpu');
+}
+
 export interface MatmulDims { M: number; K: number; N: number }
-export interface MatmulOpts { transA?: boolean; transB?: boolean; accumulate?: boolean; alpha?: number }
+export interface MatmulOpts { transA?: boolean; transB?: boolean; accumulate?: boolean; alpha?: number; variant?: KernelVariant }
 
 /** Rows and columns of out per workgroup (TILE in shaders/matmul.wgsl). */
 const TILE = 64;
 /** Columns per workgroup of the bias gradient (COLS in shaders/matmul_bias_backward.wgsl). */
 const BIAS_COLS = 32;
+/** Rows and columns of out per invocation of shaders/matmul_cpu.wgsl (BLOCK). */
+const CPU_BLOCK = 8;
+/** Invocations per workgroup of the CPU variants: small, so small outputs still spread over cores. */
+const CPU_WG = 16;
 
 function checkDims(what: string, dims: Record<string, number>): void {
   for (const [k, v] of Object.entries(dims)) {
@@ -48,6 +76,10 @@ export async function matmul(
   checkSize('matmul', 'a', a, M * K);
   checkSize('matmul', 'b', b, K * N);
   if (bias) checkSize('matmul', 'bias', bias, N);
+  if (kernelVariant(gpu, opts.variant) === 'cpu') {
+    const layout = { lda: transA ? M : K, ldb: transB ? K : N, ldc: N };
+    return matmulCpu(gpu, out, a, b, bias, { M, K, N, batch: 1, inner: 1 }, layout, { transA, transB, accumulate, alpha });
+  }
   // vec4 path: each stored row of A, B and out (and bias) is a whole number of vec4s; views
   // start at 256-byte offsets, so every row then starts 16-byte aligned.
   const vec4 = (transA ? M : K) % 4 === 0 && (transB ? K : N) % 4 === 0 && N % 4 === 0;
@@ -59,6 +91,114 @@ export async function matmul(
   // without a bias the shader never reads binding 3; b stands in (two read-only views may alias)
   const bindings = [out, a, b, bias ?? b, params];
   return gpu.kernel(name, bindings, grid1d(ceilDiv(M, TILE) * ceilDiv(N, TILE), 1), overrides, label);
+}
+
+/** A batch of `batch` products, numbered z = zo * inner + zi (attention: zo = sequence, zi = head). */
+export interface BatchedDims extends MatmulDims {
+  batch: number;
+  inner: number;
+}
+
+/**
+ * Where a batch lives: row strides (elements) of the stored A, B and out, and the start of
+ * entry z = zo * inner + zi in each: xOffset + zo * xOuter + zi * xInner (omitted: 0). The
+ * element offsets may point inside rows (a head's channels), where view offsets cannot.
+ */
+export interface StridedLayout {
+  lda: number;
+  ldb: number;
+  ldc: number;
+  aOffset?: number;
+  bOffset?: number;
+  cOffset?: number;
+  aOuter?: number;
+  aInner?: number;
+  bOuter?: number;
+  bInner?: number;
+  cOuter?: number;
+  cInner?: number;
+}
+
+/**
+ * Work restrictions for causal attention, whose P and dS are exactly zero above the diagonal
+ * (CAUSAL in shaders/matmul_cpu.wgsl): 'lower' computes only the blocks of out that hold some
+ * n <= m (the rest is left as it was); 'kUpToRow' sums k <= m only, 'kFromRow' k >= m only
+ * (per 8-row block, so the terms beyond the diagonal inside a block must be zeros).
+ */
+export type CausalMode = 'none' | 'lower' | 'kUpToRow' | 'kFromRow';
+const CAUSAL_CODE: Record<CausalMode, number> = { none: 0, lower: 1, kUpToRow: 2, kFromRow: 3 };
+
+export interface StridedOpts {
+  transA?: boolean;
+  transB?: boolean;
+  accumulate?: boolean;
+  alpha?: number;
+  causal?: CausalMode;
+}
+
+/**
+ * out_z = alpha * op(A_z) @ op(B_z) (+ out_z with accumulate) for every entry z of a strided
+ * batch, through shaders/matmul_cpu.wgsl on any adapter (it is the CPU design; attention's
+ * GPU variant does not use it). op(A_z) is [M,K] stored [M,lda] or, with transA, [K,lda];
+ * op(B_z) is [K,N] stored [K,ldb] or, with transB, [N,ldb]; out_z is [M,ldc].
+ */
+export async function matmulStrided(
+  gpu: Gpu,
+  out: TensorRef,
+  a: TensorRef,
+  b: TensorRef,
+  dims: BatchedDims,
+  layout: StridedLayout,
+  opts: StridedOpts = {},
+): Promise<Dispatch> {
+  const { M, K, N, batch, inner } = dims;
+  checkDims('matmulStrided', { M, K, N, batch, inner });
+  if (batch % inner !== 0) throw new GpuError(`matmulStrided: batch=${batch} is not a multiple of inner=${inner}`);
+  const o = { transA: false, transB: false, accumulate: false, alpha: 1, ...opts };
+  const L = layout;
+  checkSize('matmulStrided', 'out', out, extent(dims, [M, N], L.ldc, [L.cOffset, L.cOuter, L.cInner]));
+  checkSize('matmulStrided', 'a', a, extent(dims, o.transA ? [K, M] : [M, K], L.lda, [L.aOffset, L.aOuter, L.aInner]));
+  checkSize('matmulStrided', 'b', b, extent(dims, o.transB ? [N, K] : [K, N], L.ldb, [L.bOffset, L.bOuter, L.bInner]));
+  return matmulCpu(gpu, out, a, b, null, dims, layout, o);
+}
+
+/** Floats spanned by a strided batch of stored [rows, cols] matrices with row stride ld. */
+function extent(dims: BatchedDims, [rows, cols]: number[], ld: number, [offset = 0, outer = 0, innerStride = 0]: (number | undefined)[]): number {
+  if (!Number.isInteger(ld) || ld < cols) throw new GpuError(`matmulStrided: row stride ${ld} is shorter than a row of ${cols}`);
+  return offset + (dims.batch / dims.inner - 1) * outer + (dims.inner - 1) * innerStride + (rows - 1) * ld + cols;
+}
+
+function matmulCpu(
+  gpu: Gpu,
+  out: TensorRef,
+  a: TensorRef,
+  b: TensorRef,
+  bias: TensorRef | null,
+  dims: BatchedDims,
+  layout: StridedLayout,
+  opts: Required<Omit<StridedOpts, 'causal'>> & { causal?: CausalMode },
+): Promise<Dispatch> {
+  const { M, K, N, batch, inner } = dims;
+  const { transA, transB, accumulate, alpha } = opts;
+  const causal = opts.causal ?? 'none';
+  const flags = [transA && 'tA', transB && 'tB', accumulate && 'acc', bias && 'bias', batch > 1 && `x${batch}`, causal !== 'none' && causal]
+    .filter(Boolean)
+    .join(',');
+  const label = flags ? `matmul_cpu[${flags}]` : 'matmul_cpu';
+  const L = { aOffset: 0, bOffset: 0, cOffset: 0, aOuter: 0, aInner: 0, bOuter: 0, bInner: 0, cOuter: 0, cInner: 0, ...layout };
+  const params = gpu.uniform(
+    packParams(
+      u32(M), u32(K), u32(N), f32(alpha),
+      u32(L.lda), u32(L.ldb), u32(L.ldc), u32(batch),
+      u32(inner), u32(L.aOffset), u32(L.aOuter), u32(L.aInner),
+      u32(L.bOffset), u32(L.bOuter), u32(L.bInner), u32(L.cOffset),
+      u32(L.cOuter), u32(L.cInner),
+    ),
+    `${label}.params`,
+  );
+  const overrides = { TRANS_A: +transA, TRANS_B: +transB, ACCUMULATE: +accumulate, HAS_BIAS: +(bias !== null), CAUSAL: CAUSAL_CODE[causal], WG: CPU_WG };
+  const blocks = batch * ceilDiv(M, CPU_BLOCK) * ceilDiv(N, CPU_BLOCK);
+  return gpu.kernel('matmul_cpu', [out, a, b, bias ?? b, params], grid1d(blocks, CPU_WG), overrides, label);
 }
 
 /** A GPT-2 Conv1D linear layer: out[M,N] = inp[M,K] @ weight[K,N] + bias[N] (weight stored [in, out]). */
@@ -74,12 +214,21 @@ export function matmulForward(
 }
 
 /** dbias[N] += column sums of dout[M,N]. */
-export async function matmulBiasBackward(gpu: Gpu, dbias: TensorRef, dout: TensorRef, dims: { M: number; N: number }): Promise<Dispatch> {
+export async function matmulBiasBackward(
+  gpu: Gpu,
+  dbias: TensorRef,
+  dout: TensorRef,
+  dims: { M: number; N: number },
+  opts: { variant?: KernelVariant } = {},
+): Promise<Dispatch> {
   const { M, N } = dims;
   checkDims('matmulBiasBackward', { M, N });
   checkSize('matmulBiasBackward', 'dbias', dbias, N);
   checkSize('matmulBiasBackward', 'dout', dout, M * N);
   const params = gpu.uniform(packParams(u32(M), u32(N)), 'matmul_bias_backward.params');
+  if (kernelVariant(gpu, opts.variant) === 'cpu') {
+    return gpu.kernel('matmul_bias_backward_cpu', [dbias, dout, params], grid1d(N, CPU_WG), { WG: CPU_WG });
+  }
   return gpu.kernel('matmul_bias_backward', [dbias, dout, params], grid1d(ceilDiv(N, BIAS_COLS), 1));
 }
 
@@ -99,12 +248,13 @@ export async function matmulBackward(
   inp: TensorRef,
   weight: TensorRef,
   dims: MatmulDims,
-  opts: { accumulateDinp?: boolean } = {},
+  opts: { accumulateDinp?: boolean; variant?: KernelVariant } = {},
 ): Promise<Dispatch[]> {
   const { M, K, N } = dims;
+  const variant = opts.variant;
   const launches: Promise<Dispatch>[] = [];
-  if (dinp) launches.push(matmul(gpu, dinp, dout, weight, null, { M, K: N, N: K }, { transB: true, accumulate: opts.accumulateDinp ?? false }));
-  if (dweight) launches.push(matmul(gpu, dweight, inp, dout, null, { M: K, K: M, N }, { transA: true, accumulate: true }));
-  if (dbias) launches.push(matmulBiasBackward(gpu, dbias, dout, { M, N }));
+  if (dinp) launches.push(matmul(gpu, dinp, dout, weight, null, { M, K: N, N: K }, { transB: true, accumulate: opts.accumulateDinp ?? false, variant }));
+  if (dweight) launches.push(matmul(gpu, dweight, inp, dout, null, { M: K, K: M, N }, { transA: true, accumulate: true, variant }));
+  if (dbias) launches.push(matmulBiasBackward(gpu, dbias, dout, { M, N }, { variant }));
   return Promise.all(launches);
 }

@@ -4,10 +4,14 @@
 // per-element u32 `flags` buffer says what is trained (bit0) and decayed (bit1).
 import { Gpu, GpuError, packParams, u32, f32, type Dispatch, type TensorRef } from '../runtime';
 import { grid1d } from './grid';
+import { kernelVariant, type KernelVariant } from './matmul';
 
 const WG = 256;
 /** Stage-1 workgroups at most: enough to fill a large GPU, few enough for one stage-2 workgroup. */
 const MAX_PARTIALS = 1024;
+/** CPU variant: invocations per workgroup, and stage-1 workgroups at most (256 partials). */
+const CPU_WG = 16;
+const CPU_MAX_GROUPS = 16;
 
 export const FLAG_TRAINABLE = 1;
 export const FLAG_DECAY = 2;
@@ -16,10 +20,21 @@ export const FLAG_DECAY = 2;
  * normSq[0] = Σ grads[i]² over the n elements: stage 1 writes one partial sum per workgroup
  * into a buffer owned by the returned dispatches, stage 2 sums the partials in fixed order.
  */
-export async function gradNormSq(gpu: Gpu, normSq: TensorRef, grads: TensorRef, n: number): Promise<Dispatch[]> {
+export async function gradNormSq(gpu: Gpu, normSq: TensorRef, grads: TensorRef, n: number, opts: { variant?: KernelVariant } = {}): Promise<Dispatch[]> {
   if (!Number.isInteger(n) || n < 0) throw new GpuError(`gradNormSq: bad n=${n}`);
   need('gradNormSq', normSq, 1, 'normSq');
   need('gradNormSq', grads, n, 'grads');
+  if (kernelVariant(gpu, opts.variant) === 'cpu') {
+    // one partial per invocation, a few hundred elements each; stage 2 is one invocation
+    const groups = Math.min(CPU_MAX_GROUPS, Math.max(1, Math.ceil(n / (CPU_WG * 256))));
+    const partials = gpu.createBuffer(groups * CPU_WG * 4, 'grad_norm_sq.partials'); // (P)
+    const p1 = gpu.uniform(packParams(u32(n)), 'grad_norm_sq.params1');
+    const p2 = gpu.uniform(packParams(u32(groups * CPU_WG)), 'grad_norm_sq.params2');
+    return [
+      await gpu.kernel('grad_norm_sq_cpu', [partials, grads, p1], [groups], { WG: CPU_WG, SQUARE: 1 }, 'grad_norm_sq_cpu.partials'),
+      await gpu.kernel('grad_norm_sq_cpu', [normSq, partials, p2], [1], { WG: 1, SQUARE: 0 }, 'grad_norm_sq_cpu.final'),
+    ];
+  }
   const P = Math.min(MAX_PARTIALS, Math.max(1, Math.ceil(n / WG)));
   const partials = gpu.createBuffer(P * 4, 'grad_norm_sq.partials'); // (P)
   const p1 = gpu.uniform(packParams(u32(n)), 'grad_norm_sq.params1');
