@@ -117,6 +117,11 @@ export class Gpu {
     return this.device.createBuffer({ size, usage, label });
   }
 
+  /** A set of buffers freed together (a model's parameters, activations and optimiser state). */
+  owner(): BufferOwner {
+    return new BufferOwner(this);
+  }
+
   /** A storage buffer holding `data` (Float32Array, Int32Array or Uint32Array). */
   upload(data: Float32Array | Int32Array | Uint32Array, label: string): GPUBuffer {
     const buf = this.createBuffer(data.byteLength, label);
@@ -304,6 +309,29 @@ export class Gpu {
 
   destroy(): void {
     this.device.destroy();
+  }
+}
+
+/** Creates buffers through its Gpu and remembers them, so `destroy()` frees exactly those. */
+export class BufferOwner {
+  private readonly buffers = new Set<GPUBuffer>();
+  constructor(private readonly gpu: Gpu) {}
+
+  createBuffer(byteSize: number, label: string): GPUBuffer {
+    const b = this.gpu.createBuffer(byteSize, label);
+    this.buffers.add(b);
+    return b;
+  }
+
+  upload(data: Float32Array | Int32Array | Uint32Array, label: string): GPUBuffer {
+    const b = this.gpu.upload(data, label);
+    this.buffers.add(b);
+    return b;
+  }
+
+  destroy(): void {
+    for (const b of this.buffers) b.destroy();
+    this.buffers.clear();
   }
 }
 

@@ -38,51 +38,57 @@ export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, con
     const r = await evaluateSet(gpu, model, evalProblems, { n: c.evalN, ks: kList(c.evalN), seed: (c.seed * 1000 + 7) >>> 0, temperature: c.rl.temperature, maxNew: c.maxNewTokens });
     return { type: 'eval', step, set: c.evalSet, passAtK: r.passAtK, avgAtK: r.avgAtK, majAtK: r.majAtK, meanEntropy: r.meanEntropy, meanLength: r.responseLength.mean, histogram: r.histogram.counts };
   };
-  yield await evaluate(0);
-  let step = 0;
-  while (step < c.steps && !signal?.aborted) {
-    step++;
-    const t0 = performance.now();
-    const batch = Array.from({ length: c.problemsPerStep }, () => train[Math.floor(rand() * train.length)]);
-    const trajs = await rollout(
-      decoder,
-      batch.map((p) => ({ prompt: solvePrompt(p.text), payload: p.answer })),
-      { groupSize: c.groupSize, role: 'solve', groupIdBase: step * c.problemsPerStep, seed: (c.seed * 7777 + step) >>> 0, temperature: c.rl.temperature, topK: 0, topP: c.topP, eosToken: EOS, maxNew: c.maxNewTokens },
-      (gold, response) => {
-        const { answer, text } = answerOf(response);
-        return { reward: answer === gold ? 1 : 0, text };
-      },
-    );
-    const stats = await trainer.train(trajs);
-    const rewards = trajs.map((t) => t.reward);
-    const mean = rewards.reduce((a, x) => a + x, 0) / rewards.length;
-    const lengths = trajs.map((t) => t.responseTokens.length);
-    let entSum = 0, entN = 0;
-    for (const t of trajs) for (let i = 0; i < t.entropy.length; i++) (entSum += t.entropy[i]), entN++;
-    yield {
-      type: 'step', step, seconds: (performance.now() - t0) / 1000,
-      metrics: {
-        reward: mean,
-        reward_std: Math.sqrt(rewards.reduce((a, x) => a + (x - mean) ** 2, 0) / rewards.length),
-        frac_reward_zero_std: stats.fracZeroStd,
-        entropy: entN ? entSum / entN : 0,
-        'completions/mean_length': lengths.reduce((a, x) => a + x, 0) / lengths.length,
-        'completions/clipped_ratio': trajs.filter((t) => t.truncated).length / trajs.length,
-        kept_groups: stats.keptGroups,
-        dropped_groups: stats.droppedGroups,
-        optimiser_steps: stats.optimiserSteps,
-        rejected_steps: stats.rejectedSteps,
-        lr: trainer.model.hyperparameters.lr,
-        ...stats.metrics,
-      },
-    };
-    if (c.samplesPerStep > 0) {
+  try {
+    yield await evaluate(0);
+    let step = 0;
+    while (step < c.steps && !signal?.aborted) {
+      step++;
+      const t0 = performance.now();
+      const batch = Array.from({ length: c.problemsPerStep }, () => train[Math.floor(rand() * train.length)]);
+      const trajs = await rollout(
+        decoder,
+        batch.map((p) => ({ prompt: solvePrompt(p.text), payload: p.answer })),
+        { groupSize: c.groupSize, role: 'solve', groupIdBase: step * c.problemsPerStep, seed: (c.seed * 7777 + step) >>> 0, temperature: c.rl.temperature, topK: 0, topP: c.topP, eosToken: EOS, maxNew: c.maxNewTokens },
+        (gold, response) => {
+          const { answer, text } = answerOf(response);
+          return { reward: answer === gold ? 1 : 0, text };
+        },
+      );
+      const stats = await trainer.train(trajs);
+      const rewards = trajs.map((t) => t.reward);
+      const mean = rewards.reduce((a, x) => a + x, 0) / rewards.length;
+      const lengths = trajs.map((t) => t.responseTokens.length);
+      let entSum = 0, entN = 0;
+      for (const t of trajs) for (let i = 0; i < t.entropy.length; i++) (entSum += t.entropy[i]), entN++;
       yield {
-        type: 'samples', step,
-        samples: trajs.slice(0, c.samplesPerStep).map((t) => ({ prompt: decode(t.promptTokens as number[]), response: t.text, reward: t.reward, entropy: Array.from(t.entropy) })),
+        type: 'step', step, seconds: (performance.now() - t0) / 1000,
+        metrics: {
+          reward: mean,
+          reward_std: Math.sqrt(rewards.reduce((a, x) => a + (x - mean) ** 2, 0) / rewards.length),
+          frac_reward_zero_std: stats.fracZeroStd,
+          entropy: entN ? entSum / entN : 0,
+          'completions/mean_length': lengths.reduce((a, x) => a + x, 0) / lengths.length,
+          'completions/clipped_ratio': trajs.filter((t) => t.truncated).length / trajs.length,
+          kept_groups: stats.keptGroups,
+          dropped_groups: stats.droppedGroups,
+          optimiser_steps: stats.optimiserSteps,
+          rejected_steps: stats.rejectedSteps,
+          lr: trainer.model.hyperparameters.lr,
+          ...stats.metrics,
+        },
       };
+      if (c.samplesPerStep > 0) {
+        yield {
+          type: 'samples', step,
+          samples: trajs.slice(0, c.samplesPerStep).map((t) => ({ prompt: decode(t.promptTokens as number[]), response: t.text, reward: t.reward, entropy: Array.from(t.entropy) })),
+        };
+      }
+      if ((c.evalEvery > 0 && step % c.evalEvery === 0) || step === c.steps) yield await evaluate(step);
     }
-    if ((c.evalEvery > 0 && step % c.evalEvery === 0) || step === c.steps) yield await evaluate(step);
+    yield { type: 'done', step, aborted: Boolean(signal?.aborted), params: await trainer.model.readParams() };
+  } finally {
+    // the generator may be abandoned mid-run (a stopped run): free its GPU memory either way
+    decoder.destroy();
+    trainer.destroy();
   }
-  yield { type: 'done', step, aborted: Boolean(signal?.aborted), params: await trainer.model.readParams() };
 }

@@ -81,7 +81,7 @@ export function layerActSizes(BT: number, C: number, NH: number): Record<keyof L
  * One buffer per tensor: WebGPU rejects a dispatch that binds one buffer both writable and
  * read-only, even on disjoint ranges, so activations cannot share an arena.
  */
-export function allocAll<K extends string>(gpu: Gpu, sizes: Record<K, number>, label: string): Record<K, TensorRef> {
+export function allocAll<K extends string>(gpu: Pick<Gpu, 'createBuffer'>, sizes: Record<K, number>, label: string): Record<K, TensorRef> {
   const out = {} as Record<K, TensorRef>;
   for (const k of Object.keys(sizes) as K[]) out[k] = view(gpu.createBuffer(Math.max(sizes[k], 1) * 4, `${label}.${k}`), 0, sizes[k]);
   return out;

@@ -1,7 +1,7 @@
 // The GPT-2 policy on the GPU, llm.c style: parameters, gradients and AdamW moments in flat
 // buffers sharing the tensor table; explicit forward and backward per layer, recorded once as
 // dispatch lists for a fixed (B, T) and replayed every step with no readback inside.
-import { Gpu, view, type Dispatch, type TensorRef } from '../gpu/runtime';
+import { Gpu, view, type BufferOwner, type Dispatch, type TensorRef } from '../gpu/runtime';
 import { matmul, matmulBackward, matmulForward } from '../gpu/ops/matmul';
 import { encoderBackward, encoderForward, fill, geluBackward, geluForward, layernormBackward, layernormForward } from '../gpu/ops/layers';
 import { residualForward } from '../gpu/ops/elementwise';
@@ -72,29 +72,33 @@ export class GPT {
   private hyper: AdamWHyper = { ...DEFAULT_ADAMW };
   private stepCount = 0;
 
+  /** every buffer this model created (not a shared base); freed by destroy() */
+  private readonly mem: BufferOwner;
+
   private constructor(readonly gpu: Gpu, readonly cfg: GPTConfig, readonly B: number, readonly T: number, init: Float32Array | null, opts: GPTOptions) {
+    this.mem = gpu.owner();
     this.table = buildTensorTable(cfg);
     if (T > cfg.nPositions) throw new Error(`T=${T} exceeds the context length ${cfg.nPositions}`);
     if (opts.baseParams) this.params = opts.baseParams;
     else {
       if (!init || init.length !== this.table.totalFloats) throw new Error(`parameter data has ${init?.length ?? 0} floats, the table needs ${this.table.totalFloats}`);
-      this.params = gpu.upload(init, 'params');
+      this.params = this.mem.upload(init, 'params');
     }
     this.adapter = opts.adapter ?? null;
     if (this.adapter) {
       const { table, init: ainit } = this.adapter;
       if (ainit.length !== table.totalFloats) throw new Error(`adapter ${this.adapter.spec.name} has ${ainit.length} floats, its table needs ${table.totalFloats}`);
-      this.trainable = gpu.upload(ainit, `adapter.${this.adapter.spec.name}`);
+      this.trainable = this.mem.upload(ainit, `adapter.${this.adapter.spec.name}`);
       this.trainFloats = table.totalFloats;
     } else {
       this.trainable = this.params;
       this.trainFloats = this.table.totalFloats;
     }
-    this.grads = gpu.createBuffer(this.trainFloats * 4, 'grads');
-    this.normSq = view(gpu.createBuffer(4, 'grad-norm-sq'), 0, 1);
-    this.status = view(gpu.createBuffer(4, 'step-status'), 0, 1);
+    this.grads = this.mem.createBuffer(this.trainFloats * 4, 'grads');
+    this.normSq = view(this.mem.createBuffer(4, 'grad-norm-sq'), 0, 1);
+    this.status = view(this.mem.createBuffer(4, 'step-status'), 0, 1);
     const BT = B * T;
-    this.batch = allocAll(gpu, { tokens: BT, targets: BT, w: BT, e: BT, logp: BT, entropy: BT, logits: BT * cfg.vocabSize }, 'batch');
+    this.batch = allocAll(this.mem, { tokens: BT, targets: BT, w: BT, e: BT, logp: BT, entropy: BT, logits: BT * cfg.vocabSize }, 'batch');
   }
 
   /**
@@ -156,6 +160,11 @@ export class GPT {
     this.gpu.run(this.stepList, 'train-step');
   }
 
+  /** Frees the model's buffers (a shared base passed in `baseParams` is left alone). */
+  destroy(): void {
+    this.mem.destroy();
+  }
+
   readParams(): Promise<Float32Array> {
     return this.gpu.readF32(view(this.params, 0, this.table.totalFloats));
   }
@@ -205,11 +214,11 @@ export class GPT {
     const P = paramViews(this.params, this.table, L);
     // With an adapter, base gradients are not wanted; LayerNorm's parameter gradients still
     // need somewhere to go, so they land in a scratch buffer that is never read.
-    const baseGrads = frozenBase ? gpu.createBuffer(this.table.totalFloats * 4, 'frozen-grads-scratch') : this.grads;
+    const baseGrads = frozenBase ? this.mem.createBuffer(this.table.totalFloats * 4, 'frozen-grads-scratch') : this.grads;
     const G = paramViews(baseGrads, this.table, L);
     const acts: LayerActs[] = [];
-    for (let l = 0; l < L; l++) acts.push(allocAll(gpu, layerActSizes(BT, C, NH), `act.${l}`));
-    const top = allocAll(gpu, {
+    for (let l = 0; l < L; l++) acts.push(allocAll(this.mem, layerActSizes(BT, C, NH), `act.${l}`));
+    const top = allocAll(this.mem, {
       out: BT * C, lnf: BT * C, lnfMean: BT, lnfRstd: BT, dlogits: BT * V, dres: BT * C, dln: BT * C, dqkv: BT * 3 * C,
       datty: BT * C, dfch: BT * 4 * C, dfchGelu: BT * 4 * C, dlnf: BT * C,
     }, 'act.top');
@@ -279,10 +288,10 @@ export class GPT {
 
     // ---- optimiser over the trainable buffer
     const n = this.trainFloats;
-    const m = view(gpu.createBuffer(n * 4, 'adam.m'), 0, n);
-    const v = view(gpu.createBuffer(n * 4, 'adam.v'), 0, n);
+    const m = view(this.mem.createBuffer(n * 4, 'adam.m'), 0, n);
+    const v = view(this.mem.createBuffer(n * 4, 'adam.v'), 0, n);
     this.moments = { m, v };
-    const flags = gpu.upload(decayFlags(this.adapter ? this.adapter.table : this.table), 'adam.flags');
+    const flags = this.mem.upload(decayFlags(this.adapter ? this.adapter.table : this.table), 'adam.flags');
     const gradsRef = view(this.grads, 0, n);
     const opt = await adamw(gpu, view(this.trainable, 0, n), m, v, this.status, gradsRef, view(flags, 0, n), this.normSq, n, this.hyper);
     this.optimiser = opt;
@@ -295,12 +304,12 @@ export class GPT {
     const L = this.cfg.nLayer, R = spec.rank;
     const tmp: Record<LoraTarget, TensorRef>[] = [];
     for (let l = 0; l < L; l++) {
-      tmp.push(allocAll(this.gpu, Object.fromEntries(LORA_TARGETS.map((t) => [t, BT * R])) as Record<LoraTarget, number>, `lora.tmp.${l}`));
+      tmp.push(allocAll(this.mem, Object.fromEntries(LORA_TARGETS.map((t) => [t, BT * R])) as Record<LoraTarget, number>, `lora.tmp.${l}`));
     }
     return {
       R, scale: loraScale(spec),
       params: loraViews(this.trainable, table, L), grads: loraViews(this.grads, table, L),
-      tmp, dtmp: allocAll(this.gpu, { d: BT * R }, 'lora.dtmp').d,
+      tmp, dtmp: allocAll(this.mem, { d: BT * R }, 'lora.dtmp').d,
     };
   }
 }

@@ -34,6 +34,10 @@ export class PolicyTrainer {
     return new PolicyTrainer(model, head, rl);
   }
 
+  destroy(): void {
+    this.model.destroy();
+  }
+
   /** Safe mid-run changes (clip, KL β, entropy coefficient, temperature) apply from the next step. */
   setRl(rl: RlCoreConfig): void {
     this.rl = rl;
@@ -70,10 +74,10 @@ export class PolicyTrainer {
         this.model.setBatch(packed.tokens, packed.targets);
         this.head.setBatch(packed);
         this.model.step();
-        const [m, status] = await Promise.all([this.head.readMetrics(), this.model.gpu.readU32(this.model.status)]);
+        const [m, status, normSq] = await Promise.all([this.head.readMetrics(), this.model.gpu.readU32(this.model.status), this.model.gpu.readF32(this.model.normSq)]);
         if (status[0] !== 0) stats.rejectedSteps++;
         stats.optimiserSteps++;
-        for (const [k, v] of Object.entries(m)) sums[k] = (sums[k] ?? 0) + v;
+        for (const [k, v] of Object.entries({ ...m, grad_norm: Math.sqrt(normSq[0]) })) sums[k] = (sums[k] ?? 0) + v;
       }
     }
     for (const [k, v] of Object.entries(sums)) stats.metrics[k] = v / stats.optimiserSteps;
