@@ -86,6 +86,17 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
   const params = await model.readParams();
   await saveCheckpointDir(out, cfg, params, table, { preset: f.preset, seed: String(f.seed), steps: String(state.step) });
   process.stderr.write(`trained ${state.step} steps in ${((Date.now() - t0) / 60000).toFixed(1)} min; measuring the base metrics for card.json\n`);
-  await writeCard(gpu, out, cfg, table, params, pc, state, f['card-samples']);
+  const card = await writeCard(gpu, out, cfg, table, params, pc, state, f['card-samples']);
   gpu.destroy();
+  if (!f.out) await listInCatalog(f.preset, table.tensors.reduce((a, t) => a + t.size, 0), card.summary);
+}
+
+/** Adds (or replaces) the policy in public/models/index.json, the launcher's list, and makes it the default. */
+async function listInCatalog(name: string, params: number, summary: string): Promise<void> {
+  const path = join('public', 'models', 'index.json');
+  const catalog = existsSync(path) ? JSON.parse(await readFile(path, 'utf8')) : { default: name, policies: [] };
+  const entry = { name, description: summary, params };
+  catalog.policies = [...catalog.policies.filter((p: { name: string }) => p.name !== name), entry];
+  catalog.default = name;
+  await writeFile(path, JSON.stringify(catalog, null, 2) + '\n');
 }

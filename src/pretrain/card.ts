@@ -86,7 +86,7 @@ async function roleMetrics(dec: Decoder, role: Exclude<Role, 'solve'>, count: nu
 
 export async function writeCard(
   gpu: Gpu, dir: string, cfg: GPTConfig, table: TensorTable, params: Float32Array, pc: PretrainConfig, state: PretrainState, n: number,
-): Promise<void> {
+): Promise<{ summary: string }> {
   const paramsBuf = gpu.upload(params, 'card.params');
   const dec = await Decoder.create(gpu, cfg, table, paramsBuf, { B, Tmax: cfg.nPositions });
   const solve = await solveMetrics(gpu, { cfg, table, params: paramsBuf }, n, pc.seed + 17);
@@ -104,4 +104,8 @@ export async function writeCard(
     metrics: { sampling: { temperature: 1, samplesPerProblem: n }, solve, ...roles },
   };
   await writeFile(join(dir, 'card.json'), JSON.stringify(card, null, 1) + '\n');
+  const mean1 = Object.values(solve).reduce((a, r) => a + r.pass1, 0) / Object.keys(solve).length;
+  return {
+    summary: `pretrained ${state.step} steps (seed ${pc.seed}) on every role; solve pass@1 ${mean1.toFixed(2)} averaged over 1-4 operations (see card.json)`,
+  };
 }
