@@ -292,6 +292,31 @@ export class Gpu {
     this.stats.submits++;
   }
 
+  /**
+   * Per-kernel GPU time with timestamp queries (each dispatch in its own pass), or null when
+   * the device lacks 'timestamp-query'. For profiling only: it reads back.
+   */
+  async timeDispatches(dispatches: readonly Dispatch[]): Promise<{ label: string; ms: number }[] | null> {
+    if (!this.device.features.has('timestamp-query') || dispatches.length === 0) return null;
+    const n = dispatches.length;
+    const querySet = this.device.createQuerySet({ type: 'timestamp', count: 2 * n });
+    const resolve = this.device.createBuffer({ size: 16 * n, usage: 0x200 /* QUERY_RESOLVE */ | USAGE.COPY_SRC, label: 'timestamps' });
+    const encoder = this.device.createCommandEncoder({ label: 'profile' });
+    dispatches.forEach((d, i) => {
+      const pass = encoder.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 } });
+      pass.setPipeline(d.pipeline);
+      pass.setBindGroup(0, d.bindGroup);
+      pass.dispatchWorkgroups(...d.workgroups);
+      pass.end();
+    });
+    encoder.resolveQuerySet(querySet, 0, 2 * n, resolve, 0);
+    this.submit(encoder);
+    const ticks = new BigUint64Array(await this.read(resolve));
+    querySet.destroy();
+    resolve.destroy();
+    return dispatches.map((d, i) => ({ label: d.label, ms: Number(ticks[2 * i + 1] - ticks[2 * i]) / 1e6 }));
+  }
+
   /** Resolves when all submitted work is done. */
   async sync(): Promise<void> {
     await this.device.queue.onSubmittedWorkDone();
