@@ -13,7 +13,7 @@ import { geluForwardRef, layernormForwardRef } from '../reference/layers';
 import { attentionForwardRef } from '../reference/attention';
 import { softmaxLogpRef } from '../reference/loss';
 import { compareClose, type Tolerance } from '../util/tolerance';
-import { mulberry32, randArray } from './rng';
+import { mulberry32, randArray } from '../util/rng';
 import { MODEL_SELF_TESTS } from './selftest_model';
 
 export interface SelfTestResult {

@@ -10,7 +10,7 @@ import { Decoder } from '../model/decoder';
 import { gptBackwardRef, gptForwardRef } from '../reference/gpt';
 import { adamwRef, gradNormSqRef } from '../reference/optim';
 import { compareClose } from '../util/tolerance';
-import { mulberry32 } from './rng';
+import { mulberry32 } from '../util/rng';
 import type { SelfTest, SelfTestResult } from './selftest';
 
 const cfg = GPT_PRESETS.tiny;

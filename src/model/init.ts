@@ -6,17 +6,9 @@ import { tensorData, type TensorTable } from './params';
 
 export const INIT_STD = 0.02;
 
-/** mulberry32: a 32-bit seeded generator of uniforms in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../util/rng';
+
+export { mulberry32 };
 
 /** Fills out with N(0, std^2) draws (Box-Muller, both values of each pair used). */
 export function fillNormal(out: Float32Array, rand: () => number, std: number): void {

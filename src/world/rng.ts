@@ -1,20 +1,11 @@
 // Seeded randomness for the world. Every generator takes an `Rng` so that a seed fixes the
 // output exactly: data sets, documents and pretraining examples are reproducible.
 
-/** A source of uniform floats in [0, 1). `Math.random` fits, but use `makeRng(seed)`. */
-export type Rng = () => number;
+export type { Rng } from '../util/rng';
+import { mulberry32, type Rng } from '../util/rng';
 
-/** mulberry32: tiny, fast, good enough for sampling problems; same algorithm as the tests use. */
-export function makeRng(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The world's generators all take an `Rng`; `makeRng(seed)` is the project's mulberry32. */
+export const makeRng: (seed: number) => Rng = mulberry32;
 
 /** Uniform integer in [lo, hi], both ends included. */
 export function randInt(rng: Rng, lo: number, hi: number): number {

@@ -1,6 +1,10 @@
-// Seeded random inputs for the in-app self-test (mulberry32): same seed, same tensors.
-// The test tier has its own copy in test/helpers/rng.ts; the engine never imports from test/.
-export function mulberry32(seed: number): () => number {
+// The one seeded generator of the project (mulberry32: tiny, fast, good enough for sampling
+// problems, initialising weights and making test inputs): same seed, same stream.
+
+/** A source of uniform floats in [0, 1). */
+export type Rng = () => number;
+
+export function mulberry32(seed: number): Rng {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -12,7 +16,7 @@ export function mulberry32(seed: number): () => number {
 }
 
 /** n floats uniform in [-scale, scale). */
-export function randArray(rand: () => number, n: number, scale = 1): Float32Array {
+export function randArray(rand: Rng, n: number, scale = 1): Float32Array {
   const out = new Float32Array(n);
   for (let i = 0; i < n; i++) out[i] = (rand() * 2 - 1) * scale;
   return out;
