@@ -68,9 +68,10 @@ export class Engine {
     } catch (e) {
       return { ok: false, reason: 'device-failed', message: errorMessage(e) };
     }
-    this.gpu.onEvent((e) =>
-      onEvent(e.kind === 'lost' ? { type: 'device-lost', reason: e.reason, message: e.message } : { type: 'gpu-error', message: e.message }),
-    );
+    this.gpu.onEvent((e) => {
+      if (e.kind === 'lost') this.runs.deviceLost(e.reason, e.message);
+      onEvent(e.kind === 'lost' ? { type: 'device-lost', reason: e.reason, message: e.message } : { type: 'gpu-error', message: e.message });
+    });
     const deviceLimits: Record<string, number> = {};
     for (const k of DEVICE_LIMITS) deviceLimits[k] = Number(this.gpu.limits[k]);
     return { ok: true, adapter: found.summary, deviceLimits };

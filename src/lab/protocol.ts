@@ -75,6 +75,16 @@ export interface RunStatus {
   /** seconds of compute left at that rate; null until known */
   etaS: number | null;
   error: string | null;
+  /** every time the run stopped on its own (bad step, device loss), oldest first; absent when none */
+  halts?: RunHalt[];
+}
+
+/** A step the run stopped at by itself, with a message for the page (see lab/halts.ts). */
+export interface RunHalt {
+  /** the step it concerns (for device loss: the last completed step) */
+  step: number;
+  kind: 'rejected' | 'nonfinite' | 'device-lost';
+  message: string;
 }
 
 export type SamplesEvent = Extract<LoopEvent, { type: 'samples' }>;

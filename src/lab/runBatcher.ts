@@ -34,9 +34,9 @@ export class RunBatcher {
     else this.timer ??= setTimeout(() => this.flush(), this.intervalMs);
   }
 
-  /** A new status; a new state (e.g. running → paused) is sent at once with what is pending. */
+  /** A new status; a new state (e.g. running → paused) or a new halt is sent at once with what is pending. */
   setStatus(s: RunStatus): void {
-    const stateChanged = s.state !== this.status.state;
+    const stateChanged = s.state !== this.status.state || (s.halts?.length ?? 0) !== (this.status.halts?.length ?? 0);
     this.status = s;
     this.statusChanged = true;
     if (stateChanged) this.flush();

@@ -6,7 +6,8 @@ import type { Gpu } from '../gpu/runtime';
 import type { GPTConfig } from '../model/config';
 import type { LoopEvent } from '../loops/events';
 import { RunBatcher } from './runBatcher';
-import type { LoopName, RunBatch, RunSpec, RunState, RunStatus } from './protocol';
+import { deviceLostHalt, stepHalt } from './halts';
+import type { LoopName, RunBatch, RunHalt, RunSpec, RunState, RunStatus } from './protocol';
 
 /** A validated loop, ready to start. */
 export interface PreparedLoop {
@@ -32,6 +33,9 @@ export interface RunDeps {
   now?: () => number;
 }
 
+/** How long a failed step waits for a device loss to be reported before calling it a plain failure. */
+const LOSS_GRACE_MS = 250;
+
 /** Steps whose wall time sets steps/s and the ETA. */
 const RATE_WINDOW = 5;
 
@@ -39,6 +43,9 @@ class Run {
   state: RunState = 'starting';
   step = 0;
   error: string | null = null;
+  readonly halts: RunHalt[] = [];
+  /** set once the device is lost: nothing may compute on it again */
+  deviceLost: RunHalt | null = null;
   pauseWanted = false;
   /** steps still allowed while pauseWanted (single step) */
   stepBudget = 0;
@@ -55,7 +62,17 @@ class Run {
     const total = this.walls.reduce((a, x) => a + x, 0);
     const stepsPerS = n > 0 && total > 0 ? n / total : null;
     const etaS = stepsPerS === null ? null : Math.max(0, this.totalSteps - this.step) / stepsPerS;
-    return { state: this.state, step: this.step, totalSteps: this.totalSteps, stepsPerS, etaS, error: this.error };
+    const s: RunStatus = { state: this.state, step: this.step, totalSteps: this.totalSteps, stepsPerS, etaS, error: this.error };
+    return this.halts.length > 0 ? { ...s, halts: [...this.halts] } : s;
+  }
+
+  /** Stops the run at the next step boundary and says why. */
+  halt(h: RunHalt): void {
+    this.halts.push(h);
+    this.pauseWanted = true;
+    this.stepBudget = 0;
+    if (this.state === 'running') this.state = 'pausing';
+    this.notify();
   }
 
   recordWall(seconds: number): void {
@@ -113,7 +130,12 @@ export class RunManager {
         setState(run.abort.signal.aborted ? 'stopped' : 'done');
       }
     } catch (e) {
-      run.error = errorMessage(e);
+      // A destroyed device fails the step's readback before its loss is reported (a later
+      // task): give the report a moment, so the run says the device was lost rather than
+      // quoting the failed call.
+      if (!run.deviceLost) await new Promise((r) => setTimeout(r, LOSS_GRACE_MS));
+      if (!run.deviceLost && gpu.isLost) run.halt((run.deviceLost = deviceLostHalt(run.step, 'lost', '')));
+      run.error = run.deviceLost ? run.deviceLost.message : errorMessage(e);
       setState('failed');
     } finally {
       batcher.flush();
@@ -136,6 +158,8 @@ export class RunManager {
       if (e.type === 'step') {
         run.step = e.step;
         sawStep = true;
+        const h = stepHalt(e.step, e.metrics);
+        if (h) run.halt(h);
         pending = new Set(loop.tail(e.step));
       } else {
         pending.delete(e.type);
@@ -166,6 +190,15 @@ export class RunManager {
     setState('running');
   }
 
+  /** The device is gone: every run stops where it is and says so; resume and step refuse. */
+  deviceLost(reason: string, message: string): void {
+    for (const run of this.runs.values()) {
+      if (run.deviceLost) continue;
+      run.deviceLost = deviceLostHalt(run.step, reason, message);
+      run.halt(run.deviceLost);
+    }
+  }
+
   private get(runId: string): Run {
     const run = this.runs.get(runId);
     if (!run) throw new Error(`no active run with id ${runId} (it has ended)`);
@@ -181,8 +214,13 @@ export class RunManager {
     run.notify();
   }
 
+  private refuseAfterLoss(run: Run): void {
+    if (run.deviceLost) throw new Error(run.deviceLost.message);
+  }
+
   resume(runId: string): void {
     const run = this.get(runId);
+    this.refuseAfterLoss(run);
     run.pauseWanted = false;
     run.stepBudget = 0;
     if (run.state === 'pausing') run.state = 'running';
@@ -193,6 +231,7 @@ export class RunManager {
   /** One more RL step of a paused (or pausing) run, then paused again. */
   step(runId: string): void {
     const run = this.get(runId);
+    this.refuseAfterLoss(run);
     if (run.state !== 'paused') throw new Error(`run ${runId} is ${run.state}; single steps need a paused run`);
     run.stepBudget = 1;
     run.wake();

@@ -21,6 +21,8 @@ export interface RunsSlice {
     order: string[];
     byId: Record<string, RunView>;
     selected: string | null;
+    /** runs ticked for comparison, in run order; two or more overlay on every chart */
+    compared: string[];
     /** the last start or command that failed, with why */
     message: string | null;
     archive: 'off' | 'loading' | 'ready' | 'failed';
@@ -32,6 +34,8 @@ export interface RunsSlice {
   stepRun(id: string): Promise<void>;
   stopRun(id: string): Promise<void>;
   selectRun(id: string): void;
+  /** Ticks or unticks a run for comparison. */
+  toggleCompare(id: string): void;
   deleteRun(id: string): Promise<void>;
   loadArchive(): Promise<void>;
 }
@@ -86,7 +90,7 @@ export const createRunsSlice =
     };
 
     return {
-      runs: { order: [], byId: {}, selected: null, message: null, archive: services.archive ? 'loading' : 'off', archiveError: null },
+      runs: { order: [], byId: {}, selected: null, compared: [], message: null, archive: services.archive ? 'loading' : 'off', archiveError: null },
 
       async startRun() {
         const s = get();
@@ -126,6 +130,13 @@ export const createRunsSlice =
         if (get().runs.byId[id]) patch({ selected: id });
       },
 
+      toggleCompare(id) {
+        const { order, byId, compared } = get().runs;
+        if (!byId[id]) return;
+        const next = compared.includes(id) ? compared.filter((k) => k !== id) : [...compared, id];
+        patch({ compared: order.filter((k) => next.includes(k)) });
+      },
+
       async deleteRun(id) {
         const run = get().runs.byId[id];
         if (!run || !isFinished(run.status.state)) return;
@@ -133,7 +144,7 @@ export const createRunsSlice =
           const byId = { ...s.runs.byId };
           delete byId[id];
           const order = s.runs.order.filter((k) => k !== id);
-          return { runs: { ...s.runs, byId, order, selected: s.runs.selected === id ? (order[order.length - 1] ?? null) : s.runs.selected } };
+          return { runs: { ...s.runs, byId, order, compared: s.runs.compared.filter((k) => k !== id), selected: s.runs.selected === id ? (order[order.length - 1] ?? null) : s.runs.selected } };
         });
         await persist(services.archive?.deleteRun(id));
       },

@@ -10,10 +10,13 @@ export interface ViewSlice {
     logScale: boolean;
     /** index into the selected run's evaluations; null follows the latest */
     evalIndex: number | null;
+    /** the keyboard shortcuts overlay */
+    helpOpen: boolean;
   };
   setSmoothing(w: number): void;
   setLogScale(on: boolean): void;
   setEvalIndex(i: number | null): void;
+  setHelpOpen(open: boolean): void;
 }
 
 export const MAX_SMOOTHING = 0.99;
@@ -21,7 +24,7 @@ export const MAX_SMOOTHING = 0.99;
 export const createViewSlice: StateCreator<LabState, [], [], ViewSlice> = (set, get) => {
   const patch = (p: Partial<ViewSlice['view']>) => set({ view: { ...get().view, ...p } });
   return {
-    view: { smoothing: 0, logScale: false, evalIndex: null },
+    view: { smoothing: 0, logScale: false, evalIndex: null, helpOpen: false },
     setSmoothing(w) {
       if (!(w >= 0 && w <= MAX_SMOOTHING)) throw new RangeError(`smoothing must be in [0, ${MAX_SMOOTHING}], got ${w}`);
       patch({ smoothing: w });
@@ -31,6 +34,9 @@ export const createViewSlice: StateCreator<LabState, [], [], ViewSlice> = (set, 
     },
     setEvalIndex(i) {
       patch({ evalIndex: i });
+    },
+    setHelpOpen(open) {
+      patch({ helpOpen: open });
     },
   };
 };

@@ -10,6 +10,16 @@ import { useLab } from './LabStore';
 import { RunsPanel } from './Runs';
 import { SamplesPanel } from './SamplesPanel';
 import { SelfTestPanel } from './SelfTestPanel';
+import { HelpOverlay, useShortcuts } from './Shortcuts';
+import { useWakeLock } from './useWakeLock';
+import type { WakeLockStatus } from '../state/wakeLock';
+
+const WAKE_TEXT: Record<WakeLockStatus, string> = {
+  unsupported: 'This browser cannot keep the screen awake: keep it from sleeping while a run trains.',
+  off: 'The screen is kept awake while a run trains.',
+  held: 'Keeping the screen awake while the run trains.',
+  refused: 'The browser refused to keep the screen awake (battery saver?): keep it from sleeping while a run trains.',
+};
 
 /** `?debug` in the URL shows commands for exercising failure paths by hand and in the browser tests. */
 function DebugTools() {
@@ -26,6 +36,8 @@ function DebugTools() {
 
 export function App({ debug = false }: { debug?: boolean }) {
   const init = useLab((s) => s.initEngine);
+  const wake = useWakeLock();
+  useShortcuts();
   useEffect(() => {
     void init();
   }, [init]);
@@ -55,8 +67,12 @@ export function App({ debug = false }: { debug?: boolean }) {
       </main>
       <footer>
         <p>Everything runs locally: a Web Worker drives your GPU through WebGPU with the lab's own WGSL kernels. Nothing is uploaded.</p>
+        <p data-testid="wake-lock" data-status={wake}>
+          {WAKE_TEXT[wake]} Press <kbd>?</kbd> for keyboard shortcuts.
+        </p>
         {debug && <DebugTools />}
       </footer>
+      <HelpOverlay />
     </>
   );
 }

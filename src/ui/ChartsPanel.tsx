@@ -1,10 +1,13 @@
-// Live charts of the selected run: training metrics by step (smoothing and log scale apply to
-// these) and the held-out evaluations.
-import { useId } from 'react';
-import { MAX_SMOOTHING } from '../state/viewSlice';
+// Live charts: training metrics by step (smoothing and log scale apply to these) and the
+// held-out evaluations, of the selected run or, with two or more runs ticked, of all of them
+// overlaid and labelled by their difference from the first.
+import { useId, useMemo } from 'react';
+import { shownRuns, type ShownRun } from '../state/compare';
 import type { RunView } from '../state/runsSlice';
+import { MAX_SMOOTHING } from '../state/viewSlice';
 import { EvalCharts } from './charts/EvalCharts';
 import { MetricChart } from './charts/MetricChart';
+import { seriesClass } from './charts/overlay';
 import { TRAINING_CHARTS } from './charts/specs';
 import { useLab } from './LabStore';
 import { Panel } from './Panel';
@@ -27,20 +30,61 @@ function ChartControls() {
   );
 }
 
-function useSelectedRun(): RunView | null {
-  return useLab((s) => (s.runs.selected ? s.runs.byId[s.runs.selected] : null));
+export interface Shown {
+  runs: ShownRun<RunView>[];
+  seeds: boolean;
+}
+
+/** The runs the charts draw (see shownRuns); stable while the runs slice is unchanged. */
+export function useShownRuns(): Shown {
+  const runs = useLab((s) => s.runs);
+  return useMemo(() => shownRuns(runs.order, runs.byId, runs.compared, runs.selected), [runs.order, runs.byId, runs.compared, runs.selected]);
+}
+
+/** Steps where a shown run stopped on its own. */
+export function haltSteps(shown: Shown): number[] {
+  return [...new Set(shown.runs.flatMap((r) => (r.run.status.halts ?? []).map((h) => h.step)))].sort((a, b) => a - b);
+}
+
+/** Which colour is which run, when several are drawn. */
+export function CompareLegend({ shown }: { shown: Shown }) {
+  if (shown.runs.length < 2) return null;
+  return (
+    <div className="compare-legend" data-testid="compare-legend">
+      <ul>
+        {shown.runs.map((r, i) => (
+          <li key={r.run.id} data-testid="compare-label">
+            <span className={`swatch ${seriesClass(i, shown.runs.length)}`} aria-hidden="true" />
+            {r.name}
+          </li>
+        ))}
+      </ul>
+      {shown.seeds && <p className="detail">These runs differ only by seed: the thick line is their mean, the shaded band spans the lowest to the highest seed at each step.</p>}
+    </div>
+  );
+}
+
+function intro(shown: Shown, what: string): string {
+  if (shown.runs.length > 1) return `${shown.runs.length} runs compared: ${what}.`;
+  return `${shown.runs[0].run.label}: ${what}.`;
 }
 
 export function TrainingCharts() {
-  const run = useSelectedRun();
-  if (!run) return null;
-  const specs = TRAINING_CHARTS.filter((c) => !c.optional || c.key in run.data.series);
+  const shown = useShownRuns();
+  if (shown.runs.length === 0) return null;
+  const marks = haltSteps(shown);
+  const totalSteps = Math.max(...shown.runs.map((r) => r.run.status.totalSteps));
+  const specs = TRAINING_CHARTS.filter((c) => !c.optional || shown.runs.some((r) => c.key in r.run.data.series));
   return (
-    <Panel title="Training" className="panel-wide charts" intro={`${run.label}: what each step of the loop measured.`}>
+    <Panel title="Training" className="panel-wide charts" intro={intro(shown, 'what each step of the loop measured')}>
       <ChartControls />
+      <CompareLegend shown={shown} />
       <div className="chart-grid-layout">
         {specs.map((spec) => (
-          <MetricChart key={spec.id} spec={spec} steps={run.data.step} values={run.data.series[spec.key]} totalSteps={run.status.totalSteps} />
+          <MetricChart
+            key={spec.id} spec={spec} seeds={shown.seeds} marks={marks} totalSteps={totalSteps}
+            series={shown.runs.map((r) => ({ id: r.run.id, name: r.name, steps: r.run.data.step, values: r.run.data.series[spec.key] }))}
+          />
         ))}
       </div>
     </Panel>
@@ -48,11 +92,15 @@ export function TrainingCharts() {
 }
 
 export function EvaluationCharts() {
-  const run = useSelectedRun();
-  if (!run) return null;
+  const shown = useShownRuns();
+  if (shown.runs.length === 0) return null;
+  const c = shown.runs[0].run.config;
+  const totalSteps = Math.max(...shown.runs.map((r) => r.run.status.totalSteps));
+  const what = shown.runs.length > 1 ? 'their held-out evaluations, each at its latest step' : `the held-out set ${c.evalSet}: ${c.evalProblems} problems, ${c.evalN} samples each`;
   return (
-    <Panel title="Evaluation" className="panel-wide charts" intro={`${run.label} on the held-out set ${run.config.evalSet}: ${run.config.evalProblems} problems, ${run.config.evalN} samples each.`}>
-      <EvalCharts evals={run.data.evals} totalSteps={run.status.totalSteps} />
+    <Panel title="Evaluation" className="panel-wide charts" intro={intro(shown, what)}>
+      <CompareLegend shown={shown} />
+      <EvalCharts runs={shown.runs.map((r) => ({ id: r.run.id, name: r.name, evals: r.run.data.evals }))} seeds={shown.seeds} marks={haltSteps(shown)} totalSteps={totalSteps} />
     </Panel>
   );
 }

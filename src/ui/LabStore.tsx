@@ -11,7 +11,12 @@ export function LabStoreProvider({ store, children }: { store: LabStore; childre
 }
 
 export function useLab<T>(selector: (s: LabState) => T): T {
+  return useStore(useLabStore(), selector);
+}
+
+/** The store itself, for code that reads it outside rendering (event handlers). */
+export function useLabStore(): LabStore {
   const store = useContext(StoreContext);
   if (!store) throw new Error('useLab needs a <LabStoreProvider> above it');
-  return useStore(store, selector);
+  return store;
 }

@@ -1,12 +1,15 @@
 // The runs of this page and of earlier visits: a list to pick from (each labelled by its
-// difference from the run before), and the selected run's status and commands. Commands are
-// exact: pause waits for the step in progress to finish, a single step runs one RL step.
+// difference from the run before, with a box to tick it for comparison), and the selected run's
+// status, why it stopped on its own if it did, and its commands. Commands are exact: pause
+// waits for the step in progress to finish, a single step runs one RL step. The buttons run the
+// same registered commands as the keyboard shortcuts.
 import type { RunState } from '../lab/protocol';
+import { command, type CommandId } from '../state/commands';
 import { isComputing, isFinished, type RunView } from '../state/runsSlice';
-import { selectExclusiveJob } from '../state/store';
+import { RunKnobs } from './RunKnobs';
 import { downloadRun } from './download';
 import { formatDuration } from './format';
-import { useLab } from './LabStore';
+import { useLab, useLabStore } from './LabStore';
 import { Panel } from './Panel';
 
 const STATE_TEXT: Record<RunState, string> = {
@@ -20,6 +23,12 @@ const STATE_TEXT: Record<RunState, string> = {
   failed: 'Failed',
 };
 
+/** The state in words; a run the device loss ended says so rather than just "Failed". */
+function stateText(run: RunView): string {
+  const h = run.status.halts?.[run.status.halts.length - 1];
+  return run.status.state === 'failed' && h?.kind === 'device-lost' ? 'Halted: GPU lost' : STATE_TEXT[run.status.state];
+}
+
 function stateBadge(state: RunState): string {
   if (state === 'failed') return 'badge badge-fail';
   if (state === 'done') return 'badge badge-ok';
@@ -29,12 +38,18 @@ function stateBadge(state: RunState): string {
 function RunItem({ run, selected }: { run: RunView; selected: boolean }) {
   const select = useLab((s) => s.selectRun);
   const remove = useLab((s) => s.deleteRun);
+  const compared = useLab((s) => s.runs.compared.includes(run.id));
+  const toggle = useLab((s) => s.toggleCompare);
   const { state, step, totalSteps } = run.status;
   return (
     <li data-testid="run-item" data-run-id={run.id} data-state={state} className={selected ? 'run-item selected' : 'run-item'}>
+      <label className="run-compare" title="Tick two or more runs to overlay them on the charts">
+        <input type="checkbox" data-testid="run-compare" checked={compared} onChange={() => toggle(run.id)} />
+        <span className="visually-hidden">Compare {run.label}</span>
+      </label>
       <button type="button" className="run-pick" aria-pressed={selected} onClick={() => select(run.id)}>
         <span className="run-label">{run.label}</span>
-        <span className={stateBadge(state)}>{STATE_TEXT[state]}</span>
+        <span className={stateBadge(state)}>{stateText(run)}</span>
         <span className="run-step">
           step {step} / {totalSteps}
         </span>
@@ -59,11 +74,12 @@ function RunStatusLine({ run }: { run: RunView }) {
   const { state, step, totalSteps, stepsPerS, etaS, error } = run.status;
   return (
     <div className="run-status" data-testid="run-status" data-state={state} data-step={step} aria-live="polite">
-      <strong>{run.label}</strong> · {STATE_TEXT[state]} · step {step} of {totalSteps}
+      <strong>{run.label}</strong> · {stateText(run)} · step {step} of {totalSteps}
       {stepsPerS !== null && ` · ${stepsPerS < 1 ? stepsPerS.toFixed(2) : stepsPerS.toFixed(1)} steps/s`}
       {etaS !== null && !isFinished(state) && ` · about ${formatDuration(etaS)} left`}
       {!run.live && !isFinished(state) && ' · from an earlier visit'}
-      {error && (
+      <HaltNotice run={run} />
+      {error && error !== lastHalt(run)?.message && (
         <div className="notice notice-error" role="alert" data-testid="run-error">
           <code>{error}</code>
         </div>
@@ -72,27 +88,45 @@ function RunStatusLine({ run }: { run: RunView }) {
   );
 }
 
-function RunControls({ run }: { run: RunView }) {
-  const pause = useLab((s) => s.pauseRun);
-  const resume = useLab((s) => s.resumeRun);
-  const step = useLab((s) => s.stepRun);
-  const stop = useLab((s) => s.stopRun);
-  const exclusive = useLab(selectExclusiveJob);
-  const s = run.status.state;
-  const live = run.live;
+const lastHalt = (run: RunView) => run.status.halts?.[run.status.halts.length - 1];
+
+/** Why the run stopped on its own (the latest time), and how many times it did. */
+function HaltNotice({ run }: { run: RunView }) {
+  const halts = run.status.halts ?? [];
+  const h = lastHalt(run);
+  if (!h) return null;
+  return (
+    <div className="notice notice-warn" role="alert" data-testid="run-halt" data-kind={h.kind} data-step={h.step}>
+      {h.message}
+      {halts.length > 1 && <p className="detail">It stopped on its own {halts.length} times, at steps {halts.map((x) => x.step).join(', ')} (marked on the charts).</p>}
+    </div>
+  );
+}
+
+/** A button that runs a registered command, enabled exactly when the command is. */
+function CommandButton({ id, testId, children }: { id: CommandId; testId: string; children: string }) {
+  const c = command(id);
+  const enabled = useLab((s) => c.enabled(s));
+  const store = useLabStore();
+  const shortcut = id === 'pause' || id === 'resume' ? 'Space' : c.keyLabel;
+  return (
+    <button type="button" className="secondary" data-testid={testId} disabled={!enabled} title={shortcut ? `${c.title} (${shortcut})` : c.title} onClick={() => c.run(store.getState())}>
+      {children}
+      {shortcut && <kbd className="key-hint">{shortcut}</kbd>}
+    </button>
+  );
+}
+
+function RunControls() {
+  const openHelp = useLab((s) => s.setHelpOpen);
   return (
     <div className="actions run-controls">
-      <button type="button" className="secondary" data-testid="run-pause" disabled={!live || (s !== 'running' && s !== 'starting')} onClick={() => void pause(run.id)}>
-        Pause
-      </button>
-      <button type="button" className="secondary" data-testid="run-resume" disabled={!live || exclusive || (s !== 'paused' && s !== 'pausing')} onClick={() => void resume(run.id)}>
-        Resume
-      </button>
-      <button type="button" className="secondary" data-testid="run-step" disabled={!live || exclusive || s !== 'paused'} onClick={() => void step(run.id)}>
-        Single step
-      </button>
-      <button type="button" className="secondary" data-testid="run-stop" disabled={!live || !['starting', 'running', 'pausing', 'paused'].includes(s)} onClick={() => void stop(run.id)}>
-        Stop
+      <CommandButton id="pause" testId="run-pause">Pause</CommandButton>
+      <CommandButton id="resume" testId="run-resume">Resume</CommandButton>
+      <CommandButton id="step" testId="run-step">Single step</CommandButton>
+      <CommandButton id="stop" testId="run-stop">Stop</CommandButton>
+      <button type="button" className="link" data-testid="shortcuts-open" onClick={() => openHelp(true)}>
+        Shortcuts <kbd>?</kbd>
       </button>
     </div>
   );
@@ -107,7 +141,8 @@ export function RunsPanel() {
       {selected ? (
         <>
           <RunStatusLine run={selected} />
-          <RunControls run={selected} />
+          <RunControls />
+          <RunKnobs run={selected} />
         </>
       ) : (
         <p className="muted" data-testid="run-status" data-state="none">
@@ -119,6 +154,7 @@ export function RunsPanel() {
           {runs.message}
         </p>
       )}
+      {list.length > 1 && <p className="detail">Tick two or more runs to overlay them on every chart.</p>}
       <ol className="run-list" data-testid="run-list" aria-label="Runs, oldest first">
         {list.map((r) => (
           <RunItem key={r.id} run={r} selected={r.id === runs.selected} />

@@ -1,7 +1,9 @@
 // The run page in headless Chromium (WebGPU on SwiftShader): a GRPO run of the tiny policy set
 // up from the URL, paused before its first step, single-stepped, resumed to the end; the
 // training and evaluation charts receive points; live validation; the run list survives a
-// reload (IndexedDB); a second run stops on request. Screenshots go to test-artifacts/lab-*.png.
+// reload (IndexedDB); a second run stops on request; ticked runs overlay on the charts; keyboard
+// shortcuts and their help dialog; device loss halts a run with a message. Screenshots go to
+// test-artifacts/lab-*.png (the comparison at 1280×800 and 1920×1080).
 // Run with `npx vite build && npx vitest run --project e2e`.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -162,6 +164,115 @@ describe('run page (built app, headless Chromium)', () => {
     expect(states).toEqual(['done', 'stopped']);
     await expect(page.getByTestId('run-item').nth(1).textContent()).resolves.toContain('seed 4');
     await shot(page, 'lab-two-runs');
+  });
+
+  it('overlays ticked runs on every chart, labelled by their difference from the first', async (ctx) => {
+    requireAdapter(ctx);
+    // a third run, seed 5, to the end: with the first (seed 3) a seed group of two finished runs
+    await page.getByTestId('field-seed').locator('input').fill('5');
+    await page.getByTestId('run-start').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.getAttribute('data-state') === 'done', null, { timeout: STEP_TIMEOUT_MS });
+    const boxes = page.getByTestId('run-compare');
+    await boxes.nth(0).check();
+    expect(await page.getByTestId('compare-legend').count()).toBe(0);
+    await boxes.nth(2).check();
+    // one legend above the training charts, one above the evaluation charts
+    const legend = page.getByTestId('compare-legend').first();
+    await legend.waitFor();
+    expect(await legend.getByTestId('compare-label').allTextContents()).toEqual(['#1 (base)', '#3: seed 5']);
+    for (const id of ['reward', 'entropy', 'passk', 'pass1', 'histogram']) {
+      expect(await page.getByTestId(`chart-${id}`).getAttribute('data-series'), `chart-${id}`).toBe('2');
+    }
+    // the two runs differ only by seed: mean and band are explained beside the legend
+    await expect(legend.textContent()).resolves.toMatch(/differ only by seed/);
+    for (const [w, h] of [[1280, 800], [1920, 1080]]) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.waitForTimeout(300);
+      await page.getByTestId('run-list').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(ARTIFACTS, `lab-compare-${w}x${h}.png`) });
+    }
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.getByTestId('chart-reward').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'lab-compare-dark-1920x1080.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await boxes.nth(2).uncheck();
+    await page.waitForFunction(() => document.querySelector('[data-testid=chart-reward]')?.getAttribute('data-series') === '1', null, { timeout: 5_000 });
+  });
+
+  it('lists the shortcuts in an accessible dialog, and ignores them while typing', async () => {
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('?');
+    const help = page.getByTestId('shortcuts-help');
+    await help.waitFor();
+    expect(await help.getAttribute('role')).toBe('dialog');
+    expect(await help.getAttribute('aria-modal')).toBe('true');
+    expect(await page.getByTestId('shortcut').allTextContents()).toEqual([expect.stringMatching(/^Space/), expect.stringMatching(/^S/), expect.stringMatching(/^\?/)]);
+    // focus is trapped inside the dialog
+    for (let i = 0; i < 3; i++) {
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => Boolean(document.activeElement?.closest('[data-testid=shortcuts-help]')))).toBe(true);
+    }
+    await page.screenshot({ path: path.join(ARTIFACTS, 'lab-shortcuts.png') });
+    await page.keyboard.press('Escape');
+    expect(await help.count()).toBe(0);
+    await page.getByTestId('field-seed').locator('input').focus();
+    await page.keyboard.press('?');
+    expect(await help.count()).toBe(0);
+  });
+
+  it('pauses with Space and single-steps with S, like the buttons', async (ctx) => {
+    requireAdapter(ctx);
+    await page.getByTestId('field-steps').locator('input').fill('40');
+    await page.getByTestId('field-seed').locator('input').fill('6');
+    await page.getByTestId('run-start').click();
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid=run-status]')?.getAttribute('data-step')) >= 1, null, { timeout: STEP_TIMEOUT_MS });
+    const wake = await page.getByTestId('wake-lock').getAttribute('data-status');
+    console.log(`screen wake lock while training: ${wake}`);
+    expect(['held', 'refused', 'unsupported']).toContain(wake);
+    await page.keyboard.press(' ');
+    await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.getAttribute('data-state') === 'paused', null, { timeout: STEP_TIMEOUT_MS });
+    expect(await page.getByTestId('wake-lock').getAttribute('data-status')).not.toBe('held');
+    const at = Number(await page.getByTestId('run-status').getAttribute('data-step'));
+    await page.keyboard.press('s');
+    await waitStatus(page, 'paused', at + 1);
+    await page.getByTestId('run-stop').click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.getAttribute('data-state') === 'stopped', null, { timeout: STEP_TIMEOUT_MS });
+  });
+
+  it('halts a training run when the GPU device is lost, keeps its steps and says what happened', async (ctx) => {
+    requireAdapter(ctx);
+    await gotoLab(page, `${base}?debug&${SETUP.replace('steps=3', 'steps=40')}`);
+    // the archived runs load first; the new run is the one after them
+    await page.waitForFunction(() => !document.querySelector('[data-testid=run-start]')?.hasAttribute('disabled'), null, { timeout: 10_000 });
+    await page.waitForTimeout(500);
+    const before = await page.getByTestId('run-item').count();
+    await page.getByTestId('run-start').click();
+    await page.waitForFunction(
+      (n) => {
+        const el = document.querySelector('[data-testid=run-status]');
+        return document.querySelectorAll('[data-testid=run-item]').length === n + 1 && el?.getAttribute('data-state') === 'running' && Number(el.getAttribute('data-step')) >= 1;
+      },
+      before, { timeout: STEP_TIMEOUT_MS },
+    );
+    await page.getByTestId('debug-lose-device').click();
+    await page.getByTestId('device-lost').waitFor({ timeout: 30_000 });
+    const halt = page.getByTestId('run-halt');
+    await halt.waitFor({ timeout: 20_000 });
+    expect(await halt.getAttribute('data-kind')).toBe('device-lost');
+    await expect(halt.textContent()).resolves.toMatch(/The GPU device was lost .* after step \d+\. Steps 1–\d+ are kept/);
+    await page.waitForFunction(() => ['paused', 'failed'].includes(document.querySelector('[data-testid=run-status]')?.getAttribute('data-state') ?? ''), null, { timeout: STEP_TIMEOUT_MS });
+    const step = Number(await halt.getAttribute('data-step'));
+    expect(step).toBeGreaterThanOrEqual(1);
+    expect(await points(page, 'reward')).toBeGreaterThanOrEqual(step);
+    expect(Number(await page.getByTestId('chart-reward').getAttribute('data-marks'))).toBe(1);
+    expect(await page.getByTestId('run-resume').isDisabled()).toBe(true);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: path.join(ARTIFACTS, 'lab-device-lost.png') });
+    // the GPU's own errors after the loss are expected here
+    errors.splice(0, errors.length, ...errors.filter((e) => !/device|lost|destroyed/i.test(e)));
   });
 
   it('logs no console errors', () => {

@@ -1,56 +1,78 @@
-// The held-out evaluations of the selected run: the pass@k curve of one evaluation (k on a log
-// axis, a slider picks the step), pass@1 and pass@k(max) over steps, and how accuracy is spread
-// over the problems.
+// The held-out evaluations: the pass@k curve of one evaluation (k on a log axis, a slider picks
+// the step), pass@1 and pass@k(max) over steps, and how accuracy is spread over the problems.
+// With several runs compared, each run draws its own curve (its latest evaluation where one
+// evaluation is shown), and a seed group adds its mean and band to pass@1 over steps.
 import { memo, useId, useMemo } from 'react';
-import { Bar, BarChart, CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { Area, Bar, BarChart, CartesianGrid, ComposedChart, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import type { EvalEvent } from '../../lab/protocol';
+import { meanBand } from '../../state/compare';
 import { formatValue } from '../format';
 import { useLab } from '../LabStore';
 import { axisTick, CHART_HEIGHT, ChartFrame } from './MetricChart';
+import { overlayRows, seriesClass } from './overlay';
 import { useWidth } from './useWidth';
 
 const MARGIN = { top: 6, right: 12, bottom: 0, left: 0 };
 const percent = (v: number): string => `${Math.round(v * 100)}%`;
+const percentTip = (v: unknown): string => (typeof v === 'number' ? percent(v) : Array.isArray(v) ? v.map((x) => percent(Number(x))).join(' – ') : String(v));
 
-function kCurve(e: EvalEvent): { k: number; pass: number }[] {
+export interface EvalRun {
+  id: string;
+  name: string;
+  evals: readonly EvalEvent[];
+}
+
+function kCurve(e: EvalEvent): { x: number; y: number; raw: number }[] {
   return Object.entries(e.passAtK)
-    .map(([k, v]) => ({ k: Number(k), pass: v }))
-    .filter((p) => Number.isFinite(p.k) && p.k >= 1)
-    .sort((a, b) => a.k - b.k);
+    .map(([k, v]) => ({ x: Number(k), y: v, raw: v }))
+    .filter((p) => Number.isFinite(p.x) && p.x >= 1)
+    .sort((a, b) => a.x - b.x);
 }
 
 function maxK(e: EvalEvent): string {
   return String(Math.max(...Object.keys(e.passAtK).map(Number)));
 }
 
-function PassKChart({ evals }: { evals: readonly EvalEvent[] }) {
-  const sliderId = useId();
+/** The evaluation a chart shows: the slider's choice for a single run, else each run's latest. */
+function useChosen(runs: readonly EvalRun[]): (EvalEvent | undefined)[] {
   const chosen = useLab((s) => s.view.evalIndex);
+  return runs.map((r) => (runs.length === 1 && chosen !== null && chosen < r.evals.length ? r.evals[chosen] : r.evals[r.evals.length - 1]));
+}
+
+const EMPTY = <div className="chart-empty">Appears after the first evaluation.</div>;
+
+function PassKChart({ runs }: { runs: readonly EvalRun[] }) {
+  const sliderId = useId();
   const setIndex = useLab((s) => s.setEvalIndex);
   const [ref, width] = useWidth<HTMLDivElement>();
-  const index = chosen === null || chosen >= evals.length ? evals.length - 1 : chosen;
-  const e = evals[index];
-  const points = useMemo(() => (e ? kCurve(e) : []), [e]);
+  const chosen = useChosen(runs);
+  const e = chosen[0];
+  // a few points per run: cheap enough to rebuild on each (rare) render
+  const lines = chosen.map((c) => (c ? kCurve(c) : []));
+  const rows = overlayRows(lines);
+  const evals = runs[0].evals;
+  const index = e ? evals.indexOf(e) : -1;
+  const single = runs.length === 1;
   return (
     <ChartFrame
-      id="passk" title={e ? `pass@k at step ${e.step}` : 'pass@k'} value={e ? `pass@1 ${percent(e.passAtK['1'] ?? NaN)}` : undefined} points={width > 0 ? points.length : 0}
+      id="passk" title={single && e ? `pass@k at step ${e.step}` : 'pass@k'} value={single && e ? `pass@1 ${percent(e.passAtK['1'] ?? NaN)}` : undefined} points={width > 0 ? lines[0].length : 0}
       note="Chance that at least one of k samples is right, per held-out problem (unbiased estimator), by k. RLVR lifts small k; if it narrows the policy, large k can fall below the base."
-      extra={{ step: e?.step ?? -1 }}
+      extra={{ step: e?.step ?? -1, series: runs.length }}
     >
       <div ref={ref} className="chart-area">
-        {points.length === 0 || width === 0 ? (
-          <div className="chart-empty">Appears after the first evaluation.</div>
-        ) : (
-          <LineChart width={width} height={CHART_HEIGHT} data={points} margin={MARGIN}>
+        {rows.length === 0 || width === 0 ? EMPTY : (
+          <LineChart width={width} height={CHART_HEIGHT} data={rows} margin={MARGIN}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
-            <XAxis dataKey="k" type="number" scale="log" domain={[1, 'dataMax']} ticks={points.map((p) => p.k)} tickFormatter={axisTick} />
+            <XAxis dataKey="x" type="number" scale="log" domain={[1, 'dataMax']} ticks={rows.map((p) => p.x)} tickFormatter={axisTick} />
             <YAxis width={44} domain={[0, 1]} tickFormatter={percent} />
-            <Tooltip formatter={(v) => (typeof v === 'number' ? percent(v) : String(v))} labelFormatter={(k) => `k = ${k}`} />
-            <Line className="series-main" type="linear" dataKey="pass" name="pass@k" dot={{ className: 'dot-main' }} isAnimationActive={false} strokeWidth={2} />
+            <Tooltip formatter={percentTip} labelFormatter={(k) => `k = ${k}`} />
+            {runs.map((r, i) => (
+              <Line key={r.id} className={seriesClass(i, runs.length)} type="linear" dataKey={`y${i}`} name={single ? 'pass@k' : `${r.name} (step ${chosen[i]?.step ?? '–'})`} dot={single ? { className: 'dot-main' } : false} isAnimationActive={false} strokeWidth={2} connectNulls />
+            ))}
           </LineChart>
         )}
       </div>
-      {evals.length > 1 && (
+      {single && evals.length > 1 && e && (
         <div className="chart-control">
           <label htmlFor={sliderId}>Evaluation at step {e.step}</label>
           <input
@@ -66,50 +88,69 @@ function PassKChart({ evals }: { evals: readonly EvalEvent[] }) {
   );
 }
 
-function PassOverStepsChart({ evals, totalSteps }: { evals: readonly EvalEvent[]; totalSteps: number }) {
+function passSeries(evals: readonly EvalEvent[], k: string) {
+  return evals.map((e) => ({ x: e.step, y: e.passAtK[k] ?? NaN, raw: e.passAtK[k] ?? NaN })).filter((p) => Number.isFinite(p.y));
+}
+
+function PassOverStepsChart({ runs, seeds, marks, totalSteps }: { runs: readonly EvalRun[]; seeds: boolean; marks: readonly number[]; totalSteps: number }) {
   const [ref, width] = useWidth<HTMLDivElement>();
+  const single = runs.length === 1;
+  const evals = runs[0].evals;
   const k = evals.length > 0 ? maxK(evals[evals.length - 1]) : '';
-  const points = useMemo(() => evals.map((e) => ({ step: e.step, pass1: e.passAtK['1'] ?? NaN, passK: e.passAtK[k] ?? NaN })), [evals, k]);
+  const { lines, rows, band } = useMemo(() => {
+    const lines = runs.map((r) => passSeries(r.evals, '1'));
+    const band = seeds ? meanBand(lines.map((l) => ({ xs: l.map((p) => p.x), ys: l.map((p) => p.y) }))) : [];
+    const rows = overlayRows(single ? [...lines, passSeries(evals, k)] : lines, band);
+    return { lines, rows, band };
+  }, [runs, seeds, single, evals, k]);
+  const note = single
+    ? `Held-out accuracy of one sample (pass@1, solid) and of the best of ${k || 'n'} (dashed) at each evaluation. A widening or closing gap shows whether RL adds answers or only sharpens the ones the base already had.`
+    : 'Held-out accuracy of one sample (pass@1) of each run at each of its evaluations.';
   return (
-    <ChartFrame id="pass1" title={`pass@1 and pass@${k || 'k'} over steps`} points={width > 0 ? points.length : 0}
-      note={`Held-out accuracy of one sample (pass@1, solid) and of the best of ${k || 'n'} (dashed) at each evaluation. A widening or closing gap shows whether RL adds answers or only sharpens the ones the base already had.`}>
+    <ChartFrame id="pass1" title={single ? `pass@1 and pass@${k || 'k'} over steps` : 'pass@1 over steps'} points={width > 0 ? lines[0].length : 0} note={note} extra={{ series: runs.length, marks: marks.length }}>
       <div ref={ref} className="chart-area">
-        {points.length === 0 || width === 0 ? (
-          <div className="chart-empty">Appears after the first evaluation.</div>
-        ) : (
-          <LineChart width={width} height={CHART_HEIGHT} data={points} margin={MARGIN}>
+        {rows.length === 0 || width === 0 ? EMPTY : (
+          <ComposedChart width={width} height={CHART_HEIGHT} data={rows} margin={MARGIN}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
-            <XAxis dataKey="step" type="number" domain={[0, (max: number) => Math.max(max, totalSteps)]} allowDecimals={false} tickFormatter={axisTick} />
+            <XAxis dataKey="x" type="number" domain={[0, (max: number) => Math.max(max, totalSteps)]} allowDecimals={false} tickFormatter={axisTick} />
             <YAxis width={44} domain={[0, 1]} tickFormatter={percent} />
-            <Tooltip formatter={(v) => (typeof v === 'number' ? percent(v) : String(v))} labelFormatter={(s) => `step ${s}`} />
-            <Line className="series-second" type="linear" dataKey="passK" name={`pass@${k}`} dot={{ className: 'dot-second' }} isAnimationActive={false} strokeWidth={2} strokeDasharray="5 4" />
-            <Line className="series-main" type="linear" dataKey="pass1" name="pass@1" dot={{ className: 'dot-main' }} isAnimationActive={false} strokeWidth={2} />
-          </LineChart>
+            <Tooltip formatter={percentTip} labelFormatter={(s) => `step ${s}`} />
+            {band.length > 0 && <Area className="series-band" type="linear" dataKey="band" name="seed range" isAnimationActive={false} connectNulls />}
+            {single && <Line className="series-second" type="linear" dataKey="y1" name={`pass@${k}`} dot={{ className: 'dot-second' }} isAnimationActive={false} strokeWidth={2} strokeDasharray="5 4" />}
+            {runs.map((r, i) => (
+              <Line key={r.id} className={seriesClass(i, runs.length)} type="linear" dataKey={`y${i}`} name={single ? 'pass@1' : r.name} dot={single ? { className: 'dot-main' } : false} isAnimationActive={false} strokeWidth={band.length > 0 ? 1 : 2} connectNulls />
+            ))}
+            {band.length > 0 && <Line className="series-mean" type="linear" dataKey="mean" name={`mean of ${runs.length} seeds`} dot={false} isAnimationActive={false} strokeWidth={2.5} connectNulls />}
+            {marks.map((m) => (
+              <ReferenceLine key={m} x={m} className="halt-line" strokeDasharray="4 3" />
+            ))}
+          </ComposedChart>
         )}
       </div>
     </ChartFrame>
   );
 }
 
-function HistogramChart({ evals }: { evals: readonly EvalEvent[] }) {
+function HistogramChart({ runs }: { runs: readonly EvalRun[] }) {
   const [ref, width] = useWidth<HTMLDivElement>();
-  const chosen = useLab((s) => s.view.evalIndex);
-  const e = evals[chosen === null || chosen >= evals.length ? evals.length - 1 : chosen];
-  const bins = e?.histogram ?? [];
-  const points = useMemo(() => bins.map((count, i) => ({ bin: `${(i * 100) / bins.length}–${((i + 1) * 100) / bins.length}%`, count })), [bins]);
+  const chosen = useChosen(runs);
+  const e = chosen[0];
+  const single = runs.length === 1;
+  const n = Math.max(0, ...chosen.map((c) => c?.histogram.length ?? 0));
+  const points = Array.from({ length: n }, (_, i) => ({ bin: `${(i * 100) / n}–${((i + 1) * 100) / n}%`, ...Object.fromEntries(chosen.map((c, j) => [`c${j}`, c?.histogram[i] ?? 0])) }));
   return (
-    <ChartFrame id="histogram" title={e ? `Problems by accuracy, step ${e.step}` : 'Problems by accuracy'} points={width > 0 ? points.length : 0}
+    <ChartFrame id="histogram" title={single && e ? `Problems by accuracy, step ${e.step}` : 'Problems by accuracy'} points={width > 0 ? points.length : 0} extra={{ series: runs.length }}
       note="How many held-out problems the policy solves in each accuracy band (share of its samples that are right). RLVR tends to empty the middle: problems become always or never solved.">
       <div ref={ref} className="chart-area">
-        {points.length === 0 || width === 0 ? (
-          <div className="chart-empty">Appears after the first evaluation.</div>
-        ) : (
+        {points.length === 0 || width === 0 ? EMPTY : (
           <BarChart width={width} height={CHART_HEIGHT} data={points} margin={MARGIN}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
             <XAxis dataKey="bin" interval={1} tickFormatter={(b: string) => b.split('–')[0] + '%'} />
             <YAxis width={36} allowDecimals={false} />
             <Tooltip formatter={(v) => (typeof v === 'number' ? formatValue(v) : String(v))} />
-            <Bar className="series-bar" dataKey="count" name="problems" isAnimationActive={false} />
+            {runs.map((r, j) => (
+              <Bar key={r.id} className={single ? 'series-bar' : `bar-c${j % 6}`} dataKey={`c${j}`} name={single ? 'problems' : r.name} isAnimationActive={false} />
+            ))}
           </BarChart>
         )}
       </div>
@@ -117,13 +158,25 @@ function HistogramChart({ evals }: { evals: readonly EvalEvent[] }) {
   );
 }
 
+const sameRuns = (a: readonly EvalRun[], b: readonly EvalRun[]) => a.length === b.length && a.every((r, i) => r.id === b[i].id && r.name === b[i].name && r.evals === b[i].evals);
+
+interface EvalChartsProps {
+  runs: readonly EvalRun[];
+  seeds: boolean;
+  marks: readonly number[];
+  totalSteps: number;
+}
+
 /** Memoised on the evaluations: step and status updates redraw none of these. */
-export const EvalCharts = memo(function EvalCharts({ evals, totalSteps }: { evals: readonly EvalEvent[]; totalSteps: number }) {
-  return (
-    <div className="chart-grid-layout">
-      <PassKChart evals={evals} />
-      <PassOverStepsChart evals={evals} totalSteps={totalSteps} />
-      <HistogramChart evals={evals} />
-    </div>
-  );
-});
+export const EvalCharts = memo(
+  function EvalCharts({ runs, seeds, marks, totalSteps }: EvalChartsProps) {
+    return (
+      <div className="chart-grid-layout">
+        <PassKChart runs={runs} />
+        <PassOverStepsChart runs={runs} seeds={seeds} marks={marks} totalSteps={totalSteps} />
+        <HistogramChart runs={runs} />
+      </div>
+    );
+  },
+  (a, b) => a.seeds === b.seeds && a.totalSteps === b.totalSteps && a.marks.join() === b.marks.join() && sameRuns(a.runs, b.runs),
+);

@@ -1,12 +1,16 @@
-// One training metric of the selected run by step. Points are thinned to the chart's width;
-// with smoothing on, the recorded values stay as a faint line under the smoothed one. Animation
-// is off: the store updates at most once per frame and each update draws at once.
+// One training metric by step, of the selected run or of the runs compared (a seed group adds
+// its mean and min–max band); steps where a run stopped on its own are marked. Points are
+// thinned to the chart's width; with smoothing on, a single run's recorded values stay as a
+// faint line under the smoothed one. Animation is off: the store updates at most once per frame
+// and each update draws at once.
 import { memo, useMemo, type ReactNode } from 'react';
-import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import { chartSeries } from '../../state/series';
+import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
+import { meanBand } from '../../state/compare';
+import { chartSeries, smooth } from '../../state/series';
 import { formatValue } from '../format';
 import { useLab } from '../LabStore';
 import type { MetricChartSpec } from './specs';
+import { overlayRows, seriesClass } from './overlay';
 import { useWidth } from './useWidth';
 
 export const CHART_HEIGHT = 170;
@@ -49,43 +53,90 @@ function yDomain(spec: MetricChartSpec, log: boolean, minY: number, maxY: number
   return [(min: number) => Math.min(0, min), maxY > 0 ? 'auto' : 1];
 }
 
-interface MetricChartProps {
-  spec: MetricChartSpec;
+/** One run's values of the chart's metric. */
+export interface ChartSeries {
+  id: string;
+  name: string;
   steps: readonly number[];
   /** the metric's values aligned with `steps`; undefined until the loop reports it */
   values: readonly number[] | undefined;
+}
+
+interface MetricChartProps {
+  spec: MetricChartSpec;
+  /** one run, or the runs compared (the first is the base) */
+  series: readonly ChartSeries[];
+  /** the runs differ only by seed: draw their mean and min–max band */
+  seeds: boolean;
+  /** steps where a run stopped on its own (reference lines) */
+  marks: readonly number[];
   totalSteps: number;
 }
 
-/** Memoised on its arrays: a batch that only changes the run's status redraws no chart. */
-export const MetricChart = memo(function MetricChart({ spec, steps, values, totalSteps }: MetricChartProps) {
+const sameSeries = (a: readonly ChartSeries[], b: readonly ChartSeries[]): boolean =>
+  a.length === b.length && a.every((s, i) => s.id === b[i].id && s.name === b[i].name && s.steps === b[i].steps && s.values === b[i].values);
+
+/** Re-renders only when a plotted array changes: a batch that only changes a run's status redraws no chart. */
+function sameProps(a: MetricChartProps, b: MetricChartProps): boolean {
+  return a.spec === b.spec && a.seeds === b.seeds && a.totalSteps === b.totalSteps && a.marks.join() === b.marks.join() && sameSeries(a.series, b.series);
+}
+
+function usePlot(series: readonly ChartSeries[], seeds: boolean, width: number) {
   const smoothing = useLab((s) => s.view.smoothing);
   const log = useLab((s) => s.view.logScale);
+  return useMemo(() => {
+    const opts = { smoothing, log, width: width - Y_AXIS_WIDTH };
+    const lines = series.map((s) => (s.values && width > 0 ? chartSeries(s.steps, s.values, opts) : []));
+    const band = seeds && width > 0 ? seedBand(series, smoothing, log) : [];
+    return { lines, rows: overlayRows(lines, band), band, smoothing, log };
+  }, [series, seeds, width, smoothing, log]);
+}
+
+/** Mean and min–max band of the seeds, smoothed like the lines. */
+function seedBand(series: readonly ChartSeries[], smoothing: number, log: boolean) {
+  const b = meanBand(series.map((s) => ({ xs: s.steps, ys: s.values ?? [] })));
+  const [mean, lo, hi] = [b.map((p) => p.mean), b.map((p) => p.lo), b.map((p) => p.hi)].map((ys) => smooth(ys, smoothing));
+  const out = b.map((p, i) => ({ x: p.x, mean: mean[i], lo: lo[i], hi: hi[i] }));
+  return log ? out.filter((p) => p.lo > 0) : out;
+}
+
+export const MetricChart = memo(function MetricChart({ spec, series, seeds, marks, totalSteps }: MetricChartProps) {
   const [ref, width] = useWidth<HTMLDivElement>();
-  const points = useMemo(
-    () => (values && width > 0 ? chartSeries(steps, values, { smoothing, log, width: width - Y_AXIS_WIDTH }) : []),
-    [steps, values, smoothing, log, width],
-  );
-  const last = points[points.length - 1];
-  const maxY = points.reduce((m, p) => Math.max(m, p.y, p.raw), -Infinity);
-  const minY = points.reduce((m, p) => Math.min(m, p.y, p.raw), Infinity);
-  const empty = !values ? 'Appears once the first step is done.' : log ? 'No positive values to show on a log scale.' : 'Nothing recorded yet.';
+  const { lines, rows, band, smoothing, log } = usePlot(series, seeds, width);
+  const single = series.length === 1;
+  const first = lines[0] ?? [];
+  const last = first[first.length - 1];
+  const ys = rows.flatMap((r) => Object.entries(r).flatMap(([k, v]) => (k === 'x' ? [] : Array.isArray(v) ? v : typeof v === 'number' ? [v] : [])));
+  const maxY = ys.reduce((m, y) => Math.max(m, y), -Infinity);
+  const minY = ys.reduce((m, y) => Math.min(m, y), Infinity);
+  const reported = series.some((s) => s.values);
+  const empty = !reported ? 'Appears once the first step is done.' : log ? 'No positive values to show on a log scale.' : 'Nothing recorded yet.';
   return (
-    <ChartFrame id={spec.id} title={spec.title} value={last ? formatValue(last.raw) : undefined} note={spec.note} points={points.length}>
+    <ChartFrame id={spec.id} title={spec.title} value={single && last ? formatValue(last.raw) : undefined} note={spec.note} points={first.length} extra={{ series: series.length, marks: marks.length }}>
       <div ref={ref} className="chart-area">
-        {points.length === 0 || width === 0 ? (
+        {rows.length === 0 || width === 0 ? (
           <div className="chart-empty">{empty}</div>
         ) : (
-          <LineChart width={width} height={CHART_HEIGHT} data={points} margin={MARGIN}>
+          <ComposedChart width={width} height={CHART_HEIGHT} data={rows} margin={MARGIN}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
             <XAxis dataKey="x" type="number" domain={[0, (max: number) => Math.max(max, totalSteps)]} allowDecimals={false} tickFormatter={axisTick} />
             <YAxis width={Y_AXIS_WIDTH} scale={log ? 'log' : 'auto'} domain={yDomain(spec, log, minY, maxY)} tickFormatter={axisTick} />
-            <Tooltip formatter={(v) => (typeof v === 'number' ? formatValue(v) : String(v))} labelFormatter={(s) => `step ${s}`} />
-            {smoothing > 0 && <Line className="series-raw" type="linear" dataKey="raw" name="recorded" dot={false} isAnimationActive={false} strokeWidth={1} />}
-            <Line className="series-main" type="linear" dataKey="y" name={smoothing > 0 ? 'smoothed' : spec.key} dot={points.length < 30 ? { className: 'dot-main' } : false} isAnimationActive={false} strokeWidth={2} />
-          </LineChart>
+            <Tooltip formatter={(v) => (typeof v === 'number' ? formatValue(v) : Array.isArray(v) ? v.map((x) => formatValue(Number(x))).join(' – ') : String(v))} labelFormatter={(s) => `step ${s}`} />
+            {band.length > 0 && <Area className="series-band" type="linear" dataKey="band" name="seed range" isAnimationActive={false} connectNulls />}
+            {single && smoothing > 0 && <Line className="series-raw" type="linear" dataKey="raw0" name="recorded" dot={false} isAnimationActive={false} strokeWidth={1} />}
+            {series.map((s, i) => (
+              <Line
+                key={s.id} className={seriesClass(i, series.length)} type="linear" dataKey={`y${i}`} name={single ? (smoothing > 0 ? 'smoothed' : spec.key) : s.name}
+                dot={single && first.length < 30 ? { className: 'dot-main' } : false} isAnimationActive={false} strokeWidth={band.length > 0 ? 1 : 2} connectNulls
+              />
+            ))}
+            {band.length > 0 && <Line className="series-mean" type="linear" dataKey="mean" name={`mean of ${series.length} seeds`} dot={false} isAnimationActive={false} strokeWidth={2.5} connectNulls />}
+            {marks.map((m) => (
+              <ReferenceLine key={m} x={m} className="halt-line" strokeDasharray="4 3" label={{ value: '!', position: 'insideTopRight', className: 'halt-label' }} />
+            ))}
+          </ComposedChart>
         )}
       </div>
     </ChartFrame>
   );
-});
+}, sameProps);

@@ -1,0 +1,33 @@
+// Rows for a chart that overlays several series on one x axis: series i plots as `y<i>` (and its
+// recorded value as `raw<i>`); a seed group adds `mean` and `band` ([lo, hi]). Rows are sorted
+// by x; a series without a point at some x leaves the key out there (lines connect across).
+import type { SeriesPoint } from '../../state/series';
+
+export type OverlayRow = { x: number; band?: [number, number] } & Record<string, number | [number, number] | undefined>;
+
+export function overlayRows(series: readonly (readonly SeriesPoint[])[], band: readonly { x: number; mean: number; lo: number; hi: number }[] = []): OverlayRow[] {
+  const rows = new Map<number, OverlayRow>();
+  const row = (x: number): OverlayRow => {
+    let r = rows.get(x);
+    if (!r) rows.set(x, (r = { x }));
+    return r;
+  };
+  series.forEach((pts, i) => {
+    for (const p of pts) {
+      const r = row(p.x);
+      r[`y${i}`] = p.y;
+      r[`raw${i}`] = p.raw;
+    }
+  });
+  for (const b of band) {
+    const r = row(b.x);
+    r.mean = b.mean;
+    r.band = [b.lo, b.hi];
+  }
+  return [...rows.values()].sort((a, b) => a.x - b.x);
+}
+
+/** The CSS class of series i among n: the single-run look for one, a palette colour otherwise. */
+export function seriesClass(i: number, n: number): string {
+  return n === 1 ? 'series-main' : `series-c${i % 6}`;
+}
