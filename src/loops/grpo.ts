@@ -10,7 +10,7 @@ import { rollout } from '../rl/rollout';
 import { evaluateSet } from '../eval/evaluate';
 import { EOS, decode, loadSet, makeRng, solvePrompt } from '../world/index';
 import { answerOf } from '../eval/score';
-import type { GrpoConfig } from './grpo_config';
+import { validateGrpoConfig, type GrpoConfig } from './grpo_config';
 import type { LoopEvent } from './events';
 
 export { GRPO_DEFAULTS, GRPO_FIELDS, validateGrpoConfig, type GrpoConfig } from './grpo_config';
@@ -23,8 +23,29 @@ const kList = (n: number): number[] => {
 };
 
 /** Runs GRPO from `init`, yielding step, sample and evaluation events. */
-export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, config: GrpoConfig, signal?: AbortSignal): AsyncGenerator<LoopEvent> {
-  const c = config;
+/** Knobs that are safe to change while a run trains; they apply from the next step. */
+export interface LiveKnobs {
+  lr: number;
+  temperature: number;
+  beta: number;
+  entCoef: number;
+  clipLow: number;
+  clipHigh: number;
+}
+
+/** Read at the top of every step: what the user changed since the last one (or nothing). */
+export interface LoopControls {
+  pending(): Partial<LiveKnobs> | null;
+}
+
+/** Applies live changes; returns the config they produce (validated like any other). */
+function applyKnobs(c: GrpoConfig, k: Partial<LiveKnobs>): GrpoConfig {
+  const { lr, ...rl } = k;
+  return validateGrpoConfig({ ...c, ...(lr !== undefined ? { lr } : {}), rl: { ...c.rl, ...rl } }, 'live change');
+}
+
+export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, config: GrpoConfig, signal?: AbortSignal, controls?: LoopControls): AsyncGenerator<LoopEvent> {
+  let c = config;
   const table = buildTensorTable(cfg);
   const train = loadSet(c.trainSet).slice(0, c.trainProblems);
   const evalProblems = loadSet(c.evalSet).slice(0, c.evalProblems).map((p, i) => ({ id: i, text: p.text, answer: p.answer }));
@@ -43,6 +64,12 @@ export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, con
     let step = 0;
     while (step < c.steps && !signal?.aborted) {
       step++;
+      const change = controls?.pending();
+      if (change && Object.keys(change).length) {
+        c = applyKnobs(c, change);
+        trainer.setRl(c.rl);
+        trainer.model.setHyper({ lr: c.lr });
+      }
       const t0 = performance.now();
       const batch = Array.from({ length: c.problemsPerStep }, () => train[Math.floor(rand() * train.length)]);
       const trajs = await rollout(
@@ -74,6 +101,11 @@ export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, con
           optimiser_steps: stats.optimiserSteps,
           rejected_steps: stats.rejectedSteps,
           lr: trainer.model.hyperparameters.lr,
+          temperature: c.rl.temperature,
+          beta: c.rl.beta,
+          entCoef: c.rl.entCoef,
+          clip_low: c.rl.clipLow,
+          clip_high: c.rl.clipHigh,
           ...stats.metrics,
         },
       };

@@ -64,10 +64,20 @@ describe('GRPO on the tiny policy', () => {
     expect(strip(a)).toEqual(strip(b));
   });
 
+  it('live knob changes apply from the next step and are reported', async () => {
+    const config = validateGrpoConfig({ steps: 2, seed: 4, problemsPerStep: 1, groupSize: 2, maxNewTokens: 8, evalEvery: 0, evalProblems: 1, evalN: 1, trainProblems: 4, samplesPerStep: 0 });
+    let asked = 0;
+    const controls = { pending: () => (++asked === 2 ? { lr: 5e-4, clipHigh: 0.2, temperature: 0.7 } : null) };
+    const steps: Record<string, number>[] = [];
+    for await (const e of runGrpo(gpu, cfg, init, config, undefined, controls)) if (e.type === 'step') steps.push(e.metrics);
+    expect(steps.map((m) => [m.lr, m.clip_high, m.temperature])).toEqual([[1e-4, 0.28, 1], [5e-4, 0.2, 0.7]]);
+  });
+
   it('rejects unknown or inconsistent settings with a message saying what to change', () => {
     expect(() => validateGrpoConfig({ groupSzie: 8 })).toThrow(/unknown key "groupSzie".*groupSize/);
     expect(() => validateGrpoConfig({ evalSet: 'nope' })).toThrow(/unknown data set/);
     expect(() => validateGrpoConfig({ problemsPerStep: 1, groupSize: 2, rl: { miniBatches: 4 } })).toThrow(/miniBatches/);
     expect(() => validateGrpoConfig({ rl: { clipLow: -1 } })).toThrow(/clipLow/);
+    expect(() => validateGrpoConfig({ rl: { beta: 0.04 } })).toThrow(/no frozen reference/);
   });
 });
