@@ -33,6 +33,7 @@ export function createLabClient(): WorkerLabClient {
     resumeRun: (runId) => call(remote.resumeRun(runId)),
     stepRun: (runId) => call(remote.stepRun(runId)),
     stopRun: (runId) => call(remote.stopRun(runId)),
+    setRunKnobs: (runId, knobs) => call(remote.setRunKnobs(runId, knobs)),
     debugLoseDevice: () => call(remote.debugLoseDevice()),
     terminate: () => {
       remote[Comlink.releaseProxy]();

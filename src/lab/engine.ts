@@ -7,7 +7,7 @@ import type { SelfTest } from '../engine/selftest';
 import type { runMemoriseDemo } from '../engine/demo';
 import { StepBatcher } from './stepBatcher';
 import { RunManager, type RunDeps } from './runs';
-import type { AdapterReport, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, NoGpuReason, RunBatch, RunSpec, RunStatus, SelfTestRow, SelfTestSummary } from './protocol';
+import type { AdapterReport, LiveKnobs, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, NoGpuReason, RunBatch, RunSpec, RunStatus, SelfTestRow, SelfTestSummary } from './protocol';
 
 export interface GpuProvider {
   requestAdapter(): Promise<{ adapter: GPUAdapter; summary: AdapterSummary }>;
@@ -151,6 +151,10 @@ export class Engine {
 
   stopRun(runId: string): void {
     this.runs.stop(runId);
+  }
+
+  setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): void {
+    this.runs.setKnobs(runId, knobs);
   }
 
   private refuseDuringJob(): void {

@@ -10,7 +10,7 @@ import { LOOP_FACTORIES } from './loops';
 import { cachedPolicyLoader } from './policies';
 import { runBatchTransferables } from './runBatcher';
 import { batchTransferables } from './stepBatcher';
-import type { AdapterReport, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, RunBatch, RunSpec, RunStatus, SelfTestRow, SelfTestSummary } from './protocol';
+import type { AdapterReport, LiveKnobs, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, RunBatch, RunSpec, RunStatus, SelfTestRow, SelfTestSummary } from './protocol';
 
 const engine = new Engine({
   gpu: { requestAdapter: requestBrowserAdapter, createGpu: (adapter) => createGpuFromAdapter(adapter, SHADER_SOURCES) },
@@ -55,6 +55,9 @@ const api = {
   },
   stopRun(runId: string): void {
     engine.stopRun(runId);
+  },
+  setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): void {
+    engine.setRunKnobs(runId, knobs);
   },
   debugLoseDevice(): void {
     engine.debugLoseDevice();

@@ -19,7 +19,7 @@ export const LOOP_FACTORIES: Readonly<Record<LoopName, LoopFactory>> = {
     const config = validateGrpoConfig(raw, 'grpo');
     return {
       steps: config.steps,
-      start: (gpu, cfg, init, signal) => runGrpo(gpu, cfg, init, config, signal),
+      start: (gpu, cfg, init, signal, controls) => runGrpo(gpu, cfg, init, config, signal, controls),
       tail: (step) => grpoTail(config, step),
     };
   },

@@ -1,6 +1,9 @@
 // Types that cross the worker boundary. Both sides import them; nothing here runs code.
 import type { AdapterSummary } from '../gpu/device';
 import type { LoopEvent } from '../loops/events';
+import type { LiveKnobs } from '../loops/grpo';
+
+export type { LiveKnobs };
 
 /** Why there is no engine: decides which explanation the page shows. */
 export type NoGpuReason = 'no-webgpu' | 'insecure-context' | 'no-adapter' | 'device-failed';
@@ -125,6 +128,8 @@ export interface LabClient {
   /** On a paused run: exactly one more RL step, then paused again. */
   stepRun(runId: string): Promise<void>;
   stopRun(runId: string): Promise<void>;
+  /** Queues knob values for the run's next step (they merge with values queued before and not yet taken). */
+  setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): Promise<void>;
   /** Debug command: destroys the GPU device to exercise the device-lost path. */
   debugLoseDevice(): Promise<void>;
 }

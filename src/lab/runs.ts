@@ -5,6 +5,7 @@
 import type { Gpu } from '../gpu/runtime';
 import type { GPTConfig } from '../model/config';
 import type { LoopEvent } from '../loops/events';
+import type { LiveKnobs, LoopControls } from '../loops/grpo';
 import { RunBatcher } from './runBatcher';
 import { deviceLostHalt, stepHalt } from './halts';
 import type { LoopName, RunBatch, RunHalt, RunSpec, RunState, RunStatus } from './protocol';
@@ -12,7 +13,8 @@ import type { LoopName, RunBatch, RunHalt, RunSpec, RunState, RunStatus } from '
 /** A validated loop, ready to start. */
 export interface PreparedLoop {
   steps: number;
-  start(gpu: Gpu, cfg: GPTConfig, init: Float32Array, signal: AbortSignal): AsyncGenerator<LoopEvent>;
+  /** `controls` hands the loop the knob values queued since its last step */
+  start(gpu: Gpu, cfg: GPTConfig, init: Float32Array, signal: AbortSignal, controls: LoopControls): AsyncGenerator<LoopEvent>;
   /** the event types that follow the `step` event of `step` before the next step begins (step 0: before the first) */
   tail(step: number): readonly ('samples' | 'eval')[];
 }
@@ -52,6 +54,15 @@ class Run {
   readonly abort = new AbortController();
   private wakeUp: (() => void) | null = null;
   readonly walls: number[] = [];
+  /** knob values queued by the page, taken by the loop at the top of its next step */
+  private knobs: Partial<LiveKnobs> | null = null;
+  readonly controls: LoopControls = {
+    pending: () => {
+      const k = this.knobs;
+      this.knobs = null;
+      return k;
+    },
+  };
   /** sends the current status to the page (set once the run's batcher exists) */
   notify: () => void = () => undefined;
 
@@ -73,6 +84,10 @@ class Run {
     this.stepBudget = 0;
     if (this.state === 'running') this.state = 'pausing';
     this.notify();
+  }
+
+  queueKnobs(k: Partial<LiveKnobs>): void {
+    this.knobs = { ...this.knobs, ...k };
   }
 
   recordWall(seconds: number): void {
@@ -126,7 +141,7 @@ export class RunManager {
         setState('stopped');
       } else {
         setState(run.pauseWanted ? 'pausing' : 'running');
-        await this.drive(run, loop, loop.start(gpu, policy.cfg, policy.params, run.abort.signal), batcher, setState);
+        await this.drive(run, loop, loop.start(gpu, policy.cfg, policy.params, run.abort.signal, run.controls), batcher, setState);
         setState(run.abort.signal.aborted ? 'stopped' : 'done');
       }
     } catch (e) {
@@ -235,6 +250,17 @@ export class RunManager {
     if (run.state !== 'paused') throw new Error(`run ${runId} is ${run.state}; single steps need a paused run`);
     run.stepBudget = 1;
     run.wake();
+  }
+
+  /**
+   * Queues knob values for the run's next step. The loop validates them when it takes them; a
+   * rejection fails the run with the validator's message (the page checks them first).
+   */
+  setKnobs(runId: string, knobs: Partial<LiveKnobs>): void {
+    const run = this.get(runId);
+    this.refuseAfterLoss(run);
+    if (run.state === 'stopping') throw new Error(`run ${runId} is stopping; its knobs can no longer change`);
+    run.queueKnobs(knobs);
   }
 
   stop(runId: string): void {

@@ -2,10 +2,11 @@
 // worker go through a FrameQueue, so however many runs stream at once the store changes at most
 // once per animation frame; each applied batch is also appended to the archive.
 import type { StateCreator } from 'zustand/vanilla';
-import type { LabClient, RunBatch, RunState, RunStatus } from '../lab/protocol';
+import type { LabClient, LiveKnobs, RunBatch, RunState, RunStatus } from '../lab/protocol';
 import type { RunArchive, RunRecord } from './archive';
 import { errorText } from './engineSlice';
 import { FrameQueue, type FrameScheduler } from './frameQueue';
+import { checkKnobs, currentKnobs } from './knobs';
 import { configDiff, defaultGrpoConfig, LOOP_CHOICES } from './launcher';
 import { appendChunk, EMPTY_RUN_DATA, plainChunk, type RunData } from './runData';
 import type { LabState } from './store';
@@ -33,6 +34,11 @@ export interface RunsSlice {
   resumeRun(id: string): Promise<void>;
   stepRun(id: string): Promise<void>;
   stopRun(id: string): Promise<void>;
+  /**
+   * Checks knob values against the run's current ones with the loop's validator, then queues them
+   * for its next step; returns the validator's message (also shown as the runs message) or null.
+   */
+  setRunKnobs(id: string, change: Partial<LiveKnobs>): Promise<string | null>;
   selectRun(id: string): void;
   /** Ticks or unticks a run for comparison. */
   toggleCompare(id: string): void;
@@ -125,6 +131,24 @@ export const createRunsSlice =
       resumeRun: (id) => command(id, (x) => client.resumeRun(x)),
       stepRun: (id) => command(id, (x) => client.stepRun(x)),
       stopRun: (id) => command(id, (x) => client.stopRun(x)),
+
+      async setRunKnobs(id, change) {
+        const run = get().runs.byId[id];
+        if (!run) return `no run with id ${id}`;
+        const invalid = checkKnobs(run.config, currentKnobs(run.config, run.data), change);
+        if (invalid) {
+          patch({ message: invalid });
+          return invalid;
+        }
+        try {
+          await client.setRunKnobs(id, change);
+          patch({ message: null });
+          return null;
+        } catch (e) {
+          patch({ message: errorText(e) });
+          return errorText(e);
+        }
+      },
 
       selectRun(id) {
         if (get().runs.byId[id]) patch({ selected: id });

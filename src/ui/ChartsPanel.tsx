@@ -5,6 +5,8 @@ import { useId, useMemo } from 'react';
 import { shownRuns, type ShownRun } from '../state/compare';
 import type { RunView } from '../state/runsSlice';
 import { MAX_SMOOTHING } from '../state/viewSlice';
+import { knobChanges, knobsOfConfig } from '../state/knobs';
+import { formatValue } from './format';
 import { EvalCharts } from './charts/EvalCharts';
 import { MetricChart } from './charts/MetricChart';
 import { seriesClass } from './charts/overlay';
@@ -46,6 +48,21 @@ export function haltSteps(shown: Shown): number[] {
   return [...new Set(shown.runs.flatMap((r) => (r.run.status.halts ?? []).map((h) => h.step)))].sort((a, b) => a - b);
 }
 
+/** A labelled step where a shown run's knobs changed (from its stored metrics). */
+export interface ChangeMark {
+  step: number;
+  label: string;
+}
+
+/** Steps where a shown run's knobs changed; with several runs, each label names its run. */
+export function changeMarks(shown: Shown): ChangeMark[] {
+  const several = shown.runs.length > 1;
+  const marks = shown.runs.flatMap((r) =>
+    knobChanges(r.run.data.step, r.run.data.series, knobsOfConfig(r.run.config), formatValue).map((c) => ({ step: c.step, label: several ? `#${r.run.index}: ${c.label}` : c.label })),
+  );
+  return marks.sort((a, b) => a.step - b.step);
+}
+
 /** Which colour is which run, when several are drawn. */
 export function CompareLegend({ shown }: { shown: Shown }) {
   if (shown.runs.length < 2) return null;
@@ -73,6 +90,7 @@ export function TrainingCharts() {
   const shown = useShownRuns();
   if (shown.runs.length === 0) return null;
   const marks = haltSteps(shown);
+  const changes = changeMarks(shown);
   const totalSteps = Math.max(...shown.runs.map((r) => r.run.status.totalSteps));
   const specs = TRAINING_CHARTS.filter((c) => !c.optional || shown.runs.some((r) => c.key in r.run.data.series));
   return (
@@ -82,7 +100,7 @@ export function TrainingCharts() {
       <div className="chart-grid-layout">
         {specs.map((spec) => (
           <MetricChart
-            key={spec.id} spec={spec} seeds={shown.seeds} marks={marks} totalSteps={totalSteps}
+            key={spec.id} spec={spec} seeds={shown.seeds} marks={marks} changes={changes} totalSteps={totalSteps}
             series={shown.runs.map((r) => ({ id: r.run.id, name: r.name, steps: r.run.data.step, values: r.run.data.series[spec.key] }))}
           />
         ))}

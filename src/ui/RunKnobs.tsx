@@ -1,38 +1,106 @@
 // The knobs people most want to turn mid-run (learning rate, temperature, KL β, entropy
-// coefficient, clip ε), shown read-only for the selected run: the GRPO loop fixes its config
-// when it starts and offers no hook to change it between steps, so the page does not pretend
-// it can. A change means a new run (the launcher keeps these values, and the run list labels it).
-import { formatValue } from './format';
+// coefficient, clip ε), each with the paper's value beside it. While the selected run of this
+// page is running or paused they can be changed: Apply checks them with the loop's validator and
+// queues them; the loop takes them at the top of its next step, and the charts mark that step.
+import { useState } from 'react';
+import type { LiveKnobs } from '../lab/protocol';
+import { currentKnobs, KNOB_SPECS, parseKnobs, checkKnobs, type KnobKey } from '../state/knobs';
 import type { RunView } from '../state/runsSlice';
-import { isFinished } from '../state/runsSlice';
+import { formatValue } from './format';
+import { useLab } from './LabStore';
 
-const KNOBS: readonly { label: string; value: (r: RunView) => number }[] = [
-  { label: 'learning rate', value: (r) => r.config.lr },
-  { label: 'temperature', value: (r) => r.config.rl.temperature },
-  { label: 'KL β', value: (r) => r.config.rl.beta },
-  { label: 'entropy coef.', value: (r) => r.config.rl.entCoef },
-  { label: 'clip ε low', value: (r) => r.config.rl.clipLow },
-  { label: 'clip ε high', value: (r) => r.config.rl.clipHigh },
-];
+const EDITABLE = new Set(['running', 'pausing', 'paused']);
 
-export function RunKnobs({ run }: { run: RunView }) {
-  const during = !isFinished(run.status.state);
+const textOf = (k: LiveKnobs): Record<KnobKey, string> =>
+  Object.fromEntries(KNOB_SPECS.map((s) => [s.key, String(k[s.key])])) as Record<KnobKey, string>;
+
+function KnobsForm({ run, current }: { run: RunView; current: LiveKnobs }) {
+  const setKnobs = useLab((s) => s.setRunKnobs);
+  const [text, setText] = useState(() => textOf(current));
+  const [note, setNote] = useState<string | null>(null);
+  const parsed = parseKnobs(text, current);
+  const invalid = !parsed.ok ? parsed.message : checkKnobs(run.config, current, parsed.change);
+  const changed = parsed.ok && Object.keys(parsed.change).length > 0;
+  const apply = async () => {
+    if (!parsed.ok || !changed) return;
+    const failed = await setKnobs(run.id, parsed.change);
+    setNote(failed ?? `Queued: the loop takes ${Object.keys(parsed.change).join(', ')} at the top of step ${run.status.step + 1}.`);
+  };
   return (
-    <details className="run-knobs" data-testid="run-knobs">
-      <summary>Knobs of this run{during ? ' (fixed while it runs)' : ''}</summary>
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void apply();
+      }}
+    >
       <dl>
-        {KNOBS.map((k) => (
-          <div key={k.label}>
-            <dt>{k.label}</dt>
+        {KNOB_SPECS.map((k) => (
+          <div key={k.key} data-testid={`knob-${k.key}`} title={k.help}>
+            <dt>
+              <label htmlFor={`knob-${run.id}-${k.key}`}>{k.label}</label>
+            </dt>
             <dd>
-              <code>{formatValue(k.value(run))}</code>
+              <input
+                id={`knob-${run.id}-${k.key}`} type="text" inputMode="decimal" size={8} value={text[k.key]}
+                onChange={(e) => {
+                  setText({ ...text, [k.key]: e.target.value });
+                  setNote(null);
+                }}
+              />
+              <span className="detail">now {formatValue(current[k.key])} · paper {k.paper}</span>
             </dd>
           </div>
         ))}
       </dl>
+      {invalid && (
+        <p className="cfg-error" role="alert" data-testid="knobs-error">
+          {invalid}
+        </p>
+      )}
+      <div className="actions">
+        <button type="submit" className="secondary" data-testid="knobs-apply" disabled={!changed || invalid !== null}>
+          Apply
+        </button>
+        <button type="button" className="link" disabled={!changed} onClick={() => setText(textOf(current))}>
+          Reset
+        </button>
+      </div>
+      {note && (
+        <p className="detail" data-testid="knobs-note" aria-live="polite">
+          {note}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function KnobsList({ current }: { current: LiveKnobs }) {
+  return (
+    <dl>
+      {KNOB_SPECS.map((k) => (
+        <div key={k.key} data-testid={`knob-${k.key}`} title={k.help}>
+          <dt>{k.label}</dt>
+          <dd>
+            <code>{formatValue(current[k.key])}</code>
+            <span className="detail">paper {k.paper}</span>
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+export function RunKnobs({ run }: { run: RunView }) {
+  const editable = run.live && EDITABLE.has(run.status.state);
+  const current = currentKnobs(run.config, run.data);
+  return (
+    <details className="run-knobs" data-testid="run-knobs" data-editable={editable}>
+      <summary>Knobs of this run{editable ? ' (change them between steps)' : ''}</summary>
+      {editable ? <KnobsForm key={run.id} run={run} current={current} /> : <KnobsList current={current} />}
       <p className="detail">
-        The loop reads these once, when the run starts, and has no way yet to take new values between steps. To try other values,
-        change them in the set-up and start a new run; tick both runs to compare them.
+        {editable
+          ? 'Applied values take effect from the next step (a paused run: the step after it resumes or single-steps); the training charts mark that step. KL β must stay 0: this GRPO loop keeps no reference policy.'
+          : 'The values the run trained with last. Only a running or paused run of this page takes new values; changes were marked on the training charts.'}
       </p>
     </details>
   );

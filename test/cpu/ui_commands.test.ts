@@ -46,7 +46,7 @@ function storeWithRun() {
   const client: LabClient = {
     init: async () => READY, selfTestNames: async () => [], runSelfTests: async () => ({ passed: 0, failed: 0 }), startDemo: async () => 'done', stopDemo: async () => undefined,
     startRun: (_spec, cb) => ((onBatch = cb), new Promise<RunStatus>(() => undefined)),
-    pauseRun: vi.fn(async () => undefined), resumeRun: vi.fn(async () => undefined), stepRun: vi.fn(async () => undefined), stopRun: vi.fn(async () => undefined),
+    pauseRun: vi.fn(async () => undefined), resumeRun: vi.fn(async () => undefined), stepRun: vi.fn(async () => undefined), stopRun: vi.fn(async () => undefined), setRunKnobs: vi.fn(async () => undefined),
     debugLoseDevice: async () => undefined,
   };
   let n = 0;

@@ -43,6 +43,7 @@ function fakeClient() {
       throw new Error('run x is running; single steps need a paused run');
     },
     stopRun: async () => undefined,
+    setRunKnobs: async () => undefined,
     debugLoseDevice: async () => undefined,
   };
   return { client, runs };

@@ -71,6 +71,7 @@ function fakeClient(report: AdapterReport = READY) {
     resumeRun: async () => undefined,
     stepRun: async () => undefined,
     stopRun: async () => undefined,
+    setRunKnobs: async () => undefined,
     debugLoseDevice: async () => undefined,
   };
   return { client, demo, emit: (e: EngineEvent) => onEvent?.(e) };

@@ -1,5 +1,6 @@
 // The run page in headless Chromium (WebGPU on SwiftShader): a GRPO run of the tiny policy set
-// up from the URL, paused before its first step, single-stepped, resumed to the end; the
+// up from the URL, paused before its first step, single-stepped, its learning rate changed while
+// paused (the charts mark the step it took effect), resumed to the end; the
 // training and evaluation charts receive points; live validation; the run list survives a
 // reload (IndexedDB); a second run stops on request; ticked runs overlay on the charts; keyboard
 // shortcuts and their help dialog; device loss halts a run with a message. Screenshots go to
@@ -126,8 +127,34 @@ describe('run page (built app, headless Chromium)', () => {
     expect(await points(page, 'pass1')).toBe(3);
     await shot(page, 'lab-paused');
 
+    // live knobs: β > 0 is refused in the page with the loop's message; a new lr is queued for step 3
+    const knobs = page.getByTestId('run-knobs');
+    await knobs.locator('summary').click();
+    expect(await knobs.getAttribute('data-editable')).toBe('true');
+    const apply = page.getByTestId('knobs-apply');
+    expect(await apply.isDisabled()).toBe(true);
+    await page.getByTestId('knob-beta').locator('input').fill('0.04');
+    await expect(page.getByTestId('knobs-error').textContent()).resolves.toMatch(/beta = 0.04: .*no frozen reference policy/);
+    expect(await apply.isDisabled()).toBe(true);
+    await page.getByTestId('knob-beta').locator('input').fill('0');
+    await page.getByTestId('knob-lr').locator('input').fill('0.00005');
+    expect(await page.getByTestId('knobs-error').count()).toBe(0);
+    await knobs.screenshot({ path: path.join(ARTIFACTS, 'lab-knobs.png') });
+    await apply.click();
+    await expect(page.getByTestId('knobs-note').textContent()).resolves.toMatch(/Queued: .*lr.* step 3/);
+    expect(await page.getByTestId('chart-lr').getAttribute('data-marks')).toBe('0');
+
     await page.getByTestId('run-resume').click();
     await waitStatus(page, 'done', 3);
+    // the new lr is what step 3 reported, and the step it took effect is marked and labelled
+    const lrChart = page.getByTestId('chart-lr');
+    await expect(lrChart.locator('.chart-value').textContent()).resolves.toBe('5.00e-5');
+    expect(await lrChart.getAttribute('data-marks')).toBe('1');
+    expect(await lrChart.getAttribute('data-changes')).toBe('3');
+    expect(await page.getByTestId('chart-reward').getAttribute('data-changes')).toBe('3');
+    await expect(lrChart.locator('.change-label').first().textContent()).resolves.toBe('lr → 5.00e-5');
+    await lrChart.screenshot({ path: path.join(ARTIFACTS, 'lab-knob-change.png') });
+    expect(await knobs.getAttribute('data-editable')).toBe('false');
     // the engine runs in the worker: the page's main thread never blocks for long
     const longTasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
     console.log(`main-thread long tasks during the run: ${longTasks.length}, longest ${Math.max(0, ...longTasks).toFixed(0)} ms: ${longTasks.map((t) => t.toFixed(0)).join(" ")}`);
@@ -147,6 +174,8 @@ describe('run page (built app, headless Chromium)', () => {
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=run-item]').length === 1, null, { timeout: 10_000 });
     expect(await page.getByTestId('run-item').first().getAttribute('data-state')).toBe('done');
     await page.waitForFunction(() => document.querySelector('[data-testid=chart-reward]')?.getAttribute('data-points') === '3', null, { timeout: 10_000 });
+    // the lr change mark comes from the stored metrics, so it survives the reload
+    expect(await page.getByTestId('chart-lr').getAttribute('data-changes')).toBe('3');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('run-export-csv').first().click()]);
     const csv = readFileSync(await download.path(), 'utf8').split('\r\n');
     expect(download.suggestedFilename()).toMatch(/^rlvr-lab-run-1-grpo-tiny-.*\.csv$/);

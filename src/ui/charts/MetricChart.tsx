@@ -1,5 +1,6 @@
 // One training metric by step, of the selected run or of the runs compared (a seed group adds
-// its mean and min–max band); steps where a run stopped on its own are marked. Points are
+// its mean and min–max band); steps where a run stopped on its own, or took new knob values,
+// are marked. Points are
 // thinned to the chart's width; with smoothing on, a single run's recorded values stay as a
 // faint line under the smoothed one. Animation is off: the store updates at most once per frame
 // and each update draws at once.
@@ -70,15 +71,20 @@ interface MetricChartProps {
   seeds: boolean;
   /** steps where a run stopped on its own (reference lines) */
   marks: readonly number[];
+  /** steps where a run's knobs changed, with what changed (labelled reference lines) */
+  changes?: readonly { step: number; label: string }[];
   totalSteps: number;
 }
+
+const NO_CHANGES: readonly { step: number; label: string }[] = [];
+const changesKey = (c: readonly { step: number; label: string }[] | undefined): string => (c ?? NO_CHANGES).map((x) => `${x.step}:${x.label}`).join('|');
 
 const sameSeries = (a: readonly ChartSeries[], b: readonly ChartSeries[]): boolean =>
   a.length === b.length && a.every((s, i) => s.id === b[i].id && s.name === b[i].name && s.steps === b[i].steps && s.values === b[i].values);
 
 /** Re-renders only when a plotted array changes: a batch that only changes a run's status redraws no chart. */
 function sameProps(a: MetricChartProps, b: MetricChartProps): boolean {
-  return a.spec === b.spec && a.seeds === b.seeds && a.totalSteps === b.totalSteps && a.marks.join() === b.marks.join() && sameSeries(a.series, b.series);
+  return a.spec === b.spec && a.seeds === b.seeds && a.totalSteps === b.totalSteps && a.marks.join() === b.marks.join() && changesKey(a.changes) === changesKey(b.changes) && sameSeries(a.series, b.series);
 }
 
 function usePlot(series: readonly ChartSeries[], seeds: boolean, width: number) {
@@ -100,7 +106,7 @@ function seedBand(series: readonly ChartSeries[], smoothing: number, log: boolea
   return log ? out.filter((p) => p.lo > 0) : out;
 }
 
-export const MetricChart = memo(function MetricChart({ spec, series, seeds, marks, totalSteps }: MetricChartProps) {
+export const MetricChart = memo(function MetricChart({ spec, series, seeds, marks, changes = NO_CHANGES, totalSteps }: MetricChartProps) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const { lines, rows, band, smoothing, log } = usePlot(series, seeds, width);
   const single = series.length === 1;
@@ -112,7 +118,7 @@ export const MetricChart = memo(function MetricChart({ spec, series, seeds, mark
   const reported = series.some((s) => s.values);
   const empty = !reported ? 'Appears once the first step is done.' : log ? 'No positive values to show on a log scale.' : 'Nothing recorded yet.';
   return (
-    <ChartFrame id={spec.id} title={spec.title} value={single && last ? formatValue(last.raw) : undefined} note={spec.note} points={first.length} extra={{ series: series.length, marks: marks.length }}>
+    <ChartFrame id={spec.id} title={spec.title} value={single && last ? formatValue(last.raw) : undefined} note={spec.note} points={first.length} extra={{ series: series.length, marks: marks.length + changes.length, changes: changes.map((c) => c.step).join(' ') }}>
       <div ref={ref} className="chart-area">
         {rows.length === 0 || width === 0 ? (
           <div className="chart-empty">{empty}</div>
@@ -131,6 +137,10 @@ export const MetricChart = memo(function MetricChart({ spec, series, seeds, mark
               />
             ))}
             {band.length > 0 && <Line className="series-mean" type="linear" dataKey="mean" name={`mean of ${series.length} seeds`} dot={false} isAnimationActive={false} strokeWidth={2.5} connectNulls />}
+            {changes.map((c) => (
+              // the label sits on the side of the line with more room, so it stays inside the plot
+              <ReferenceLine key={`change-${c.step}-${c.label}`} x={c.step} className="change-line" strokeDasharray="2 2" label={{ value: c.label, position: c.step > totalSteps / 2 ? 'insideTopRight' : 'insideTopLeft', className: 'change-label' }} />
+            ))}
             {marks.map((m) => (
               <ReferenceLine key={m} x={m} className="halt-line" strokeDasharray="4 3" label={{ value: '!', position: 'insideTopRight', className: 'halt-label' }} />
             ))}

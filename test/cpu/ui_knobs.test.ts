@@ -1,0 +1,105 @@
+// Live knobs on the page: the steps where a change took effect are found in the stored metrics
+// (against the set-up before the first step), the current values come from the latest step,
+// the page-side check gives the loop validator's messages (β > 0 included), form text parses
+// to only what changed, and the worker's run manager hands queued values to the loop once.
+import { describe, expect, it } from 'vitest';
+import { checkKnobs, currentKnobs, knobChanges, knobsOfConfig, parseKnobs } from '../../src/state/knobs';
+import { validateGrpoConfig } from '../../src/loops/grpo_config';
+import { RunManager, type PreparedLoop } from '../../src/lab/runs';
+import type { LoopControls } from '../../src/loops/grpo';
+import type { Gpu } from '../../src/gpu/runtime';
+import { GPT_PRESETS } from '../../src/model/config';
+
+const config = validateGrpoConfig({ lr: 1e-4 });
+const initial = knobsOfConfig(config);
+
+describe('knobChanges', () => {
+  it('marks the steps whose reported values differ from the step before', () => {
+    const steps = [1, 2, 3, 4, 5];
+    const series = {
+      lr: [1e-4, 1e-4, 5e-5, 5e-5, 5e-5],
+      temperature: [1, 1, 1, 0.7, 0.7],
+      clip_low: [0.2, 0.2, 0.2, 0.2, 0.1],
+      clip_high: [0.28, 0.28, 0.28, 0.28, 0.3],
+      entCoef: [0, 0, 0, 0, 0],
+      reward: [0, 0.1, 0.2, 0.3, 0.4],
+    };
+    const c = knobChanges(steps, series, initial);
+    expect(c.map((x) => x.step)).toEqual([3, 4, 5]);
+    expect(c[0].changes).toEqual([{ metric: 'lr', from: 1e-4, to: 5e-5 }]);
+    expect(c[0].label).toBe('lr → 0.00005');
+    expect(c[2].changes.map((x) => x.metric)).toEqual(['clip_low', 'clip_high']);
+    expect(c[2].label).toBe('clip_low → 0.1, clip_high → 0.3');
+  });
+
+  it('compares the first step with the set-up, and skips steps that did not report a knob', () => {
+    const series = { lr: [2e-4, NaN, 2e-4, 3e-4], entCoef: [0, 0, 0.01, 0.01] };
+    const c = knobChanges([1, 2, 3, 4], series, initial, (v) => v.toExponential(0));
+    expect(c.map((x) => [x.step, x.label])).toEqual([[1, 'lr → 2e-4'], [3, 'entCoef → 1e-2'], [4, 'lr → 3e-4']]);
+    // without the set-up the first step has nothing to differ from
+    expect(knobChanges([1, 2, 3, 4], series).map((x) => x.step)).toEqual([3, 4]);
+  });
+
+  it('finds nothing in a run that never changed its knobs, or that reports none (an older run)', () => {
+    expect(knobChanges([1, 2], { lr: [1e-4, 1e-4], temperature: [1, 1] }, initial)).toEqual([]);
+    expect(knobChanges([1, 2], { reward: [0, 1] }, initial)).toEqual([]);
+    expect(knobChanges([], {}, initial)).toEqual([]);
+  });
+
+  it('does not mark β (the GRPO loop never takes a change of it)', () => {
+    expect(knobChanges([1, 2], { beta: [0, 0.04] }, initial)).toEqual([]);
+  });
+});
+
+describe('knob values and checks', () => {
+  it('reads the current values from the latest reported step, else the set-up', () => {
+    const now = currentKnobs(config, { series: { lr: [1e-4, 5e-5, NaN], temperature: [0.8] } });
+    expect(now).toEqual({ ...initial, lr: 5e-5, temperature: 0.8 });
+    expect(currentKnobs(config, { series: {} })).toEqual(initial);
+  });
+
+  it('gives the loop validator\'s message for a bad value, and for β > 0', () => {
+    expect(checkKnobs(config, initial, { lr: 5e-5, clipHigh: 0.3 })).toBeNull();
+    expect(checkKnobs(config, initial, { lr: 0 })).toMatch(/live change\.lr = 0/);
+    expect(checkKnobs(config, initial, { temperature: -1 })).toMatch(/live change\.rl\.temperature/);
+    expect(checkKnobs(config, initial, { clipLow: 2 })).toMatch(/clipLow/);
+    expect(checkKnobs(config, initial, { beta: 0.04 })).toMatch(/no frozen reference policy/);
+  });
+
+  it('parses form text to the knobs that changed, and names a field that is not a number', () => {
+    const text = { lr: '0.00005', temperature: '1', beta: '0', entCoef: ' 0 ', clipLow: '0.2', clipHigh: '0.28' };
+    expect(parseKnobs(text, initial)).toEqual({ ok: true, change: { lr: 5e-5 } });
+    expect(parseKnobs({ ...text, lr: String(initial.lr) }, initial)).toEqual({ ok: true, change: {} });
+    expect(parseKnobs({ ...text, temperature: 'hot' }, initial)).toEqual({ ok: false, message: 'temperature: "hot" is not a number' });
+    expect(parseKnobs({ ...text, clipHigh: '' }, initial)).toMatchObject({ ok: false });
+  });
+});
+
+describe('RunManager.setKnobs', () => {
+  it('queues values (merged) for the loop, which takes them once at its next step', async () => {
+    const taken: unknown[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const loop: PreparedLoop = {
+      steps: 2,
+      tail: () => [],
+      async *start(_gpu, _cfg, _init, _signal, controls: LoopControls) {
+        await gate;
+        for (let step = 1; step <= 2; step++) {
+          taken.push(controls.pending());
+          yield { type: 'step', step, seconds: 0, metrics: {} };
+        }
+      },
+    };
+    const m = new RunManager({ loops: { grpo: () => loop }, loadPolicy: async () => ({ cfg: GPT_PRESETS.tiny, params: new Float32Array(1) }), batchIntervalMs: 0 });
+    const done = m.start({} as Gpu, { runId: 'k', loop: 'grpo', policy: 'tiny', config: {} }, () => undefined);
+    await new Promise((r) => setTimeout(r, 0));
+    m.setKnobs('k', { lr: 5e-5 });
+    m.setKnobs('k', { temperature: 0.7 });
+    release();
+    const final = await done;
+    expect(final.state).toBe('done');
+    expect(taken).toEqual([{ lr: 5e-5, temperature: 0.7 }, null]);
+    expect(() => m.setKnobs('k', { lr: 1 })).toThrow(/no active run/);
+  });
+});
