@@ -29,8 +29,7 @@ export async function freePort(): Promise<number> {
 
 export async function startPreview(port: number): Promise<ChildProcess> {
   const vite = path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  // --bypass-lock: Vite allows one preview per project, and someone may be running `npm start`
-  const args = [vite, 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1', '--bypass-lock'];
+  const args = [vite, 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'];
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout!.on('data', (d) => (log += d));

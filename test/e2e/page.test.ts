@@ -77,7 +77,7 @@ describe('RLVR Lab page (built app, headless Chromium)', () => {
     expect(failed, `failing checks:\n${failed.join('\n')}`).toEqual([]);
   });
 
-  it("memorise demo (needs the lead's runMemoriseDemo in src/engine/demo.ts): the live loss curve falls", async (ctx) => {
+  it("memorise demo: the live loss curve of the tiny policy falls", async (ctx) => {
     requireAdapter(ctx);
     await page.getByTestId('demo-start').click();
     const chart = page.getByTestId('chart-loss');
