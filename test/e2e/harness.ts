@@ -4,7 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
@@ -73,4 +74,15 @@ export async function newPage(browser: Browser): Promise<Page> {
 
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** Checks the build and the browser, then starts `vite preview` on a free port and Chromium. */
+export async function startLab(): Promise<{ server: ChildProcess; browser: Browser; base: string }> {
+  if (!existsSync(path.join(ROOT, 'dist', 'index.html'))) throw new Error('no build in dist/: run `npm run test:e2e`, which builds first');
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium package`);
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const port = await freePort();
+  const server = await startPreview(port);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return { server, browser, base: `http://127.0.0.1:${port}/` };
 }

@@ -7,11 +7,11 @@
 // test-artifacts/lab-*.png (the comparison at 1280×800 and 1920×1080).
 // Run with `npx vite build && npx vitest run --project e2e`.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import path from 'node:path';
-import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, collectErrors, freePort, gotoLab, newPage, shot, startPreview, stopPreview } from './harness';
+import { ARTIFACTS, collectErrors, gotoLab, newPage, shot, startLab, stopPreview } from './harness';
 
 /** A run small enough for SwiftShader: 3 steps of 2 problems × 4 samples, evaluation every step on 4 problems × 4 samples. */
 const SETUP = 'policy=tiny&seed=3&steps=3&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=1&evalProblems=4&evalN=4&samplesPerStep=3';
@@ -54,13 +54,7 @@ describe('run page (built app, headless Chromium)', () => {
   let adapterStatus: string | null = null;
 
   beforeAll(async () => {
-    if (!existsSync(path.join(ROOT, 'dist', 'index.html'))) throw new Error('no build in dist/: run `npx vite build` first');
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium package`);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const port = await freePort();
-    server = await startPreview(port);
-    base = `http://127.0.0.1:${port}/`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    ({ server, browser, base } = await startLab());
     page = await newPage(browser);
     errors = collectErrors(page);
     await gotoLab(page, `${base}?${SETUP}`);

@@ -3,12 +3,10 @@
 // and the page logs no console errors under its Content-Security-Policy.
 // Run with `npm run test:e2e` (builds first). Screenshots go to test-artifacts/.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { SELF_TESTS } from '../../src/engine/selftest';
-import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, collectErrors, freePort, gotoLab, newPage, shot, startPreview, stopPreview } from './harness';
+import { collectErrors, gotoLab, newPage, shot, startLab, stopPreview } from './harness';
 
 /** A training run on SwiftShader is slow; give the demo this long to show a falling curve. */
 const DEMO_TIMEOUT_MS = 240_000;
@@ -30,13 +28,7 @@ describe('RLVR Lab page (built app, headless Chromium)', () => {
   let adapterStatus: string | null = null;
 
   beforeAll(async () => {
-    if (!existsSync(path.join(ROOT, 'dist', 'index.html'))) throw new Error('no build in dist/: run `npm run test:e2e`, which builds first');
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium package`);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const port = await freePort();
-    server = await startPreview(port);
-    base = `http://127.0.0.1:${port}/`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    ({ server, browser, base } = await startLab());
     ({ page, errors } = await openPage(browser, base));
     adapterStatus = await page.getAttribute('[data-testid=adapter-info]', 'data-status');
     await shot(page, 'page-initial');
