@@ -1,5 +1,5 @@
 // rlvr-lab: the Node command line over the same engine the page runs in its worker.
-import { parseArgs, CliError } from './args';
+import { CliError } from './args';
 import { CheckpointError } from '../model/safetensors';
 import { ConfigError } from '../model/config';
 
@@ -45,4 +45,3 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-export { parseArgs };

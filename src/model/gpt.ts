@@ -177,15 +177,6 @@ export class GPT {
     return this.gpu.readF32(view(this.grads, 0, this.trainFloats));
   }
 
-  /** Overwrites the trainable parameters (e.g. restoring a checkpoint) and resets AdamW. */
-  async loadTrainable(data: Float32Array): Promise<void> {
-    if (data.length !== this.trainFloats) throw new Error(`expected ${this.trainFloats} floats, got ${data.length}`);
-    this.gpu.write(view(this.trainable, 0, this.trainFloats), data);
-    this.stepCount = 0;
-    await this.resetOptimiser();
-  }
-
-  private resetMoments: Dispatch[] = [];
   private moments!: { m: TensorRef; v: TensorRef };
 
   /** AdamW state, for resumable training: same continuation as an uninterrupted run. */
@@ -199,10 +190,6 @@ export class GPT {
     this.gpu.write(this.moments.m, state.m);
     this.gpu.write(this.moments.v, state.v);
     this.stepCount = state.step;
-  }
-
-  private async resetOptimiser(): Promise<void> {
-    this.gpu.run(this.resetMoments, 'reset-adam');
   }
 
   // ------------------------------------------------------------------ recording
@@ -295,7 +282,6 @@ export class GPT {
     const gradsRef = view(this.grads, 0, n);
     const opt = await adamw(gpu, view(this.trainable, 0, n), m, v, this.status, gradsRef, view(flags, 0, n), this.normSq, n, this.hyper);
     this.optimiser = opt;
-    this.resetMoments = [await fill(gpu, m, 0, n), await fill(gpu, v, 0, n)];
     this.stepList = [...this.gradList, ...(await gradNormSq(gpu, this.normSq, gradsRef, n)), opt.dispatch];
   }
 

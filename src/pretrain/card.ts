@@ -17,7 +17,7 @@ import { evaluateSet, type EvalModel } from '../eval/evaluate';
 const B = 64;
 
 /** Samples one response per prompt (in batches of B), as text before EOS. */
-export async function sampleTexts(dec: Decoder, prompts: number[][], opts: GenerateOpts): Promise<string[]> {
+async function sampleTexts(dec: Decoder, prompts: number[][], opts: GenerateOpts): Promise<string[]> {
   const out: string[] = [];
   for (let i = 0; i < prompts.length; i += dec.B) {
     const chunk = prompts.slice(i, i + dec.B);
