@@ -42,13 +42,14 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
     out: { type: 'string', default: '' },
     resume: { type: 'boolean', default: false },
     'card-samples': { type: 'number', default: 8 },
+    'no-pack': { type: 'boolean', default: false },
   });
   if (!(f.preset in GPT_PRESETS)) throw new CliError(`unknown --preset '${f.preset}' (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
   const cfg = GPT_PRESETS[f.preset as GPTPresetName];
   const out = f.out || join('public', 'models', f.preset);
   let pc: PretrainConfig = {
     ...DEFAULT_PRETRAIN, seed: f.seed, steps: f.steps, batchSize: f.batch, lr: f.lr, evalEvery: f['eval-every'], patience: f.patience,
-    seqLen: Math.min(DEFAULT_PRETRAIN.seqLen, cfg.nPositions),
+    seqLen: Math.min(DEFAULT_PRETRAIN.seqLen, cfg.nPositions), pack: !f['no-pack'],
   };
   const table = buildTensorTable(cfg);
   const gpu = await createNodeGpu();

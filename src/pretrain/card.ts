@@ -95,7 +95,7 @@ export async function writeCard(
   const hist = state.history;
   const card = {
     model: { ...cfg, params: table.tensors.reduce((a, t) => a + t.size, 0) },
-    data: { recipe: 'gold examples of every role from src/world (sampleExample), one per row, loss on response tokens', mix: pc.mix, curriculum: pc.curriculum },
+    data: { recipe: pc.pack === false ? 'gold examples of every role from src/world (sampleExample), one per row, loss on response tokens' : 'gold examples of every role from src/world (sampleExample), packed whole back to back in each row, loss on response tokens', mix: pc.mix, curriculum: pc.curriculum },
     training: {
       seed: pc.seed, steps: state.step, maxSteps: pc.steps, batchSize: pc.batchSize, seqLen: pc.seqLen, lr: pc.lr, warmup: pc.warmup,
       weightDecay: pc.weightDecay, responseTokensSeen: state.tokensSeen, adapter: gpu.adapterName,

@@ -6,7 +6,7 @@ import { EOS, PAD, ROLES, makeRng, sampleExample, type Role } from '../world/ind
 export type RoleMix = Readonly<Record<Role, number>>;
 
 /** Solve dominates (it is what RL trains); every generating role gets enough to be parseable. */
-export const DEFAULT_MIX: RoleMix = { solve: 0.6, vary: 0.1, challenge: 0.1, teach: 0.1, propose: 0.1 };
+export const DEFAULT_MIX: RoleMix = { solve: 0.55, vary: 0.15, challenge: 0.1, teach: 0.08, propose: 0.12 };
 
 export interface CurriculumSpec {
   /** operation counts drawn uniformly from 1..maxOps(progress) */
@@ -41,33 +41,66 @@ function pickRole(rand: () => number, mix: RoleMix): Role {
   return 'solve';
 }
 
-/** One example per row, right-padded; examples longer than T+1 tokens are redrawn. */
-export function pretrainBatch(seed: number, step: number, B: number, T: number, mix: RoleMix, maxOps: number): PackedBatch {
+interface Drawn {
+  seq: number[];
+  role: Role;
+  promptLength: number;
+}
+
+function drawExample(rand: () => number, mix: RoleMix, maxOps: number, T: number): Drawn {
+  for (let tries = 0; tries < 50; tries++) {
+    const role = pickRole(rand, mix);
+    const ops = 1 + Math.floor(rand() * maxOps);
+    const e = sampleExample(rand, role, ops);
+    if (e.prompt.length + e.response.length > T + 1) continue;
+    const seq = [...e.prompt, ...e.response];
+    if (seq[seq.length - 1] !== EOS) throw new Error('pretraining: a gold response does not end with EOS');
+    return { seq, role: e.role, promptLength: e.prompt.length };
+  }
+  throw new Error(`pretraining: no example fits T=${T} after 50 draws; raise T`);
+}
+
+/**
+ * A batch of gold examples with the loss on response tokens. With `pack` (the default), each
+ * row holds as many whole examples back to back as fit in T+1 tokens (an example that does not
+ * fit opens the next row), which triples the response tokens per step at the world's
+ * lengths; examples are separated by their EOS and the model learns to start afresh after
+ * one. Without it, one example per row, right-padded. Examples longer than T+1 are redrawn.
+ */
+export function pretrainBatch(seed: number, step: number, B: number, T: number, mix: RoleMix, maxOps: number, pack = true): PackedBatch {
   const rand = makeRng(((seed * 0x9e3779b1) ^ (step * 0x85ebca6b)) >>> 0);
   const tokens = new Uint32Array(B * T).fill(PAD);
   const targets = new Uint32Array(B * T).fill(PAD);
   const mask = new Uint8Array(B * T);
   const roles: Role[] = [];
   let n = 0;
+  let carry: Drawn | null = null;
   for (let b = 0; b < B; b++) {
-    let ex = null;
-    for (let tries = 0; tries < 50 && !ex; tries++) {
-      const role = pickRole(rand, mix);
-      const ops = 1 + Math.floor(rand() * maxOps);
-      const e = sampleExample(rand, role, ops);
-      if (e.prompt.length + e.response.length <= T + 1) ex = e;
-    }
-    if (!ex) throw new Error(`pretraining: no example fits T=${T} after 50 draws; raise T`);
-    const seq = [...ex.prompt, ...ex.response];
-    if (seq[seq.length - 1] !== EOS) throw new Error('pretraining: a gold response does not end with EOS');
-    roles.push(ex.role);
-    for (let t = 0; t + 1 < seq.length; t++) {
-      tokens[b * T + t] = seq[t];
-      targets[b * T + t] = seq[t + 1];
-      if (t + 1 >= ex.prompt.length) {
-        mask[b * T + t] = 1;
-        n++;
+    // stream positions 0..T of this row; input t = stream[t], target t = stream[t+1]
+    let used = 0;
+    for (;;) {
+      const ex: Drawn = carry ?? drawExample(rand, mix, maxOps, T);
+      carry = null;
+      const { seq, promptLength: pl } = ex;
+      if (used > 0 && used + seq.length > T + 1) {
+        carry = ex;
+        break;
       }
+      roles.push(ex.role);
+      // a later example's first token is predicted from the previous EOS: a prompt target, no loss
+      for (let j = 0; j < seq.length; j++) {
+        const t = used + j; // stream position of seq[j]
+        if (t < T) tokens[b * T + t] = seq[j];
+        if (t >= 1 && t - 1 < T) {
+          targets[b * T + t - 1] = seq[j];
+          if (j >= pl) {
+            mask[b * T + t - 1] = 1;
+            n++;
+          }
+        }
+      }
+      used += seq.length;
+      if (!pack || used >= T + 1) break;
     }
   }
   const w = new Float32Array(B * T);

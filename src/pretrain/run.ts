@@ -22,6 +22,8 @@ export interface PretrainConfig {
   evalBatches: number;
   mix: RoleMix;
   curriculum: CurriculumSpec;
+  /** several whole examples per row (see pretrainBatch); false: one padded example per row */
+  pack: boolean;
 }
 
 export const DEFAULT_PRETRAIN: Omit<PretrainConfig, 'seed'> = {
@@ -36,6 +38,7 @@ export const DEFAULT_PRETRAIN: Omit<PretrainConfig, 'seed'> = {
   evalBatches: 4,
   mix: DEFAULT_MIX,
   curriculum: DEFAULT_CURRICULUM,
+  pack: true,
 };
 
 export interface PretrainState {
@@ -57,7 +60,7 @@ export interface PretrainHooks {
 async function evalLoss(model: GPT, cfg: PretrainConfig): Promise<number> {
   let total = 0;
   for (let i = 0; i < cfg.evalBatches; i++) {
-    const b = pretrainBatch(cfg.seed ^ 0x5eed5eed, 1_000_000 + i, model.B, model.T, cfg.mix, cfg.curriculum.finalMaxOps);
+    const b = pretrainBatch(cfg.seed ^ 0x5eed5eed, 1_000_000 + i, model.B, model.T, cfg.mix, cfg.curriculum.finalMaxOps, cfg.pack);
     model.setBatch(b.tokens, b.targets, b.w);
     model.forward();
     const logp = await model.gpu.readF32(model.batch.logp);
@@ -87,7 +90,7 @@ export async function pretrain(model: GPT, pc: PretrainConfig, state: PretrainSt
   while (state.step < pc.steps) {
     if (hooks.signal?.aborted) break;
     const s = state.step;
-    const b = pretrainBatch(pc.seed, s, pc.batchSize, pc.seqLen, pc.mix, maxOpsAt(s / pc.steps, pc.curriculum));
+    const b = pretrainBatch(pc.seed, s, pc.batchSize, pc.seqLen, pc.mix, maxOpsAt(s / pc.steps, pc.curriculum), pc.pack);
     const lr = lrAt(s, pc.steps, pc.lr, pc.warmup);
     model.setHyper({ lr });
     model.setBatch(b.tokens, b.targets, b.w);

@@ -7,6 +7,7 @@ import { buildTensorTable } from '../../src/model/params';
 import { initParams } from '../../src/model/init';
 import { createPretrainModel, DEFAULT_PRETRAIN, freshState, pretrain, type PretrainConfig, type PretrainState } from '../../src/pretrain/run';
 import { maxOpsAt, pretrainBatch, DEFAULT_MIX } from '../../src/pretrain/data';
+import { decode, EOS, PAD } from '../../src/world/index';
 
 const cfg = GPT_PRESETS.tiny;
 const table = buildTensorTable(cfg);
@@ -23,6 +24,30 @@ describe('pretraining', () => {
     expect(wsum).toBeCloseTo(-1, 5);
     expect(a.w.filter((x) => x !== 0).length).toBe(a.responseTokens);
     expect([0, 0.1, 0.2, 0.3, 1].map((p) => maxOpsAt(p, { finalMaxOps: 4, rampFraction: 0.3 }))).toEqual([1, 2, 3, 4, 4]);
+  });
+
+  it('packed rows hold whole examples back to back, each decodable, loss only on their responses', () => {
+    const B = 6, T = 64;
+    const packed = pretrainBatch(9, 3, B, T, DEFAULT_MIX, 2);
+    const single = pretrainBatch(9, 3, B, T, DEFAULT_MIX, 2, false);
+    expect(single.roles.length).toBe(B);
+    expect(packed.roles.length).toBeGreaterThan(B);
+    expect(packed.responseTokens).toBeGreaterThan(single.responseTokens);
+    for (let b = 0; b < B; b++) {
+      // targets are the inputs shifted by one wherever both are inside the row
+      for (let t = 0; t + 1 < T; t++) if (packed.targets[b * T + t] !== PAD) expect(packed.targets[b * T + t]).toBe(packed.tokens[b * T + t + 1]);
+      // every loss position predicts a response token: after a role's prompt and before its EOS
+      const text = decode(Array.from(packed.tokens.subarray(b * T, (b + 1) * T)).filter((x) => x !== PAD));
+      expect(text.length).toBeGreaterThan(0);
+      for (let t = 0; t < T; t++) if (packed.w[b * T + t] !== 0) expect(packed.targets[b * T + t]).not.toBe(PAD);
+    }
+    // the example after an EOS starts the next prompt, and that prediction carries no loss
+    let boundaries = 0;
+    for (let i = 0; i < B * T; i++) if (packed.tokens[i] === EOS && packed.targets[i] !== PAD) {
+      boundaries++;
+      expect(packed.w[i]).toBe(0);
+    }
+    expect(boundaries).toBeGreaterThan(0);
   });
 
   it('a resumed run ends bit-identical to an uninterrupted one', async () => {
