@@ -10,6 +10,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 export const CHROMIUM = '/usr/bin/chromium';
+/** The build to serve: `dist/` unless RLVR_DIST names another (parallel builds of one tree). */
+export const DIST = process.env.RLVR_DIST ?? 'dist';
 // Enough for a WebGPU adapter on a machine without a GPU (Chromium's SwiftShader adapter);
 // the last flag only speeds SwiftShader's shader compiles (see src/gpu/node.ts).
 export const CHROMIUM_ARGS = [
@@ -30,7 +32,7 @@ export async function freePort(): Promise<number> {
 
 export async function startPreview(port: number): Promise<ChildProcess> {
   const vite = path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  const args = [vite, 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'];
+  const args = [vite, 'preview', '--outDir', DIST, '--port', String(port), '--strictPort', '--host', '127.0.0.1'];
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout!.on('data', (d) => (log += d));
@@ -78,7 +80,7 @@ export async function shot(page: Page, name: string): Promise<void> {
 
 /** Checks the build and the browser, then starts `vite preview` on a free port and Chromium. */
 export async function startLab(): Promise<{ server: ChildProcess; browser: Browser; base: string }> {
-  if (!existsSync(path.join(ROOT, 'dist', 'index.html'))) throw new Error('no build in dist/: run `npm run test:e2e`, which builds first');
+  if (!existsSync(path.join(ROOT, DIST, 'index.html'))) throw new Error(`no build in ${DIST}/: run \`npm run test:e2e\`, which builds first`);
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium package`);
   mkdirSync(ARTIFACTS, { recursive: true });
   const port = await freePort();
