@@ -36,12 +36,12 @@ export function parseKs(text: string | undefined, n: number): number[] {
   return [...new Set(ks)];
 }
 
-function positiveInt(name: string, v: number): number {
+export function positiveInt(name: string, v: number): number {
   if (!Number.isInteger(v) || v < 1) throw new CliError(`--${name} must be a positive integer, got ${v}`);
   return v;
 }
 
-async function loadModel(dir: string) {
+export async function loadModel(dir: string) {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new CliError(`--ckpt ${dir}: no such directory`);
   try {
     return await loadCheckpointDir(dir);
@@ -102,7 +102,7 @@ export function toJson(set: string, r: EvalResult): EvalJson {
 }
 
 /** A one-line bar redrawn in place on a terminal; on a pipe, a line every tenth of the way. */
-function progressBar(label: string): { update: (p: EvalProgress) => void; end: () => void } {
+export function progressBar(label: string): { update: (p: EvalProgress) => void; end: () => void } {
   const t0 = Date.now();
   const tty = process.stderr.isTTY === true;
   let lastTenth = -1;

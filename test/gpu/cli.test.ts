@@ -2,7 +2,7 @@
 // object whose loss, logits and gradient norms agree with the float64 reference.
 import { describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -47,5 +47,18 @@ describe('rlvr-lab init / inspect', () => {
     const bad = await run('node', [BIN, 'init', '--preset', 'huge', '--out', '/tmp/x']).catch((e) => e);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/unknown --preset 'huge'/);
+  });
+  it('ttsp-targets measures mean@n per candidate and writes the split', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rlvr-ttsp-'));
+    await run('node', [BIN, 'init', '--preset', 'tiny', '--seed', '4', '--out', dir]);
+    const out = join(dir, 'targets.json');
+    await run('node', [BIN, 'ttsp-targets', '--ckpt', dir, '--n', '4', '--limit', '3', '--max-new', '8', '--out', out]);
+    const doc = JSON.parse(await readFile(out, 'utf8'));
+    expect(doc.problems).toHaveLength(3);
+    for (const p of doc.problems) {
+      expect(p.n).toBe(4);
+      expect(p.passRate).toBe(p.c / 4);
+    }
+    expect(doc.midHard.length + doc.veryHard.length + doc.unsolved + doc.solved).toBeLessThanOrEqual(3);
   });
 });
