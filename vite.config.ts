@@ -12,7 +12,8 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'cpu', include: ['test/cpu/**/*.test.ts'], environment: 'node' },
+        // CPU-mode training and checkpoint round trips take seconds on a loaded 2-core machine
+        test: { name: 'cpu', include: ['test/cpu/**/*.test.ts'], environment: 'node', testTimeout: 30_000 },
       },
       {
         extends: true,

@@ -3,7 +3,10 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createLabClient } from './lab/client';
+import { createCpuRunClient } from './lab/cpuClient';
+import { withCpuMode } from './lab/modeClient';
 import { indexedDbArchive } from './state/archive';
+import { indexedDbPolicyArchive } from './state/policyArchive';
 import { fetchCatalog } from './state/catalog';
 import { createLabStore } from './state/store';
 import { syncLauncherWithUrl } from './state/urlSync';
@@ -12,15 +15,23 @@ import { LabStoreProvider } from './ui/LabStore';
 
 const base = new URL(import.meta.env.BASE_URL, window.location.origin);
 let runCounter = 0;
-const store = createLabStore(createLabClient(), {
+// CPU mode's worker starts only if the user picks CPU mode (no WebGPU)
+const { client, cpuMode } = withCpuMode(createLabClient(), createCpuRunClient);
+const store = createLabStore(client, {
   fetchCatalog: () => fetchCatalog(base),
   archive: typeof indexedDB === 'undefined' ? null : indexedDbArchive(),
+  policies: typeof indexedDB === 'undefined' ? null : indexedDbPolicyArchive(),
   newRunId: () => `${Date.now().toString(36)}-${(runCounter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
   now: () => Date.now(),
+  cpuMode,
+  // checkpoints live in the origin-private file system; ask once that the browser keep them
+  persistStorage: navigator.storage?.persist ? () => navigator.storage.persist() : undefined,
 });
 syncLauncherWithUrl(store, window.location, window.history);
 void store.getState().loadCatalog();
 void store.getState().loadArchive();
+void store.getState().requestPersistentStorage();
+void store.getState().loadUploadedPolicies();
 
 const debug = new URLSearchParams(window.location.search).has('debug');
 const root = document.getElementById('root');

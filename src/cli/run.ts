@@ -65,6 +65,8 @@ export async function runCommand(argv: string[]): Promise<void> {
   });
   const ckptOut = f.out.replace(/\.jsonl$/, '') + '.ckpt';
   for await (const e of runGrpo(gpu, base.cfg, base.params, config, ac.signal)) {
+    // the lab resumes from these; a CLI run saves its checkpoint at the end (below)
+    if (e.type === 'checkpoint') continue;
     if (e.type === 'done') {
       await saveCheckpointDir(ckptOut, base.cfg, e.params, base.table, { loop: f.loop, step: String(e.step), base: ckptDir });
       write({ type: 'done', step: e.step, aborted: e.aborted, checkpoint: ckptOut });

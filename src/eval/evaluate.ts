@@ -6,6 +6,7 @@ import type { Gpu } from '../gpu/runtime';
 import type { GPTConfig } from '../model/config';
 import type { TensorTable } from '../model/params';
 import { Decoder } from '../model/decoder';
+import type { SamplingDecoder } from '../rl/rollout';
 import { EOS, ROLE_LIMITS, solvePrompt, VOCAB_SIZE } from '../world';
 import { accuracyHistogram, meanAvgAtK, meanMajAtK, meanPassAtK, type AccuracyHistogram, type MetricAtK } from '../metrics/passk';
 import { responseLengthStats, type LengthStats } from '../metrics/entropy';
@@ -116,6 +117,24 @@ export async function evaluateSet(
   options: EvalOptions,
   onProgress?: (p: EvalProgress) => void,
 ): Promise<EvalResult> {
+  const create = (shape: { B: number; Tmax: number }) => Decoder.create(gpu, model.cfg, model.table, model.params, shape);
+  return evaluateWith(model.cfg, create, problems, options, onProgress);
+}
+
+/** A sampler evaluateWith can create and free; `destroy` is absent where there is nothing to free. */
+export type EvalDecoder = SamplingDecoder & { destroy?(): void };
+
+/**
+ * evaluateSet with the decoder left to the caller (CPU mode passes src/cpu/policy.ts's): the
+ * same batches, seeds, scoring and summary.
+ */
+export async function evaluateWith(
+  cfg: GPTConfig,
+  createDecoder: (shape: { B: number; Tmax: number }) => Promise<EvalDecoder> | EvalDecoder,
+  problems: readonly EvalProblem[],
+  options: EvalOptions,
+  onProgress?: (p: EvalProgress) => void,
+): Promise<EvalResult> {
   const o: Required<EvalOptions> = {
     ...options,
     temperature: options.temperature ?? EVAL_DEFAULTS.temperature,
@@ -125,24 +144,24 @@ export async function evaluateSet(
     batch: options.batch ?? EVAL_DEFAULTS.batch,
   };
   checkOptions(o, problems);
-  const unfit = whyModelCannotSolve(model.cfg, problems);
+  const unfit = whyModelCannotSolve(cfg, problems);
   if (unfit) throw new RangeError(`evaluateSet: ${unfit}`);
   const prompts = problems.map((p) => solvePrompt(p.text));
   const longest = Math.max(...prompts.map((p) => p.length));
   const total = problems.length * o.n;
   const B = Math.min(o.batch, total);
-  const Tmax = Math.min(model.cfg.nPositions, longest + o.maxNew);
-  const decoder = await Decoder.create(gpu, model.cfg, model.table, model.params, { B, Tmax });
+  const Tmax = Math.min(cfg.nPositions, longest + o.maxNew);
+  const decoder = await createDecoder({ B, Tmax });
   try {
     const samples = await sampleAll(decoder, prompts, o, problems.length, onProgress);
     return summarize(problems, samples, o);
   } finally {
-    decoder.destroy();
+    decoder.destroy?.();
   }
 }
 
 /** n samples of every prompt, problem-major, in decoder batches; the last batch is padded. */
-async function sampleAll(decoder: Decoder, prompts: number[][], o: Required<EvalOptions>, nProblems: number, onProgress?: (p: EvalProgress) => void): Promise<ScoredSample[]> {
+async function sampleAll(decoder: SamplingDecoder, prompts: number[][], o: Required<EvalOptions>, nProblems: number, onProgress?: (p: EvalProgress) => void): Promise<ScoredSample[]> {
   const { B, Tmax } = decoder;
   const total = nProblems * o.n;
   const samples: ScoredSample[] = [];

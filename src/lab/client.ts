@@ -34,7 +34,12 @@ export function createLabClient(): WorkerLabClient {
     stepRun: (runId) => call(remote.stepRun(runId)),
     stopRun: (runId) => call(remote.stopRun(runId)),
     setRunKnobs: (runId, knobs) => call(remote.setRunKnobs(runId, knobs)),
+    registerPolicy: (name, safetensors, configJson) => call(remote.registerPolicy(name, safetensors, configJson)),
     debugLoseDevice: () => call(remote.debugLoseDevice()),
+    reconnect: () => call<AdapterReport>(remote.reconnect()),
+    listCheckpoints: () => call(remote.listCheckpoints()),
+    deleteCheckpoints: (runIds) => call(remote.deleteCheckpoints(runIds)),
+    exportCheckpoint: (runId, format) => call(remote.exportCheckpoint(runId, format)),
     terminate: () => {
       remote[Comlink.releaseProxy]();
       worker.terminate();

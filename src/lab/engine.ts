@@ -7,7 +7,9 @@ import type { SelfTest } from '../engine/selftest';
 import type { runMemoriseDemo } from '../engine/demo';
 import { StepBatcher } from './stepBatcher';
 import { RunManager, type RunDeps } from './runs';
-import type { AdapterReport, LiveKnobs, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, NoGpuReason, RunBatch, RunSpec, RunStatus, SelfTestRow, SelfTestSummary } from './protocol';
+import { checkpointFile } from './checkpointExport';
+import type { CheckpointStore } from './checkpoints';
+import type { AdapterReport, CheckpointFile, CheckpointFormat, CheckpointInfo, LiveKnobs, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, NoGpuReason, RunBatch, RunSpec, RunStatus, SelfTestRow, SelfTestSummary } from './protocol';
 
 export interface GpuProvider {
   requestAdapter(): Promise<{ adapter: GPUAdapter; summary: AdapterSummary }>;
@@ -44,6 +46,7 @@ export class Engine {
   private report: Promise<AdapterReport> | null = null;
   private job: Job | null = null;
   private demoAbort: AbortController | null = null;
+  private onEvent: ((e: EngineEvent) => void) | null = null;
   private readonly runs: RunManager;
 
   constructor(private readonly deps: EngineDeps) {
@@ -52,7 +55,20 @@ export class Engine {
 
   /** Finds the adapter and creates the device once; later calls return the same report. */
   init(onEvent: (e: EngineEvent) => void): Promise<AdapterReport> {
+    this.onEvent ??= onEvent;
     this.report ??= this.connect(onEvent);
+    return this.report;
+  }
+
+  /**
+   * After a device loss: finds an adapter and creates a new device. Runs on the lost device have
+   * ended (runs.ts); the page starts them again from their checkpoints on the new one.
+   */
+  reconnect(): Promise<AdapterReport> {
+    if (!this.onEvent) throw new Error('the engine has not been started yet');
+    if (this.gpu && !this.gpu.isLost) throw new Error('the GPU device is still working; there is nothing to reconnect');
+    this.gpu = null;
+    this.report = this.connect(this.onEvent);
     return this.report;
   }
 
@@ -68,7 +84,10 @@ export class Engine {
     } catch (e) {
       return { ok: false, reason: 'device-failed', message: errorMessage(e) };
     }
-    this.gpu.onEvent((e) => {
+    const gpu = this.gpu;
+    gpu.onEvent((e) => {
+      // a device replaced by reconnect() has nothing more to say
+      if (this.gpu !== gpu) return;
       if (e.kind === 'lost') this.runs.deviceLost(e.reason, e.message);
       onEvent(e.kind === 'lost' ? { type: 'device-lost', reason: e.reason, message: e.message } : { type: 'gpu-error', message: e.message });
     });
@@ -155,6 +174,29 @@ export class Engine {
 
   setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): void {
     this.runs.setKnobs(runId, knobs);
+  }
+
+  private get checkpoints(): CheckpointStore {
+    const store = this.deps.runs.checkpoints;
+    if (!store) throw new Error('this engine keeps no checkpoints');
+    return store;
+  }
+
+  listCheckpoints(): Promise<CheckpointInfo[]> {
+    return this.checkpoints.list();
+  }
+
+  async deleteCheckpoints(runIds: readonly string[]): Promise<void> {
+    for (const id of runIds) {
+      if (this.runs.has(id)) throw new Error(`run ${id} is still active; stop it before deleting its checkpoint`);
+    }
+    for (const id of runIds) await this.checkpoints.remove(id);
+  }
+
+  async exportCheckpoint(runId: string, format: CheckpointFormat): Promise<CheckpointFile> {
+    const c = await this.checkpoints.load(runId);
+    if (!c) throw new Error(`run ${runId} has no checkpoint yet (one is saved every checkpointEvery steps and at the end)`);
+    return checkpointFile(c, format);
   }
 
   private refuseDuringJob(): void {

@@ -7,16 +7,23 @@ import { SELF_TESTS } from '../engine/selftest';
 import { runMemoriseDemo } from '../engine/demo';
 import { Engine } from './engine';
 import { LOOP_FACTORIES } from './loops';
-import { cachedPolicyLoader } from './policies';
+import { PolicyLoader } from './policies';
+import { fileCheckpointStore } from './checkpoints';
+import { opfsFs } from './opfs';
 import { runBatchTransferables } from './runBatcher';
 import { batchTransferables } from './stepBatcher';
-import type { AdapterReport, LiveKnobs, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, RunBatch, RunSpec, RunStatus, SelfTestRow, SelfTestSummary } from './protocol';
+import type { AdapterReport, CheckpointFile, CheckpointFormat, CheckpointInfo, LiveKnobs, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, RunBatch, RunSpec, RunStatus, SelfTestRow, SelfTestSummary } from './protocol';
 
+const policies = new PolicyLoader(new URL(import.meta.env.BASE_URL, self.location.origin));
 const engine = new Engine({
   gpu: { requestAdapter: requestBrowserAdapter, createGpu: (adapter) => createGpuFromAdapter(adapter, SHADER_SOURCES) },
   selfTests: SELF_TESTS,
   memoriseDemo: runMemoriseDemo,
-  runs: { loops: LOOP_FACTORIES, loadPolicy: cachedPolicyLoader(new URL(import.meta.env.BASE_URL, self.location.origin)) },
+  runs: {
+    loops: LOOP_FACTORIES,
+    loadPolicy: (name) => policies.load(name),
+    checkpoints: fileCheckpointStore(opfsFs()),
+  },
 });
 
 // A proxied callback returns a promise; if the page side throws, say so here rather than
@@ -59,8 +66,24 @@ const api = {
   setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): void {
     engine.setRunKnobs(runId, knobs);
   },
+  registerPolicy(name: string, safetensors: Uint8Array, configJson: string): void {
+    policies.register(name, safetensors, configJson);
+  },
   debugLoseDevice(): void {
     engine.debugLoseDevice();
+  },
+  reconnect(): Promise<AdapterReport> {
+    return engine.reconnect();
+  },
+  listCheckpoints(): Promise<CheckpointInfo[]> {
+    return engine.listCheckpoints();
+  },
+  deleteCheckpoints(runIds: string[]): Promise<void> {
+    return engine.deleteCheckpoints(runIds);
+  },
+  async exportCheckpoint(runId: string, format: CheckpointFormat): Promise<CheckpointFile> {
+    const f = await engine.exportCheckpoint(runId, format);
+    return Comlink.transfer(f, [f.bytes.buffer as ArrayBuffer]);
   },
 };
 

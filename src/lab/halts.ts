@@ -1,6 +1,7 @@
 // Why a run stopped computing on its own: a step the optimiser rejected (non-finite gradients),
-// a step metric that is not finite, or the loss of the GPU device. The worker pauses the run on
-// the step's boundary, so nothing after the bad step runs until the user decides.
+// a step metric that is not finite, the loss of the GPU device, or a checkpoint that could not be
+// saved. The worker pauses the run on the step's boundary, so nothing after it runs until the
+// user decides.
 import type { RunHalt } from './protocol';
 
 /** The halt a step's metrics call for, or null when the step is sound. */
@@ -24,6 +25,25 @@ export function stepHalt(step: number, metrics: Readonly<Record<string, number>>
 export function deviceLostHalt(step: number, reason: string, message: string): RunHalt {
   return {
     step, kind: 'device-lost',
-    message: `The GPU device was lost (${reason}${message ? `: ${message}` : ''}) after step ${step}. Steps 1–${step} are kept; this device cannot continue the run. Reload the page to get a new device.`,
+    message: `The GPU device was lost (${reason}${message ? `: ${message}` : ''}) after step ${step}. Steps 1–${step} are kept; this device cannot continue the run. Reconnect the GPU, then resume the run from its last checkpoint.`,
+  };
+}
+
+const kept = (saved: number | null) =>
+  saved === null ? 'The run has no earlier checkpoint.' : `The checkpoint of step ${saved} is intact.`;
+
+/** The checkpoint of `step` did not fit in the browser's storage; `saved` is the last one kept. */
+export function storageFullHalt(step: number, saved: number | null): RunHalt {
+  return {
+    step, kind: 'storage-full',
+    message: `Step ${step}: the checkpoint could not be saved because the browser's storage is full. ${kept(saved)} The run is paused: delete the checkpoints of finished runs you no longer need (or export them first), then resume to save it again.`,
+  };
+}
+
+/** Saving the checkpoint of `step` failed for another reason (named in `message`). */
+export function checkpointFailedHalt(step: number, saved: number | null, message: string): RunHalt {
+  return {
+    step, kind: 'checkpoint-failed',
+    message: `Step ${step}: the checkpoint could not be saved (${message}). ${kept(saved)} The run is paused; resume to try saving it again, or stop the run.`,
   };
 }

@@ -1,16 +1,20 @@
 // The loops the worker can run, each as a factory that validates its config and knows which
 // events close a step (so pause and single step land on step boundaries). Worker-only: it
 // pulls in the engine.
-import { runGrpo, validateGrpoConfig, type GrpoConfig } from '../loops/grpo';
+import { grpoCheckpointDue, runGrpo, validateGrpoConfig, type GrpoConfig } from '../loops/grpo';
 import type { LoopName } from './protocol';
-import type { LoopFactory } from './runs';
+import type { LoopFactory, TailEvent } from './runs';
 
-/** What follows GRPO's `step` event (loops/grpo.ts): its samples, then the evaluation when one is due. */
-export function grpoTail(c: Pick<GrpoConfig, 'steps' | 'samplesPerStep' | 'evalEvery'>, step: number): ('samples' | 'eval')[] {
+/**
+ * What follows GRPO's `step` event (loops/grpo.ts): its samples, then the evaluation when one is
+ * due, then the checkpoint when one is due (so a checkpoint holds the state a pause lands on).
+ */
+export function grpoTail(c: Pick<GrpoConfig, 'steps' | 'samplesPerStep' | 'evalEvery' | 'checkpointEvery'>, step: number): TailEvent[] {
   if (step === 0) return ['eval'];
-  const tail: ('samples' | 'eval')[] = [];
+  const tail: TailEvent[] = [];
   if (c.samplesPerStep > 0) tail.push('samples');
   if ((c.evalEvery > 0 && step % c.evalEvery === 0) || step === c.steps) tail.push('eval');
+  if (grpoCheckpointDue(c, step)) tail.push('checkpoint');
   return tail;
 }
 
@@ -19,7 +23,7 @@ export const LOOP_FACTORIES: Readonly<Record<LoopName, LoopFactory>> = {
     const config = validateGrpoConfig(raw, 'grpo');
     return {
       steps: config.steps,
-      start: (gpu, cfg, init, signal, controls) => runGrpo(gpu, cfg, init, config, signal, controls),
+      start: (gpu, cfg, init, signal, controls, resume) => runGrpo(gpu, cfg, init, config, signal, controls, resume),
       tail: (step) => grpoTail(config, step),
     };
   },

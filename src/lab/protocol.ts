@@ -59,6 +59,29 @@ export interface RunSpec {
   policy: string;
   /** the loop's partial config (validated by the loop's validator in the worker) */
   config: unknown;
+  /**
+   * Continue the run `runId` from its latest checkpoint (after a reload or a lost device): the
+   * checkpoint's parameters, optimiser state and config replace `policy`'s and `config`.
+   */
+  resume?: boolean;
+}
+
+/** A run's latest checkpoint in the worker's store. */
+export interface CheckpointInfo {
+  runId: string;
+  /** the completed steps it holds */
+  step: number;
+  bytes: number;
+  savedAt: number;
+}
+
+export type CheckpointFormat = 'safetensors' | 'onnx';
+
+/** A checkpoint's policy as a file to download. */
+export interface CheckpointFile {
+  filename: string;
+  mime: string;
+  bytes: Uint8Array;
 }
 
 /**
@@ -80,13 +103,15 @@ export interface RunStatus {
   error: string | null;
   /** every time the run stopped on its own (bad step, device loss), oldest first; absent when none */
   halts?: RunHalt[];
+  /** the step of the run's latest saved checkpoint; absent when none is saved yet */
+  checkpointStep?: number;
 }
 
 /** A step the run stopped at by itself, with a message for the page (see lab/halts.ts). */
 export interface RunHalt {
   /** the step it concerns (for device loss: the last completed step) */
   step: number;
-  kind: 'rejected' | 'nonfinite' | 'device-lost';
+  kind: 'rejected' | 'nonfinite' | 'device-lost' | 'storage-full' | 'checkpoint-failed';
   message: string;
 }
 
@@ -113,6 +138,9 @@ export type EngineEvent =
   | { type: 'device-lost'; reason: string; message: string }
   | { type: 'gpu-error'; message: string };
 
+/** The run commands of LabClient: all that CPU mode's worker (src/lab/cpu.worker.ts) answers. */
+export type RunClient = Pick<LabClient, 'startRun' | 'pauseRun' | 'resumeRun' | 'stepRun' | 'stopRun' | 'setRunKnobs'>;
+
 /** What the page needs from the engine; the store depends on this, not on the worker. */
 export interface LabClient {
   init(onEvent: (e: EngineEvent) => void): Promise<AdapterReport>;
@@ -130,6 +158,18 @@ export interface LabClient {
   stopRun(runId: string): Promise<void>;
   /** Queues knob values for the run's next step (they merge with values queued before and not yet taken). */
   setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): Promise<void>;
+  /**
+   * Offers an uploaded checkpoint as the base policy `name` (`upload:<file>`) to later runs; the
+   * worker parses and checks it again and rejects with the problem.
+   */
+  registerPolicy(name: string, safetensors: Uint8Array, configJson: string): Promise<void>;
   /** Debug command: destroys the GPU device to exercise the device-lost path. */
   debugLoseDevice(): Promise<void>;
+  /** After a device loss: finds an adapter and creates a new device (runs then resume from checkpoints). */
+  reconnect(): Promise<AdapterReport>;
+  /** Every run's latest checkpoint, oldest first. */
+  listCheckpoints(): Promise<CheckpointInfo[]>;
+  deleteCheckpoints(runIds: string[]): Promise<void>;
+  /** The latest checkpoint's policy as safetensors (Hugging Face GPT-2 names) or ONNX. */
+  exportCheckpoint(runId: string, format: CheckpointFormat): Promise<CheckpointFile>;
 }

@@ -1,35 +1,54 @@
 // The runs of the lab, worker side. Each run drives its loop's async generator one event at a
 // time, so a pause lands exactly on a step boundary: after a step's metrics, samples and
 // scheduled evaluation, before the next rollout starts. Several runs may exist at once; each
-// holds its own model buffers and interleaves with the others at GPU waits.
+// holds its own model buffers and interleaves with the others at GPU waits. Checkpoint events
+// go to the checkpoint store (a run resumes from its latest one after a reload or a lost device);
+// a save that fails pauses the run and is tried again on resume.
 import type { Gpu } from '../gpu/runtime';
 import type { GPTConfig } from '../model/config';
-import type { LoopEvent } from '../loops/events';
+import type { LoopCheckpoint, LoopEvent } from '../loops/events';
 import type { LiveKnobs, LoopControls } from '../loops/grpo';
 import { RunBatcher } from './runBatcher';
-import { deviceLostHalt, stepHalt } from './halts';
+import { isQuotaError, type CheckpointStore, type RunCheckpoint, type RunHistory } from './checkpoints';
+import { checkpointFailedHalt, deviceLostHalt, stepHalt, storageFullHalt } from './halts';
 import type { LoopName, RunBatch, RunHalt, RunSpec, RunState, RunStatus } from './protocol';
 
-/** A validated loop, ready to start. */
-export interface PreparedLoop {
+/** Where a resumed loop picks up: after `step` steps, with this optimiser state. */
+export type ResumePoint = Pick<LoopCheckpoint, 'step' | 'optimiser'>;
+
+/** Events that may follow a step's `step` event before the step boundary. */
+export type TailEvent = 'samples' | 'eval' | 'checkpoint';
+
+/** What runs compute on: the GPU, or CPU mode's reference engine (never lost). */
+export interface RunDevice {
+  readonly isLost: boolean;
+}
+
+/** A validated loop, ready to start on a device of type D. */
+export interface PreparedLoop<D extends RunDevice = Gpu> {
   steps: number;
-  /** `controls` hands the loop the knob values queued since its last step */
-  start(gpu: Gpu, cfg: GPTConfig, init: Float32Array, signal: AbortSignal, controls: LoopControls): AsyncGenerator<LoopEvent>;
+  /**
+   * `controls` hands the loop the knob values queued since its last step; with `resume`, `init`
+   * is the checkpoint's parameters and the loop was prepared from the checkpoint's config.
+   */
+  start(gpu: D, cfg: GPTConfig, init: Float32Array, signal: AbortSignal, controls: LoopControls, resume?: ResumePoint): AsyncGenerator<LoopEvent>;
   /** the event types that follow the `step` event of `step` before the next step begins (step 0: before the first) */
-  tail(step: number): readonly ('samples' | 'eval')[];
+  tail(step: number): readonly TailEvent[];
 }
 
 /** Validates an untrusted partial config (throws with the validator's message) and prepares the loop. */
-export type LoopFactory = (config: unknown) => PreparedLoop;
+export type LoopFactory<D extends RunDevice = Gpu> = (config: unknown) => PreparedLoop<D>;
 
 export interface BasePolicy {
   cfg: GPTConfig;
   params: Float32Array;
 }
 
-export interface RunDeps {
-  loops: Readonly<Record<LoopName, LoopFactory>>;
+export interface RunDeps<D extends RunDevice = Gpu> {
+  loops: Readonly<Record<LoopName, LoopFactory<D>>>;
   loadPolicy(name: string): Promise<BasePolicy>;
+  /** where checkpoint events are saved and resumed runs load from; without one, checkpoints are dropped */
+  checkpoints?: CheckpointStore;
   /** how often a run's events are sent to the page */
   batchIntervalMs?: number;
   now?: () => number;
@@ -49,6 +68,12 @@ class Run {
   /** set once the device is lost: nothing may compute on it again */
   deviceLost: RunHalt | null = null;
   pauseWanted = false;
+  /** the step of the latest checkpoint saved (null: none yet) */
+  savedStep: number | null = null;
+  /** a checkpoint whose save failed, saved again when the run resumes */
+  unsaved: RunCheckpoint | null = null;
+  /** every step and evaluation so far (a resumed run's starts with its checkpoint's) */
+  history: RunHistory = { steps: [], evals: [] };
   /** steps still allowed while pauseWanted (single step) */
   stepBudget = 0;
   readonly abort = new AbortController();
@@ -74,6 +99,7 @@ class Run {
     const stepsPerS = n > 0 && total > 0 ? n / total : null;
     const etaS = stepsPerS === null ? null : Math.max(0, this.totalSteps - this.step) / stepsPerS;
     const s: RunStatus = { state: this.state, step: this.step, totalSteps: this.totalSteps, stepsPerS, etaS, error: this.error };
+    if (this.savedStep !== null) s.checkpointStep = this.savedStep;
     return this.halts.length > 0 ? { ...s, halts: [...this.halts] } : s;
   }
 
@@ -110,10 +136,10 @@ function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-export class RunManager {
+export class RunManager<D extends RunDevice = Gpu> {
   private readonly runs = new Map<string, Run>();
 
-  constructor(private readonly deps: RunDeps) {}
+  constructor(private readonly deps: RunDeps<D>) {}
 
   /** True while some run computes (starting, running, pausing or stopping). */
   get computing(): boolean {
@@ -121,29 +147,47 @@ export class RunManager {
     return false;
   }
 
-  /** Runs `spec` to its end; a config error rejects before anything starts. */
-  async start(gpu: Gpu, spec: RunSpec, send: (b: RunBatch) => void): Promise<RunStatus> {
+  /**
+   * Runs `spec` to its end; a config error rejects before anything starts. With `spec.resume`,
+   * the run continues from its latest checkpoint (parameters, optimiser state, config).
+   */
+  async start(gpu: D, spec: RunSpec, send: (b: RunBatch) => void): Promise<RunStatus> {
     if (this.runs.has(spec.runId)) throw new Error(`a run with id ${spec.runId} already exists`);
     const factory = this.deps.loops[spec.loop];
     if (!factory) throw new Error(`unknown loop "${spec.loop}"; available: ${Object.keys(this.deps.loops).join(', ')}`);
-    const loop = factory(spec.config);
+    const from = spec.resume ? await this.loadCheckpoint(spec) : null;
+    if (this.runs.has(spec.runId)) throw new Error(`a run with id ${spec.runId} already exists`);
+    const loop = factory(from ? from.config : spec.config);
     const run = new Run(loop.steps);
+    if (from) {
+      run.step = run.savedStep = from.step;
+      run.history = { steps: [...from.history.steps], evals: [...from.history.evals] };
+    }
     this.runs.set(spec.runId, run);
     const batcher = new RunBatcher(spec.runId, run.status(), send, this.deps.batchIntervalMs, this.deps.now);
     run.notify = () => batcher.setStatus(run.status());
+    // the page drops a resumed run's charts and takes them from the checkpoint: what it archived may end earlier
+    for (const e of [...run.history.evals, ...run.history.steps]) batcher.push(e);
     const setState = (state: RunState) => {
       run.state = state;
       run.notify();
     };
+    const finish = () => {
+      if (run.deviceLost) run.error = run.deviceLost.message;
+      setState(run.deviceLost ? 'failed' : run.abort.signal.aborted ? 'stopped' : 'done');
+    };
     try {
-      const policy = await this.deps.loadPolicy(spec.policy);
-      if (run.abort.signal.aborted) {
-        setState('stopped');
-      } else {
+      const policy = from ?? (await this.deps.loadPolicy(spec.policy));
+      const ckptOf = (e: LoopCheckpoint): RunCheckpoint => ({
+        ...e, runId: spec.runId, loop: spec.loop, policy: from?.policy ?? spec.policy, cfg: policy.cfg,
+        history: { steps: [...run.history.steps], evals: [...run.history.evals] }, savedAt: Date.now(),
+      });
+      if (!run.abort.signal.aborted) {
         setState(run.pauseWanted ? 'pausing' : 'running');
-        await this.drive(run, loop, loop.start(gpu, policy.cfg, policy.params, run.abort.signal, run.controls), batcher, setState);
-        setState(run.abort.signal.aborted ? 'stopped' : 'done');
+        const gen = loop.start(gpu, policy.cfg, policy.params, run.abort.signal, run.controls, from ?? undefined);
+        await this.drive(run, loop, gen, batcher, setState, { resumed: from !== null, ckptOf });
       }
+      finish();
     } catch (e) {
       // A destroyed device fails the step's readback before its loss is reported (a later
       // task): give the report a moment, so the run says the device was lost rather than
@@ -154,14 +198,28 @@ export class RunManager {
       setState('failed');
     } finally {
       batcher.flush();
-      this.runs.delete(spec.runId);
+      // a resumed run of the same id may already have taken the slot
+      if (this.runs.get(spec.runId) === run) this.runs.delete(spec.runId);
     }
     return run.status();
   }
 
-  private async drive(run: Run, loop: PreparedLoop, gen: AsyncGenerator<LoopEvent>, batcher: RunBatcher, setState: (s: RunState) => void): Promise<void> {
+  private async loadCheckpoint(spec: RunSpec): Promise<RunCheckpoint> {
+    const store = this.deps.checkpoints;
+    if (!store) throw new Error(`run ${spec.runId} cannot resume: this engine keeps no checkpoints`);
+    const c = await store.load(spec.runId);
+    if (!c) throw new Error(`run ${spec.runId} has no checkpoint to resume from`);
+    if (c.loop !== spec.loop) throw new Error(`the checkpoint of run ${spec.runId} belongs to loop ${c.loop}, not ${spec.loop}`);
+    return c;
+  }
+
+  private async drive(
+    run: Run, loop: PreparedLoop<D>, gen: AsyncGenerator<LoopEvent>, batcher: RunBatcher, setState: (s: RunState) => void,
+    opts: { resumed: boolean; ckptOf: (e: LoopCheckpoint) => RunCheckpoint },
+  ): Promise<void> {
     const now = this.deps.now ?? (() => performance.now());
-    let pending = new Set(loop.tail(0));
+    // a resumed run starts after a boundary: nothing precedes its first step
+    let pending = new Set<TailEvent>(opts.resumed ? [] : loop.tail(0));
     let sawStep = false;
     let t0 = now();
     for (;;) {
@@ -169,14 +227,21 @@ export class RunManager {
       if (r.done) return;
       const e = r.value;
       if (e.type === 'done') continue;
-      batcher.push(e);
-      if (e.type === 'step') {
+      if (e.type === 'checkpoint') {
+        await this.save(run, opts.ckptOf(e));
+        // a stopped run's last checkpoint comes after its last boundary
+        if (!pending.delete('checkpoint')) continue;
+      } else if (e.type === 'step') {
+        batcher.push(e);
+        run.history.steps.push(e);
         run.step = e.step;
         sawStep = true;
         const h = stepHalt(e.step, e.metrics);
         if (h) run.halt(h);
         pending = new Set(loop.tail(e.step));
       } else {
+        batcher.push(e);
+        if (e.type === 'eval') run.history.evals.push(e);
         pending.delete(e.type);
       }
       if (pending.size > 0) continue;
@@ -184,7 +249,32 @@ export class RunManager {
       sawStep = false;
       run.notify();
       await this.boundary(run, setState);
+      await this.saveAgain(run, setState);
       t0 = now();
+    }
+  }
+
+  /** Saves a checkpoint; a failure pauses the run with a halt and keeps the checkpoint to save again. */
+  private async save(run: Run, ck: RunCheckpoint): Promise<void> {
+    const store = this.deps.checkpoints;
+    // after a loss, what was read back from the device is not to be trusted
+    if (!store || run.deviceLost) return;
+    try {
+      await store.save(ck);
+      run.savedStep = ck.step;
+      run.unsaved = null;
+      run.notify();
+    } catch (e) {
+      run.unsaved = ck;
+      run.halt(isQuotaError(e) ? storageFullHalt(ck.step, run.savedStep) : checkpointFailedHalt(ck.step, run.savedStep, errorMessage(e)));
+    }
+  }
+
+  /** A resumed run whose checkpoint failed to save tries again before its next step; a new failure pauses it again. */
+  private async saveAgain(run: Run, setState: (s: RunState) => void): Promise<void> {
+    while (run.unsaved && !run.abort.signal.aborted && !run.deviceLost) {
+      await this.save(run, run.unsaved);
+      if (run.unsaved) await this.boundary(run, setState);
     }
   }
 
@@ -205,13 +295,24 @@ export class RunManager {
     setState('running');
   }
 
-  /** The device is gone: every run stops where it is and says so; resume and step refuse. */
+  /**
+   * The device is gone, and every run's buffers with it: each run says so and ends as failed
+   * (a paused one at once, a computing one when its step fails); resume and step refuse. A new
+   * run of the same id on a new device continues from the latest checkpoint.
+   */
   deviceLost(reason: string, message: string): void {
     for (const run of this.runs.values()) {
       if (run.deviceLost) continue;
       run.deviceLost = deviceLostHalt(run.step, reason, message);
       run.halt(run.deviceLost);
+      run.abort.abort();
+      run.wake();
     }
+  }
+
+  /** True while the run is in this manager (from its start until it has ended). */
+  has(runId: string): boolean {
+    return this.runs.has(runId);
   }
 
   private get(runId: string): Run {

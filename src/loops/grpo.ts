@@ -11,7 +11,7 @@ import { evaluateSet } from '../eval/evaluate';
 import { EOS, decode, loadSet, makeRng, solvePrompt } from '../world/index';
 import { answerOf } from '../eval/score';
 import { validateGrpoConfig, type GrpoConfig } from './grpo_config';
-import type { LoopEvent } from './events';
+import type { LoopEvent, OptimiserState } from './events';
 
 export { GRPO_DEFAULTS, GRPO_FIELDS, validateGrpoConfig, type GrpoConfig } from './grpo_config';
 
@@ -22,7 +22,6 @@ const kList = (n: number): number[] => {
   return ks;
 };
 
-/** Runs GRPO from `init`, yielding step, sample and evaluation events. */
 /** Knobs that are safe to change while a run trains; they apply from the next step. */
 export interface LiveKnobs {
   lr: number;
@@ -44,8 +43,27 @@ function applyKnobs(c: GrpoConfig, k: Partial<LiveKnobs>): GrpoConfig {
   return validateGrpoConfig({ ...c, ...(lr !== undefined ? { lr } : {}), rl: { ...c.rl, ...rl } }, 'live change');
 }
 
-export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, config: GrpoConfig, signal?: AbortSignal, controls?: LoopControls): AsyncGenerator<LoopEvent> {
+/** Where a resumed run picks up: after `step` steps, with this optimiser state (a `checkpoint` event is one). */
+export interface GrpoResumePoint {
+  step: number;
+  optimiser: OptimiserState;
+}
+
+/** True when the step's checkpoint is due (every `checkpointEvery` steps, and always after the last). */
+export function grpoCheckpointDue(c: Pick<GrpoConfig, 'steps' | 'checkpointEvery'>, step: number): boolean {
+  return (c.checkpointEvery > 0 && step % c.checkpointEvery === 0) || step === c.steps;
+}
+
+/**
+ * Runs GRPO from `init`, yielding step, sample, evaluation and checkpoint events. With `resume`,
+ * `init` and `config` are the checkpoint's parameters and config, and the run continues after
+ * `resume.step` exactly as the uninterrupted run would: same optimiser state, same problem draws
+ * (the sampler is fast-forwarded), same per-step rollout seeds; the step-0 evaluation is not
+ * repeated.
+ */
+export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, config: GrpoConfig, signal?: AbortSignal, controls?: LoopControls, resume?: GrpoResumePoint): AsyncGenerator<LoopEvent> {
   let c = config;
+  if (resume && (!Number.isSafeInteger(resume.step) || resume.step < 0 || resume.step > c.steps)) throw new Error(`grpo: cannot resume after step ${resume.step} of a ${c.steps}-step run`);
   const table = buildTensorTable(cfg);
   const train = loadSet(c.trainSet).slice(0, c.trainProblems);
   const evalProblems = loadSet(c.evalSet).slice(0, c.evalProblems).map((p, i) => ({ id: i, text: p.text, answer: p.answer }));
@@ -55,13 +73,21 @@ export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, con
   const decoder = await Decoder.create(gpu, cfg, table, trainer.model.params, { B: Math.min(64, c.problemsPerStep * c.groupSize), Tmax: cfg.nPositions });
   const model = { cfg, table, params: trainer.model.params };
   const rand = makeRng(c.seed ^ 0x6a09e667);
+  // problemsPerStep is not a live knob, so every earlier step drew exactly this many problems
+  for (let i = 0; i < (resume?.step ?? 0) * c.problemsPerStep; i++) rand();
+  const checkpoint = async (step: number): Promise<LoopEvent> => {
+    const [params, optimiser] = await Promise.all([trainer.model.readParams(), trainer.model.readOptimiserState()]);
+    return { type: 'checkpoint', step, params, optimiser, config: c };
+  };
   const evaluate = async (step: number): Promise<LoopEvent> => {
     const r = await evaluateSet(gpu, model, evalProblems, { n: c.evalN, ks: kList(c.evalN), seed: (c.seed * 1000 + 7) >>> 0, temperature: c.rl.temperature, maxNew: c.maxNewTokens });
     return { type: 'eval', step, set: c.evalSet, passAtK: r.passAtK, avgAtK: r.avgAtK, majAtK: r.majAtK, meanEntropy: r.meanEntropy, meanLength: r.responseLength.mean, histogram: r.histogram.counts };
   };
   try {
-    yield await evaluate(0);
-    let step = 0;
+    if (resume) trainer.model.loadOptimiserState(resume.optimiser);
+    let step = resume?.step ?? 0;
+    let saved = step;
+    if (!resume) yield await evaluate(0);
     while (step < c.steps && !signal?.aborted) {
       step++;
       const change = controls?.pending();
@@ -116,7 +142,13 @@ export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, con
         };
       }
       if ((c.evalEvery > 0 && step % c.evalEvery === 0) || step === c.steps) yield await evaluate(step);
+      if (grpoCheckpointDue(c, step)) {
+        yield await checkpoint(step);
+        saved = step;
+      }
     }
+    // a stopped run keeps its last step too (for export), outside the step boundary
+    if (step > saved) yield await checkpoint(step);
     yield { type: 'done', step, aborted: Boolean(signal?.aborted), params: await trainer.model.readParams() };
   } finally {
     // the generator may be abandoned mid-run (a stopped run): free its GPU memory either way

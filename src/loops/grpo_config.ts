@@ -22,6 +22,7 @@ export interface GrpoConfig {
   evalProblems: number;
   evalN: number;
   samplesPerStep: number;
+  checkpointEvery: number;
   rl: RlCoreConfig;
 }
 
@@ -44,6 +45,7 @@ export const GRPO_FIELDS: FieldSpecs<Omit<GrpoConfig, 'rl'>> = {
   evalProblems: { default: 50, type: int(1), paper: '—', help: 'problems of the evaluation set used' },
   evalN: { default: 16, type: int(1), paper: '—', help: 'samples per evaluation problem (pass@k for k up to n)' },
   samplesPerStep: { default: 4, type: int(0), paper: '—', help: 'sampled responses reported per step for the samples panel' },
+  checkpointEvery: { default: 5, type: int(0), paper: '—', help: 'steps between checkpoints a run can resume from after a reload or a lost GPU (0 = only at the end)' },
 };
 
 export const GRPO_DEFAULTS = defaultsOf(GRPO_FIELDS);

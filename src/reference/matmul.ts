@@ -6,19 +6,31 @@ type Arr = ArrayLike<number>;
 /**
  * out[M,N] = alpha * op(A) @ op(B) + (accumulate ? out : 0) + (bias ? bias[N] : 0).
  * op(A) is A[M,K] or, with transA, A stored [K,M]; op(B) is B[K,N] or, with transB, B stored [N,K].
+ * Every sum runs over k = 0..K-1 in order from +0; only the loop nest is chosen so the inner loop
+ * reads memory contiguously (CPU mode trains with this), which leaves the results bit for bit.
  */
 export function matmulRef(out: Float64Array, a: Arr, b: Arr, bias: Arr | null, dims: MatmulDims, opts: MatmulOpts = {}): void {
   const { M, K, N } = dims;
   const alpha = opts.alpha ?? 1;
+  const transA = opts.transA === true;
+  const sums = new Float64Array(N);
   for (let m = 0; m < M; m++) {
-    for (let n = 0; n < N; n++) {
-      let sum = 0;
-      for (let k = 0; k < K; k++) {
-        const av = opts.transA ? a[k * M + m] : a[m * K + k];
-        const bv = opts.transB ? b[n * K + k] : b[k * N + n];
-        sum += av * bv;
+    if (opts.transB) {
+      for (let n = 0; n < N; n++) {
+        let sum = 0;
+        for (let k = 0; k < K; k++) sum += (transA ? a[k * M + m] : a[m * K + k]) * b[n * K + k];
+        sums[n] = sum;
       }
-      let r = alpha * sum;
+    } else {
+      sums.fill(0);
+      for (let k = 0; k < K; k++) {
+        const av = transA ? a[k * M + m] : a[m * K + k];
+        const row = k * N;
+        for (let n = 0; n < N; n++) sums[n] += av * b[row + n];
+      }
+    }
+    for (let n = 0; n < N; n++) {
+      let r = alpha * sums[n];
       if (opts.accumulate) r += out[m * N + n];
       if (bias) r += bias[n];
       out[m * N + n] = r;

@@ -4,6 +4,9 @@ import type { Decoder, GenerateOpts } from '../model/decoder';
 import type { Role } from '../world/tokenizer';
 import type { Trajectory } from './trajectory';
 
+/** What rollouts need from a sampler: the KV-cache decoder on the GPU, or CPU mode's (src/cpu/policy.ts). */
+export type SamplingDecoder = Pick<Decoder, 'B' | 'Tmax' | 'generate'>;
+
 export interface RolloutPrompt<P> {
   prompt: readonly number[];
   /** what the reward function needs to judge a response (e.g. the gold answer) */
@@ -30,7 +33,7 @@ export interface Rollout<P> extends Trajectory {
  * prompts repeated group-wise) and scores each with `reward(payload, responseTokens)`.
  */
 export async function rollout<P>(
-  decoder: Decoder,
+  decoder: SamplingDecoder,
   prompts: readonly RolloutPrompt<P>[],
   opts: RolloutOptions,
   reward: (payload: P, response: readonly number[]) => { reward: number; text: string },

@@ -30,6 +30,8 @@ export interface RunArchive {
   /** every run, oldest first, with its chunks in the order they were appended */
   loadRuns(): Promise<ArchivedRun[]>;
   deleteRun(runId: string): Promise<void>;
+  /** Replaces a run's record and all its chunks at once (a resumed run drops what came after its checkpoint). */
+  rewriteRun(r: RunRecord, chunks: readonly RunChunk[]): Promise<void>;
 }
 
 export function memoryArchive(): RunArchive {
@@ -48,6 +50,10 @@ export function memoryArchive(): RunArchive {
     async deleteRun(runId) {
       runs.delete(runId);
       chunks.delete(runId);
+    },
+    async rewriteRun(r, cs) {
+      runs.set(r.id, structuredClone(r));
+      chunks.set(r.id, structuredClone([...cs]));
     },
   };
 }
@@ -111,6 +117,15 @@ export function indexedDbArchive(name = 'rlvr-lab'): RunArchive {
       tx.objectStore(RUNS).delete(runId);
       const keys = await request(tx.objectStore(CHUNKS).index('runId').getAllKeys(runId));
       for (const k of keys) tx.objectStore(CHUNKS).delete(k);
+      await done(tx);
+    },
+    async rewriteRun(r, cs) {
+      // one transaction: a page closed half way keeps the old run whole
+      const tx = (await get()).transaction([RUNS, CHUNKS], 'readwrite');
+      tx.objectStore(RUNS).put(r);
+      const keys = await request(tx.objectStore(CHUNKS).index('runId').getAllKeys(r.id));
+      for (const k of keys) tx.objectStore(CHUNKS).delete(k);
+      for (const chunk of cs) tx.objectStore(CHUNKS).add({ runId: r.id, chunk });
       await done(tx);
     },
   };

@@ -1,8 +1,9 @@
 // The page's commands, registered once: buttons, keyboard shortcuts and the help overlay all
 // read this list, so a shortcut does exactly what its button does and is enabled exactly when
 // the button is. Commands act on the active run: the selected run, when this page started it.
+import { canRestore } from './resume';
 import type { RunView } from './runsSlice';
-import { selectExclusiveJob, type LabState } from './store';
+import { selectEngineReady, selectExclusiveJob, type LabState } from './store';
 
 export type CommandId = 'pause' | 'resume' | 'toggle-pause' | 'step' | 'stop' | 'help';
 
@@ -25,6 +26,12 @@ export function activeRun(s: LabState): RunView | null {
 
 const canPause = (s: LabState) => ['running', 'starting'].includes(activeRun(s)?.status.state ?? '');
 const canResume = (s: LabState) => !selectExclusiveJob(s) && ['paused', 'pausing'].includes(activeRun(s)?.status.state ?? '');
+
+/** The selected run, when it can start again from its checkpoint now (interrupted, or its GPU was lost and a new one is ready). */
+export function restorableRun(s: LabState): RunView | null {
+  const r = s.runs.selected ? s.runs.byId[s.runs.selected] : null;
+  return r && canRestore(r) && selectEngineReady(s) && !selectExclusiveJob(s) ? r : null;
+}
 const withRun = (f: (s: LabState, id: string) => unknown) => (s: LabState) => {
   const r = activeRun(s);
   if (r) void f(s, r.id);
@@ -32,7 +39,15 @@ const withRun = (f: (s: LabState, id: string) => unknown) => (s: LabState) => {
 
 export const COMMANDS: readonly Command[] = [
   { id: 'pause', keys: [], title: 'Pause the run after the step in progress', enabled: canPause, run: withRun((s, id) => s.pauseRun(id)) },
-  { id: 'resume', keys: [], title: 'Resume the run', enabled: canResume, run: withRun((s, id) => s.resumeRun(id)) },
+  {
+    id: 'resume', keys: [], title: 'Resume the run (an interrupted one, or one whose GPU was lost, from its last checkpoint)',
+    enabled: (s) => canResume(s) || restorableRun(s) !== null,
+    run: (s) => {
+      const r = restorableRun(s);
+      if (r) void s.resumeFromCheckpoint(r.id);
+      else withRun((st, id) => st.resumeRun(id))(s);
+    },
+  },
   {
     id: 'toggle-pause', keys: [' '], keyLabel: 'Space', title: 'Pause or resume the selected run',
     enabled: (s) => canPause(s) || canResume(s),

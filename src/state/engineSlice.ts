@@ -18,9 +18,13 @@ export interface EngineSlice {
   engine: {
     adapter: AdapterState;
     deviceLost: { reason: string; message: string } | null;
+    /** a reconnect after a device loss: in progress, or why it failed */
+    reconnect: { status: 'idle' | 'connecting' } | { status: 'failed'; message: string };
     gpuErrors: string[];
   };
   initEngine(): Promise<void>;
+  /** After a device loss: asks the worker for a new adapter and device. */
+  reconnectEngine(): Promise<void>;
   debugLoseDevice(): Promise<void>;
 }
 
@@ -37,7 +41,7 @@ export const createEngineSlice =
       else patch({ gpuErrors: [...get().engine.gpuErrors, e.message].slice(-MAX_GPU_ERRORS) });
     };
     return {
-      engine: { adapter: { status: 'idle' }, deviceLost: null, gpuErrors: [] },
+      engine: { adapter: { status: 'idle' }, deviceLost: null, reconnect: { status: 'idle' }, gpuErrors: [] },
 
       async initEngine() {
         if (get().engine.adapter.status !== 'idle') return;
@@ -51,6 +55,18 @@ export const createEngineSlice =
           });
         } catch (e) {
           patch({ adapter: { status: 'failed', message: errorText(e) } });
+        }
+      },
+
+      async reconnectEngine() {
+        if (get().engine.reconnect.status === 'connecting') return;
+        patch({ reconnect: { status: 'connecting' } });
+        try {
+          const r = await client.reconnect();
+          if (r.ok) patch({ adapter: { status: 'ready', adapter: r.adapter, deviceLimits: r.deviceLimits }, deviceLost: null, reconnect: { status: 'idle' }, gpuErrors: [] });
+          else patch({ reconnect: { status: 'failed', message: r.message } });
+        } catch (e) {
+          patch({ reconnect: { status: 'failed', message: errorText(e) } });
         }
       },
 

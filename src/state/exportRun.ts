@@ -4,6 +4,9 @@ import type { RunRecord } from './archive';
 import { metricsCsv } from './csv';
 import type { RunData } from './runData';
 
+/** The JSON export's `format` field; importRun.ts reads files of this format only. */
+export const RUN_FILE_FORMAT = 'rlvr-lab run 1';
+
 export interface RunFile {
   filename: string;
   mime: string;
@@ -20,7 +23,7 @@ export function runFile(run: RunRecord & { data: RunData }, format: 'csv' | 'jso
   const { data, ...record } = run;
   const { id, index, label, diff, loop, policy, config, createdAt, status } = record;
   const body = {
-    format: 'rlvr-lab run 1',
+    format: RUN_FILE_FORMAT,
     run: { id, index, label, diff, loop, policy, createdAt: new Date(createdAt).toISOString(), status },
     config,
     metrics: { step: data.step, seconds: data.seconds, series: data.series },

@@ -4,8 +4,9 @@ import type { StateCreator } from 'zustand/vanilla';
 import type { RlCorePresetName } from '../rl/config';
 import type { PolicyCatalog } from './catalog';
 import { errorText } from './engineSlice';
-import { DEFAULT_LAUNCHER, resolveLauncher, setField, setPreset, type LauncherState, type Resolved, type Section } from './launcher';
+import { DEFAULT_LAUNCHER, effectiveValue, GRPO_KEYS, resolveLauncher, RL_KEYS, setField, setPreset, type LauncherState, type Resolved, type Section } from './launcher';
 import type { LabState } from './store';
+import { NO_LESSON, type Lesson } from './url';
 
 export type CatalogState =
   | { status: 'loading' }
@@ -20,7 +21,11 @@ export interface LauncherSlice {
     warnings: string[];
   };
   catalog: CatalogState;
+  /** what a lesson link hides and locks (url.ts) */
+  lesson: Lesson;
   loadCatalog(): Promise<void>;
+  /** Locked fields keep their values: the setters below ignore them and a reset keeps them. */
+  setLesson(lesson: Lesson): void;
   setLauncher(state: LauncherState, warnings?: string[]): void;
   setLoop(loop: string): void;
   setPolicy(policy: string): void;
@@ -29,21 +34,37 @@ export interface LauncherSlice {
   resetLauncher(): void;
 }
 
-function resolveWith(state: LauncherState, catalog: CatalogState): Resolved {
+function resolveWith(state: LauncherState, catalog: CatalogState, uploads: readonly { name: string }[]): Resolved {
   if (catalog.status === 'failed') return { ok: false, field: 'policy', message: `the list of base policies could not be loaded: ${catalog.message}` };
-  const c = catalog.status === 'ready' ? { names: catalog.catalog.policies.map((p) => p.name), defaultPolicy: catalog.catalog.defaultPolicy } : null;
+  const c = catalog.status === 'ready' ? { names: [...catalog.catalog.policies, ...uploads].map((p) => p.name), defaultPolicy: catalog.catalog.defaultPolicy } : null;
   return resolveLauncher(state, c);
+}
+
+/** `next` with the locked fields' values taken from `current`. */
+function keepLocked(next: LauncherState, current: LauncherState, lock: readonly string[]): LauncherState {
+  let out = next;
+  if (lock.includes('loop')) out = { ...out, loop: current.loop };
+  if (lock.includes('policy')) out = { ...out, policy: current.policy };
+  if (lock.includes('preset')) out = { ...out, preset: current.preset };
+  // a locked field keeps the value it shows, whatever layer that value came from
+  for (const k of lock) {
+    const section: Section | null = (GRPO_KEYS as string[]).includes(k) ? 'grpo' : (RL_KEYS as string[]).includes(k) ? 'rl' : null;
+    if (section) out = setField(out, section, k, effectiveValue(current, section, k));
+  }
+  return out;
 }
 
 export const createLauncherSlice =
   (fetchCatalog: () => Promise<PolicyCatalog>): StateCreator<LabState, [], [], LauncherSlice> =>
   (set, get) => {
     const update = (state: LauncherState, warnings = get().launcher.warnings) =>
-      set({ launcher: { state, warnings, resolved: resolveWith(state, get().catalog) } });
+      set({ launcher: { state, warnings, resolved: resolveWith(state, get().catalog, get().uploads?.list ?? []) } });
+    const locked = (key: string) => get().lesson.lock.includes(key);
     const initial: CatalogState = { status: 'loading' };
     return {
-      launcher: { state: DEFAULT_LAUNCHER, warnings: [], resolved: resolveWith(DEFAULT_LAUNCHER, initial) },
+      launcher: { state: DEFAULT_LAUNCHER, warnings: [], resolved: resolveWith(DEFAULT_LAUNCHER, initial, []) },
       catalog: initial,
+      lesson: NO_LESSON,
 
       async loadCatalog() {
         let catalog: CatalogState;
@@ -58,22 +79,28 @@ export const createLauncherSlice =
       setLauncher(state, warnings = []) {
         update(state, warnings);
       },
+      setLesson(lesson) {
+        set({ lesson });
+      },
       setLoop(loop) {
-        update({ ...get().launcher.state, loop });
+        if (!locked('loop')) update({ ...get().launcher.state, loop });
       },
       setPolicy(policy) {
+        if (locked('policy')) return;
         const cat = get().catalog;
         const isDefault = cat.status === 'ready' && cat.catalog.defaultPolicy === policy;
         update({ ...get().launcher.state, policy: isDefault ? null : policy });
       },
       setRlPreset(preset) {
-        update(setPreset(get().launcher.state, preset));
+        if (locked('preset')) return;
+        const current = get().launcher.state;
+        update(keepLocked(setPreset(current, preset), current, get().lesson.lock));
       },
       setField(section, key, value) {
-        update(setField(get().launcher.state, section, key, value));
+        if (!locked(key)) update(setField(get().launcher.state, section, key, value));
       },
       resetLauncher() {
-        update(DEFAULT_LAUNCHER, []);
+        update(keepLocked(DEFAULT_LAUNCHER, get().launcher.state, get().lesson.lock), []);
       },
     };
   };

@@ -56,3 +56,11 @@ export function appendChunk(d: RunData, c: RunChunk): RunData {
 export function plainChunk(c: RunChunk): RunChunk {
   return { step: Array.from(c.step), seconds: Array.from(c.seconds), keys: [...c.keys], metrics: Array.from(c.metrics), samples: c.samples, evals: c.evals };
 }
+
+/** The whole data as one chunk (what the archive stores after rewriting a run). */
+export function chunkOfData(d: RunData): RunChunk {
+  const keys = Object.keys(d.series);
+  const metrics = new Array<number>(d.step.length * keys.length);
+  d.step.forEach((_, i) => keys.forEach((k, j) => (metrics[i * keys.length + j] = d.series[k][i])));
+  return { step: [...d.step], seconds: [...d.seconds], keys, metrics, samples: d.samples, evals: d.evals };
+}

@@ -2,19 +2,22 @@
 // worker go through a FrameQueue, so however many runs stream at once the store changes at most
 // once per animation frame; each applied batch is also appended to the archive.
 import type { StateCreator } from 'zustand/vanilla';
-import type { LabClient, LiveKnobs, RunBatch, RunState, RunStatus } from '../lab/protocol';
+import type { LabClient, LiveKnobs, LoopName, RunBatch, RunHalt, RunSpec, RunState, RunStatus } from '../lab/protocol';
 import type { RunArchive, RunRecord } from './archive';
 import { errorText } from './engineSlice';
 import { FrameQueue, type FrameScheduler } from './frameQueue';
 import { checkKnobs, currentKnobs } from './knobs';
 import { configDiff, defaultGrpoConfig, LOOP_CHOICES } from './launcher';
-import { appendChunk, EMPTY_RUN_DATA, plainChunk, type RunData } from './runData';
+import { appendChunk, chunkOfData, EMPTY_RUN_DATA, plainChunk, type RunData } from './runData';
+import { canRestore, INTERRUPTED, withPriorHalts } from './resume';
 import type { LabState } from './store';
 
 export interface RunView extends RunRecord {
   /** started on this page: the worker holds it and commands reach it */
   live: boolean;
   data: RunData;
+  /** halts from before the run last resumed from a checkpoint (the worker reports only its own) */
+  priorHalts?: RunHalt[];
 }
 
 export interface RunsSlice {
@@ -32,6 +35,11 @@ export interface RunsSlice {
   startRun(): Promise<void>;
   pauseRun(id: string): Promise<void>;
   resumeRun(id: string): Promise<void>;
+  /**
+   * Starts an interrupted run (page closed) or one halted by a lost GPU again, under the same id,
+   * from its latest checkpoint: what was recorded after the checkpoint's step is dropped.
+   */
+  resumeFromCheckpoint(id: string): Promise<void>;
   stepRun(id: string): Promise<void>;
   stopRun(id: string): Promise<void>;
   /**
@@ -63,7 +71,6 @@ function recordOf(v: RunView): RunRecord {
   return { id, index, label, diff, loop, policy, config, createdAt, status };
 }
 
-const INTERRUPTED = 'interrupted: the page was closed or reloaded while this run was computing';
 
 export const createRunsSlice =
   (client: LabClient, schedule: FrameScheduler, services: RunServices): StateCreator<LabState, [], [], RunsSlice> =>
@@ -80,12 +87,27 @@ export const createRunsSlice =
         const run = byId[b.runId];
         if (!run) continue;
         const chunk = plainChunk(b);
-        byId[b.runId] = { ...run, data: appendChunk(run.data, chunk), status: b.status };
+        byId[b.runId] = { ...run, data: appendChunk(run.data, chunk), status: withPriorHalts(run.priorHalts, b.status) };
         persist(services.archive?.appendChunk(b.runId, chunk));
       }
       patch({ byId });
       for (const id of new Set(batches.map((b) => b.runId))) if (byId[id]) persist(services.archive?.putRun(recordOf(byId[id])));
     });
+
+    /** Runs a spec in the worker until it ends, then records its final status. */
+    const launch = async (spec: RunSpec, status: RunStatus) => {
+      const id = spec.runId;
+      let final: RunStatus;
+      try {
+        final = await client.startRun(spec, (b) => queue.push(b));
+      } catch (e) {
+        final = { ...(get().runs.byId[id]?.status ?? status), state: 'failed', error: errorText(e) };
+      }
+      queue.flush();
+      patchRun(id, (v) => ({ ...v, status: withPriorHalts(v.priorHalts, final) }));
+      const done = get().runs.byId[id];
+      if (done) persist(services.archive?.putRun(recordOf(done)));
+    };
 
     const command = async (id: string, f: (id: string) => Promise<void>) => {
       try {
@@ -110,21 +132,35 @@ export const createRunsSlice =
         const index = runs.reduce((m, v) => Math.max(m, v.index), 0) + 1;
         const status: RunStatus = { state: 'starting', step: 0, totalSteps: r.config.steps, stepsPerS: null, etaS: null, error: null };
         const view: RunView = {
-          id, index, label: `#${index} ${title} · ${r.policy}`, diff: configDiff(r.config, prev?.config ?? defaultGrpoConfig()),
+          id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}`, diff: configDiff(r.config, prev?.config ?? defaultGrpoConfig()),
           loop, policy: r.policy, config: r.config, createdAt: services.now(), status, live: true, data: EMPTY_RUN_DATA,
         };
         set((st) => ({ runs: { ...st.runs, order: [...st.runs.order, id], byId: { ...st.runs.byId, [id]: view }, selected: id, message: null } }));
         persist(services.archive?.putRun(recordOf(view)));
-        let final: RunStatus;
+        await launch({ runId: id, loop: r.loop, policy: r.policy, config: r.config }, status);
+      },
+
+      async resumeFromCheckpoint(id) {
+        const run = get().runs.byId[id];
+        if (!run || !canRestore(run)) return patch({ message: `run ${run?.label ?? id} cannot be resumed from a checkpoint (${run ? run.status.state : 'unknown run'})` });
+        let from: number | null;
         try {
-          final = await client.startRun({ runId: id, loop: r.loop, policy: r.policy, config: r.config }, (b) => queue.push(b));
+          // the worker's store is the truth: the archive may have missed the last save before a reload
+          from = (await client.listCheckpoints()).find((c) => c.runId === id)?.step ?? null;
         } catch (e) {
-          final = { ...(get().runs.byId[id]?.status ?? status), state: 'failed', error: errorText(e) };
+          return patch({ message: `run ${run.label}: its checkpoint could not be read (${errorText(e)})` });
         }
-        queue.flush();
-        patchRun(id, (v) => ({ ...v, status: final }));
-        const done = get().runs.byId[id];
-        if (done) persist(services.archive?.putRun(recordOf(done)));
+        const priorHalts = run.status.halts ?? [];
+        const status: RunStatus = { state: 'starting', step: from ?? 0, totalSteps: run.status.totalSteps, stepsPerS: null, etaS: null, error: null };
+        // The worker first sends the steps and evaluations the checkpoint recorded (what this page
+        // archived may end before the checkpoint); samples up to it stay. Without a checkpoint
+        // the run starts again from its base policy.
+        const data: RunData = from === null ? EMPTY_RUN_DATA : { ...EMPTY_RUN_DATA, samples: run.data.samples.filter((e) => e.step <= from) };
+        const view: RunView = { ...run, live: true, priorHalts, data, status: withPriorHalts(priorHalts, status) };
+        patchRun(id, () => view);
+        patch({ selected: id, message: null });
+        await persist(services.archive?.rewriteRun(recordOf(view), data.step.length + data.evals.length + data.samples.length > 0 ? [chunkOfData(data)] : []));
+        await launch({ runId: id, loop: run.loop as LoopName, policy: run.policy, config: run.config, resume: from !== null }, status);
       },
 
       pauseRun: (id) => command(id, (x) => client.pauseRun(x)),
@@ -171,6 +207,8 @@ export const createRunsSlice =
           return { runs: { ...s.runs, byId, order, compared: s.runs.compared.filter((k) => k !== id), selected: s.runs.selected === id ? (order[order.length - 1] ?? null) : s.runs.selected } };
         });
         await persist(services.archive?.deleteRun(id));
+        // its checkpoint goes too; a failure leaves it for the storage-full prune list
+        await client.deleteCheckpoints([id]).catch((e: unknown) => patch({ message: `the checkpoint of the deleted run could not be removed: ${errorText(e)}` }));
       },
 
       async loadArchive() {

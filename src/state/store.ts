@@ -3,6 +3,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { LabClient } from '../lab/protocol';
 import type { PolicyCatalog } from './catalog';
+import { createCheckpointsSlice, type CheckpointServices, type CheckpointsSlice } from './checkpointsSlice';
 import { createDemoSlice, type DemoSlice } from './demoSlice';
 import { createEngineSlice, type EngineSlice } from './engineSlice';
 import { animationFrame, type FrameScheduler } from './frameQueue';
@@ -10,13 +11,22 @@ import { createLauncherSlice, type LauncherSlice } from './launcherSlice';
 import { createRunsSlice, isComputing, type RunServices, type RunsSlice } from './runsSlice';
 import { createSelfTestSlice, type SelfTestSlice } from './selfTestSlice';
 import { createViewSlice, type ViewSlice } from './viewSlice';
+import { createCpuModeSlice, type CpuModeSlice } from './cpuModeSlice';
+import type { CpuModeSwitch } from '../lab/modeClient';
+import { createImportSlice, type ImportSlice } from './importSlice';
+import type { PolicyArchive } from './policyArchive';
+import { createPolicySlice, type PolicySlice } from './policySlice';
 
-export type LabState = EngineSlice & SelfTestSlice & DemoSlice & LauncherSlice & RunsSlice & ViewSlice;
+export type LabState = EngineSlice & SelfTestSlice & DemoSlice & LauncherSlice & RunsSlice & ViewSlice & ImportSlice & PolicySlice & CpuModeSlice & CheckpointsSlice;
 export type LabStore = StoreApi<LabState>;
 
-export interface StoreServices extends RunServices {
+export interface StoreServices extends RunServices, CheckpointServices {
   /** the base policies on offer (public/models/index.json in the page) */
   fetchCatalog: () => Promise<PolicyCatalog>;
+  /** where uploaded base policies are kept across reloads (none: they last until the page closes) */
+  policies?: PolicyArchive | null;
+  /** starts CPU mode's worker (none: the page offers no CPU mode and says so) */
+  cpuMode?: CpuModeSwitch | null;
 }
 
 export function createLabStore(client: LabClient, services: StoreServices, schedule: FrameScheduler = animationFrame): LabStore {
@@ -27,6 +37,10 @@ export function createLabStore(client: LabClient, services: StoreServices, sched
     ...createLauncherSlice(services.fetchCatalog)(...a),
     ...createRunsSlice(client, schedule, services)(...a),
     ...createViewSlice(...a),
+    ...createCpuModeSlice(services.cpuMode ?? null)(...a),
+    ...createImportSlice(services)(...a),
+    ...createPolicySlice(client, { policies: services.policies ?? null, now: services.now })(...a),
+    ...createCheckpointsSlice(client, services)(...a),
   }));
 }
 
@@ -48,4 +62,9 @@ export function selectExclusiveJob(s: LabState): boolean {
 /** True when commands can be sent: a device exists and has not been lost. */
 export function selectEngineReady(s: LabState): boolean {
   return s.engine.adapter.status === 'ready' && s.engine.deviceLost === null;
+}
+
+/** True when runs can start: on a working GPU device, or in CPU mode. */
+export function selectRunsReady(s: LabState): boolean {
+  return selectEngineReady(s) || s.cpuMode.status === 'on';
 }

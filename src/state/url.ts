@@ -17,16 +17,18 @@ import {
   type Section,
 } from './launcher';
 import type { RlCorePresetName } from '../rl/config';
+import { isUploadName } from './policyUpload';
 
 /** Query parameters the page reads elsewhere; never reported as unknown. */
-export const PAGE_PARAMS: readonly string[] = ['debug'];
+export const PAGE_PARAMS: readonly string[] = ['debug', 'hide', 'lock'];
 
 const SECTION_OF = new Map<string, Section>([...GRPO_KEYS.map((k) => [k, 'grpo'] as const), ...RL_KEYS.map((k) => [k, 'rl'] as const)]);
 
 export function launcherToQuery(l: LauncherState): URLSearchParams {
   const q = new URLSearchParams();
   if (l.loop !== DEFAULT_LOOP) q.set('loop', l.loop);
-  if (l.policy !== null) q.set('policy', l.policy);
+  // an uploaded policy lives in this browser only: a link cannot carry it
+  if (l.policy !== null && !isUploadName(l.policy)) q.set('policy', l.policy);
   if (l.preset !== DEFAULT_PRESET) q.set('preset', l.preset);
   for (const k of GRPO_KEYS) if (Object.hasOwn(l.grpo, k)) q.set(k, formatValue(l.grpo[k]));
   for (const k of RL_KEYS) if (Object.hasOwn(l.rl, k)) q.set(k, formatValue(l.rl[k]));
@@ -46,6 +48,7 @@ export function queryToLauncher(q: URLSearchParams): DecodedQuery {
   const rl: Record<string, unknown> = {};
   for (const [key, value] of q) {
     if (key === 'loop') l = { ...l, loop: value };
+    else if (key === 'policy' && isUploadName(value)) warnings.push(`policy=${value}: an uploaded checkpoint lives in the browser it was uploaded to and cannot be opened from a link; using the default policy`);
     else if (key === 'policy') l = { ...l, policy: value === '' ? null : value };
     else if (key === 'preset') {
       if ((PRESET_NAMES as string[]).includes(value)) l = { ...l, preset: value as RlCorePresetName };
@@ -68,4 +71,41 @@ export function mergeQuery(current: URLSearchParams, l: LauncherState): string {
   for (const [k, v] of launcherToQuery(l)) out.append(k, v);
   const s = out.toString();
   return s ? `?${s}` : '';
+}
+
+/**
+ * Lesson links: `hide=launcher,knobs` hides those parts of the page and `lock=lr,seed` fixes
+ * those fields at the link's values, so a teacher can hand out a set-up. A convenience, not a
+ * safeguard: whoever edits the address can lift them.
+ */
+export const HIDEABLE = ['launcher', 'knobs', 'selftest', 'demo', 'adapter', 'samples', 'import', 'upload'] as const;
+export type Hideable = (typeof HIDEABLE)[number];
+
+/** Fields a lesson can lock: the loop, policy and preset pickers and every launcher field. */
+export const LOCKABLE: readonly string[] = ['loop', 'policy', 'preset', ...GRPO_KEYS, ...RL_KEYS];
+
+export interface Lesson {
+  hide: readonly Hideable[];
+  lock: readonly string[];
+}
+
+export const NO_LESSON: Lesson = Object.freeze({ hide: [], lock: [] });
+
+function listParam(q: URLSearchParams, key: string): string[] {
+  return q.getAll(key).flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+}
+
+export function queryToLesson(q: URLSearchParams): { lesson: Lesson; warnings: string[] } {
+  const warnings: string[] = [];
+  const hide: Hideable[] = [];
+  for (const h of listParam(q, 'hide')) {
+    if (!(HIDEABLE as readonly string[]).includes(h)) warnings.push(`hide=${h}: no such part of the page (parts: ${HIDEABLE.join(', ')}); ignored`);
+    else if (!hide.includes(h as Hideable)) hide.push(h as Hideable);
+  }
+  const lock: string[] = [];
+  for (const k of listParam(q, 'lock')) {
+    if (!LOCKABLE.includes(k)) warnings.push(`lock=${k}: not a launcher field; ignored`);
+    else if (!lock.includes(k)) lock.push(k);
+  }
+  return { lesson: { hide, lock }, warnings };
 }

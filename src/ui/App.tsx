@@ -4,8 +4,9 @@ import { useEffect } from 'react';
 import { AdapterPanel } from './AdapterPanel';
 import { EvaluationCharts, TrainingCharts } from './ChartsPanel';
 import { DemoPanel } from './DemoPanel';
+import { CpuMode } from './CpuMode';
 import { EngineAlerts } from './EngineAlerts';
-import { Launcher } from './Launcher';
+import { AddressWarnings, Launcher } from './Launcher';
 import { useLab } from './LabStore';
 import { RunsPanel } from './Runs';
 import { SamplesPanel } from './SamplesPanel';
@@ -13,6 +14,7 @@ import { SelfTestPanel } from './SelfTestPanel';
 import { HelpOverlay, useShortcuts } from './Shortcuts';
 import { useWakeLock } from './useWakeLock';
 import type { WakeLockStatus } from '../state/wakeLock';
+import type { Hideable } from '../state/url';
 
 const WAKE_TEXT: Record<WakeLockStatus, string> = {
   unsupported: 'This browser cannot keep the screen awake: keep it from sleeping while a run trains.',
@@ -37,6 +39,9 @@ function DebugTools() {
 export function App({ debug = false }: { debug?: boolean }) {
   const init = useLab((s) => s.initEngine);
   const wake = useWakeLock();
+  // a lesson link (`?hide=…`) can hide parts of the page
+  const hidden = useLab((s) => s.lesson.hide);
+  const shown = (part: Hideable) => !hidden.includes(part);
   useShortcuts();
   useEffect(() => {
     void init();
@@ -49,21 +54,27 @@ export function App({ debug = false }: { debug?: boolean }) {
       </header>
       <main>
         <EngineAlerts />
-        <div className="lab">
-          <Launcher />
+        {!shown('launcher') && <AddressWarnings />}
+        <CpuMode />
+        <div className={shown('launcher') ? 'lab' : 'lab lab-wide'}>
+          {shown('launcher') && <Launcher />}
           <div className="lab-main">
             <RunsPanel />
             <TrainingCharts />
             <EvaluationCharts />
-            <SamplesPanel />
+            {shown('samples') && <SamplesPanel />}
           </div>
         </div>
-        <h2 className="section-title">Your GPU and the engine</h2>
-        <div className="grid">
-          <AdapterPanel />
-          <SelfTestPanel />
-          <DemoPanel />
-        </div>
+        {(shown('adapter') || shown('selftest') || shown('demo')) && (
+          <>
+            <h2 className="section-title">Your GPU and the engine</h2>
+            <div className="grid">
+              {shown('adapter') && <AdapterPanel />}
+              {shown('selftest') && <SelfTestPanel />}
+              {shown('demo') && <DemoPanel />}
+            </div>
+          </>
+        )}
       </main>
       <footer>
         <p>Everything runs locally: a Web Worker drives your GPU through WebGPU with the lab's own WGSL kernels. Nothing is uploaded.</p>

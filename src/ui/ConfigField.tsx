@@ -64,8 +64,11 @@ function FieldInput({ id, name, value, field, disabled, invalid, onValue }: { id
   return <TextInput id={id} value={value} field={field} disabled={disabled} invalid={invalid} onValue={onValue} />;
 }
 
-export function ConfigField({ section, name, highlighted, disabled = false }: { section: Section; name: string; highlighted: boolean; disabled?: boolean }) {
+export function ConfigField({ section, name, highlighted, disabled: off = false }: { section: Section; name: string; highlighted: boolean; disabled?: boolean }) {
   const id = useId();
+  // a lesson link can fix a field at the link's value (url.ts)
+  const locked = useLab((s) => s.lesson.lock.includes(name));
+  const disabled = off || locked;
   const spec = fieldSpec(section, name);
   const launcher = useLab((s) => s.launcher.state);
   const setField = useLab((s) => s.setField);
@@ -75,7 +78,7 @@ export function ConfigField({ section, name, highlighted, disabled = false }: { 
   const error = fieldError(launcher, section, name);
   const origin = edited ? 'edited' : fromPreset ? 'preset' : 'default';
   return (
-    <div className={`cfg-field cfg-${origin}${highlighted || error ? ' cfg-invalid' : ''}`} data-testid={`field-${name}`} data-origin={origin}>
+    <div className={`cfg-field cfg-${origin}${highlighted || error ? ' cfg-invalid' : ''}`} data-testid={`field-${name}`} data-origin={origin} data-locked={locked || undefined}>
       <div className="cfg-head">
         <label htmlFor={id}>{name}</label>
         <span className="cfg-paper" title="the value in the papers">
@@ -90,6 +93,11 @@ export function ConfigField({ section, name, highlighted, disabled = false }: { 
           </button>
         )}
         {fromPreset && <span className="cfg-tag">preset</span>}
+        {locked && (
+          <span className="cfg-tag" title="fixed by the link this page was opened with">
+            locked
+          </span>
+        )}
       </div>
       <p className="cfg-help" title={spec.help}>
         {spec.help}

@@ -3,10 +3,13 @@
 import { useId } from 'react';
 import { RL_CORE_PRESETS, type RlCorePresetName } from '../rl/config';
 import { GRPO_KEYS, LOOP_CHOICES, PRESET_NAMES, RL_KEYS } from '../state/launcher';
-import { selectEngineReady, selectExclusiveJob } from '../state/store';
+import { selectExclusiveJob, selectRunsReady, type LabState } from '../state/store';
+import { selectCpuModeOffered } from '../state/cpuModeSlice';
+import { CPU_MODE } from '../lab/cpuMode';
 import { ConfigField } from './ConfigField';
 import { useLab } from './LabStore';
 import { Panel } from './Panel';
+import { PolicyUpload } from './PolicyUpload';
 
 const RUN_FIELDS = ['steps', 'problemsPerStep', 'groupSize', 'maxNewTokens', 'topP', 'lr', 'weightDecay'];
 const DATA_FIELDS = GRPO_KEYS.filter((k) => k !== 'seed' && !RUN_FIELDS.includes(k));
@@ -15,6 +18,15 @@ function presetSummary(name: RlCorePresetName): string {
   const p = RL_CORE_PRESETS[name] as Record<string, unknown>;
   const keys = Object.keys(p);
   return keys.length === 0 ? 'the defaults' : keys.map((k) => `${k} ${String(p[k])}`).join(', ');
+}
+
+function PolicyOption({ name, params }: { name: string; params: number | null }) {
+  return (
+    <option value={name}>
+      {name}
+      {params ? ` (${(params / 1000).toFixed(0)}k parameters)` : ''}
+    </option>
+  );
 }
 
 function TopRow({ highlighted }: { highlighted: string | null }) {
@@ -26,14 +38,21 @@ function TopRow({ highlighted }: { highlighted: string | null }) {
   const setLoop = useLab((s) => s.setLoop);
   const setPolicy = useLab((s) => s.setPolicy);
   const setPreset = useLab((s) => s.setRlPreset);
-  const policies = catalog.status === 'ready' ? catalog.catalog.policies : [];
+  const cpu = useLab((s) => s.cpuMode.status === 'on');
+  const allUploads = useLab((s) => s.uploads.list);
+  // CPU mode trains only the policy it is sized for
+  const uploads = cpu ? [] : allUploads;
+  const lock = useLab((s) => s.lesson.lock);
+  const uploadHidden = useLab((s) => s.lesson.hide.includes('upload'));
+  const shipped = (catalog.status === 'ready' ? catalog.catalog.policies : []).filter((p) => !cpu || p.name === CPU_MODE.policy);
+  const policies = [...shipped, ...uploads];
   const policy = state.policy ?? (catalog.status === 'ready' ? catalog.catalog.defaultPolicy : null) ?? '';
   const info = policies.find((p) => p.name === policy);
   return (
     <div className="launcher-top">
       <div className={`field${highlighted === 'loop' ? ' cfg-invalid' : ''}`}>
         <label htmlFor={loopId}>Loop</label>
-        <select id={loopId} data-testid="launcher-loop" value={state.loop} onChange={(e) => setLoop(e.target.value)}>
+        <select id={loopId} data-testid="launcher-loop" value={state.loop} disabled={lock.includes('loop')} onChange={(e) => setLoop(e.target.value)}>
           {LOOP_CHOICES.map((c) => (
             <option key={c.name} value={c.name} disabled={!c.available}>
               {c.title}
@@ -44,21 +63,26 @@ function TopRow({ highlighted }: { highlighted: string | null }) {
       </div>
       <div className={`field${highlighted === 'policy' ? ' cfg-invalid' : ''}`}>
         <label htmlFor={policyId}>Base policy</label>
-        <select id={policyId} data-testid="launcher-policy" value={policy} disabled={policies.length === 0} onChange={(e) => setPolicy(e.target.value)}>
+        <select id={policyId} data-testid="launcher-policy" value={policy} disabled={policies.length === 0 || lock.includes('policy')} onChange={(e) => setPolicy(e.target.value)}>
           {policy !== '' && !info && <option value={policy}>{policy} (not available)</option>}
           {catalog.status === 'loading' && <option value="">loading…</option>}
-          {policies.map((p) => (
-            <option key={p.name} value={p.name}>
-              {p.name}
-              {p.params ? ` (${(p.params / 1000).toFixed(0)}k parameters)` : ''}
-            </option>
+          {shipped.map((p) => (
+            <PolicyOption key={p.name} name={p.name} params={p.params} />
           ))}
+          {uploads.length > 0 && (
+            <optgroup label="Uploaded (this browser only)">
+              {uploads.map((p) => (
+                <PolicyOption key={p.name} name={p.name} params={p.params} />
+              ))}
+            </optgroup>
+          )}
         </select>
         {info && <p className="field-note">{info.description}</p>}
+        {!uploadHidden && !cpu && <PolicyUpload disabled={lock.includes('policy')} />}
       </div>
       <div className="field">
         <label htmlFor={presetId}>RL preset</label>
-        <select id={presetId} data-testid="launcher-preset" value={state.preset} onChange={(e) => setPreset(e.target.value as RlCorePresetName)}>
+        <select id={presetId} data-testid="launcher-preset" value={state.preset} disabled={lock.includes('preset')} onChange={(e) => setPreset(e.target.value as RlCorePresetName)}>
           {PRESET_NAMES.map((n) => (
             <option key={n} value={n}>
               {n}
@@ -90,15 +114,36 @@ function FieldGroup({ title, section, names, highlighted, open }: { title: strin
   );
 }
 
+/** What the page could not make of its address (shown in the launcher, or alone when a lesson link hides it). */
+export function AddressWarnings() {
+  const warnings = useLab((s) => s.launcher.warnings);
+  if (warnings.length === 0) return null;
+  return (
+    <div className="notice notice-warn" data-testid="launcher-warnings">
+      <h3>Parts of the address were not understood</h3>
+      <ul>
+        {warnings.map((w) => (
+          <li key={w}>{w}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** Why a run cannot start now (beside the launcher's own validation), or null. */
+function whyNoStart(s: LabState): string | null {
+  if (!selectRunsReady(s)) return selectCpuModeOffered(s) ? 'Needs WebGPU, or CPU mode (see the top of the page).' : 'Needs a working WebGPU device (see the adapter panel).';
+  if (s.cpuMode.status === 'on' && s.launcher.resolved.ok && s.launcher.resolved.policy !== CPU_MODE.policy) return `CPU mode trains only the ${CPU_MODE.policy} policy: pick it above.`;
+  if (selectExclusiveJob(s)) return 'Wait for the self-test or the demo to finish.';
+  return null;
+}
+
 export function Launcher() {
   const resolved = useLab((s) => s.launcher.resolved);
-  const warnings = useLab((s) => s.launcher.warnings);
-  const ready = useLab(selectEngineReady);
-  const exclusive = useLab(selectExclusiveJob);
+  const why = useLab(whyNoStart);
   const start = useLab((s) => s.startRun);
   const reset = useLab((s) => s.resetLauncher);
   const highlighted = resolved.ok ? null : resolved.field;
-  const why = !ready ? 'Needs a working WebGPU device (see the adapter panel).' : exclusive ? 'Wait for the self-test or the demo to finish.' : null;
   return (
     <Panel title="New run" className="launcher" intro="Pick a loop, a base policy and a preset; every knob below is documented, with the papers' value beside it. The set-up is kept in the page address, so a link reproduces it.">
       <form
@@ -111,16 +156,7 @@ export function Launcher() {
         <FieldGroup title="Run" section="grpo" names={RUN_FIELDS} highlighted={highlighted} open />
         <FieldGroup title="Data and evaluation" section="grpo" names={DATA_FIELDS} highlighted={highlighted} open={false} />
         <FieldGroup title="RL core (loss, advantages, filtering)" section="rl" names={RL_KEYS} highlighted={highlighted} open={false} />
-        {warnings.length > 0 && (
-          <div className="notice notice-warn" data-testid="launcher-warnings">
-            <h3>Parts of the address were not understood</h3>
-            <ul>
-              {warnings.map((w) => (
-                <li key={w}>{w}</li>
-              ))}
-            </ul>
-          </div>
-        )}
+        <AddressWarnings />
         {!resolved.ok && (
           <p className="cfg-error launcher-error" role="status" data-testid="launcher-error">
             {resolved.message}

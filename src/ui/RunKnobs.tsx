@@ -16,6 +16,8 @@ const textOf = (k: LiveKnobs): Record<KnobKey, string> =>
 
 function KnobsForm({ run, current }: { run: RunView; current: LiveKnobs }) {
   const setKnobs = useLab((s) => s.setRunKnobs);
+  // a lesson link's locked fields cannot be turned mid-run either
+  const lock = useLab((s) => s.lesson.lock);
   const [text, setText] = useState(() => textOf(current));
   const [note, setNote] = useState<string | null>(null);
   const parsed = parseKnobs(text, current);
@@ -41,7 +43,7 @@ function KnobsForm({ run, current }: { run: RunView; current: LiveKnobs }) {
             </dt>
             <dd>
               <input
-                id={`knob-${run.id}-${k.key}`} type="text" inputMode="decimal" size={8} value={text[k.key]}
+                id={`knob-${run.id}-${k.key}`} type="text" inputMode="decimal" size={8} value={text[k.key]} disabled={lock.includes(k.key)}
                 onChange={(e) => {
                   setText({ ...text, [k.key]: e.target.value });
                   setNote(null);
@@ -91,7 +93,9 @@ function KnobsList({ current }: { current: LiveKnobs }) {
 }
 
 export function RunKnobs({ run }: { run: RunView }) {
+  const hidden = useLab((s) => s.lesson.hide.includes('knobs'));
   const editable = run.live && EDITABLE.has(run.status.state);
+  if (hidden) return null;
   const current = currentKnobs(run.config, run.data);
   return (
     <details className="run-knobs" data-testid="run-knobs" data-editable={editable}>

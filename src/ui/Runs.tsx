@@ -6,6 +6,10 @@
 import type { RunState } from '../lab/protocol';
 import { command, type CommandId } from '../state/commands';
 import { isComputing, isFinished, type RunView } from '../state/runsSlice';
+import { canRestore, deviceLosses, haltedByDeviceLoss, isInterrupted, MAX_DEVICE_LOSSES } from '../state/resume';
+import { restorableRun } from '../state/commands';
+import { CheckpointExport, CheckpointPrune, LossLimitNotice } from './Checkpoints';
+import { RunImport } from './RunImport';
 import { RunKnobs } from './RunKnobs';
 import { downloadRun } from './download';
 import { formatDuration } from './format';
@@ -23,10 +27,10 @@ const STATE_TEXT: Record<RunState, string> = {
   failed: 'Failed',
 };
 
-/** The state in words; a run the device loss ended says so rather than just "Failed". */
+/** The state in words; a run the device loss ended or a reload interrupted says so rather than just "Failed" or "Stopped". */
 function stateText(run: RunView): string {
-  const h = run.status.halts?.[run.status.halts.length - 1];
-  return run.status.state === 'failed' && h?.kind === 'device-lost' ? 'Halted: GPU lost' : STATE_TEXT[run.status.state];
+  if (isInterrupted(run)) return 'Interrupted';
+  return haltedByDeviceLoss(run) ? 'Halted: GPU lost' : STATE_TEXT[run.status.state];
 }
 
 function stateBadge(state: RunState): string {
@@ -42,7 +46,7 @@ function RunItem({ run, selected }: { run: RunView; selected: boolean }) {
   const toggle = useLab((s) => s.toggleCompare);
   const { state, step, totalSteps } = run.status;
   return (
-    <li data-testid="run-item" data-run-id={run.id} data-state={state} className={selected ? 'run-item selected' : 'run-item'}>
+    <li data-testid="run-item" data-run-id={run.id} data-state={state} data-interrupted={isInterrupted(run) || undefined} className={selected ? 'run-item selected' : 'run-item'}>
       <label className="run-compare" title="Tick two or more runs to overlay them on the charts">
         <input type="checkbox" data-testid="run-compare" checked={compared} onChange={() => toggle(run.id)} />
         <span className="visually-hidden">Compare {run.label}</span>
@@ -62,6 +66,7 @@ function RunItem({ run, selected }: { run: RunView; selected: boolean }) {
         <button type="button" className="link" data-testid="run-export-json" onClick={() => downloadRun(run, 'json')}>
           JSON
         </button>
+        <CheckpointExport run={run} />
         <button type="button" className="link" disabled={!isFinished(state)} onClick={() => void remove(run.id)}>
           delete
         </button>
@@ -79,6 +84,7 @@ function RunStatusLine({ run }: { run: RunView }) {
       {etaS !== null && !isFinished(state) && ` · about ${formatDuration(etaS)} left`}
       {!run.live && !isFinished(state) && ' · from an earlier visit'}
       <HaltNotice run={run} />
+      <RestoreHint run={run} />
       {error && error !== lastHalt(run)?.message && (
         <div className="notice notice-error" role="alert" data-testid="run-error">
           <code>{error}</code>
@@ -99,7 +105,21 @@ function HaltNotice({ run }: { run: RunView }) {
     <div className="notice notice-warn" role="alert" data-testid="run-halt" data-kind={h.kind} data-step={h.step}>
       {h.message}
       {halts.length > 1 && <p className="detail">It stopped on its own {halts.length} times, at steps {halts.map((x) => x.step).join(', ')} (marked on the charts).</p>}
+      {h.kind === 'storage-full' && !isFinished(run.status.state) && <CheckpointPrune run={run} />}
+      {h.kind === 'device-lost' && deviceLosses(run) >= MAX_DEVICE_LOSSES && <LossLimitNotice run={run} />}
     </div>
+  );
+}
+
+/** How an interrupted run or one whose GPU was lost carries on. */
+function RestoreHint({ run }: { run: RunView }) {
+  const ready = useLab((s) => s.engine.adapter.status === 'ready' && s.engine.deviceLost === null);
+  if (!canRestore(run)) return null;
+  const from = run.status.checkpointStep === undefined ? 'from its last checkpoint' : `from its last checkpoint (step ${run.status.checkpointStep})`;
+  return (
+    <p className="detail" data-testid="run-restore-hint">
+      {ready ? `Resume continues it ${from}.` : `Reconnect the GPU above, then resume it ${from}.`}
+    </p>
   );
 }
 
@@ -119,10 +139,11 @@ function CommandButton({ id, testId, children }: { id: CommandId; testId: string
 
 function RunControls() {
   const openHelp = useLab((s) => s.setHelpOpen);
+  const restore = useLab((s) => restorableRun(s) !== null);
   return (
     <div className="actions run-controls">
       <CommandButton id="pause" testId="run-pause">Pause</CommandButton>
-      <CommandButton id="resume" testId="run-resume">Resume</CommandButton>
+      <CommandButton id="resume" testId="run-resume">{restore ? 'Resume from checkpoint' : 'Resume'}</CommandButton>
       <CommandButton id="step" testId="run-step">Single step</CommandButton>
       <CommandButton id="stop" testId="run-stop">Stop</CommandButton>
       <button type="button" className="link" data-testid="shortcuts-open" onClick={() => openHelp(true)}>
@@ -136,6 +157,8 @@ export function RunsPanel() {
   const runs = useLab((s) => s.runs);
   const list = runs.order.map((id) => runs.byId[id]);
   const selected = runs.selected ? runs.byId[runs.selected] : null;
+  const checkpointMessage = useLab((s) => s.checkpoints.message);
+  const importHidden = useLab((s) => s.lesson.hide.includes('import'));
   return (
     <Panel title="Runs" className="runs">
       {selected ? (
@@ -154,12 +177,18 @@ export function RunsPanel() {
           {runs.message}
         </p>
       )}
+      {checkpointMessage && (
+        <p className="cfg-error" role="alert" data-testid="checkpoints-message">
+          {checkpointMessage}
+        </p>
+      )}
       {list.length > 1 && <p className="detail">Tick two or more runs to overlay them on every chart.</p>}
       <ol className="run-list" data-testid="run-list" aria-label="Runs, oldest first">
         {list.map((r) => (
           <RunItem key={r.id} run={r} selected={r.id === runs.selected} />
         ))}
       </ol>
+      {!importHidden && <RunImport />}
       {runs.archive === 'failed' && <p className="detail">Runs are not being saved: {runs.archiveError}</p>}
       {runs.archive === 'off' && <p className="detail">This browser has no IndexedDB: runs last until the page closes.</p>}
     </Panel>

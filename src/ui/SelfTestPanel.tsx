@@ -42,6 +42,7 @@ function ResultRow({ row }: { row: SelfTestRow }) {
 
 export function SelfTestPanel() {
   const st = useLab((s) => s.selfTest);
+  const gpu = useLab(selectEngineReady);
   const canRun = useLab((s) => selectEngineReady(s) && !selectBusy(s));
   const run = useLab((s) => s.runSelfTests);
   return (
@@ -54,7 +55,7 @@ export function SelfTestPanel() {
           {st.status === 'running' ? 'Running…' : 'Run self-test'}
         </button>
         <span className="status" data-testid="selftest-status" aria-live="polite">
-          {statusLine(st)}
+          {!gpu && st.status === 'idle' ? 'Needs a working WebGPU device (see the adapter panel): it checks the GPU kernels, which CPU mode does not use.' : statusLine(st)}
         </span>
       </div>
       {st.error && (

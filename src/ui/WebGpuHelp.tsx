@@ -1,7 +1,7 @@
 // What to do when there is no WebGPU device, by the reason the worker gave.
 import type { NoGpuReason } from '../lab/protocol';
 
-const HEADLINES: Record<NoGpuReason, string> = {
+export const HEADLINES: Record<NoGpuReason, string> = {
   'no-webgpu': 'This browser does not offer WebGPU',
   'insecure-context': 'WebGPU needs a secure page',
   'no-adapter': 'WebGPU is present, but no GPU adapter was offered',
@@ -53,7 +53,7 @@ export function WebGpuHelp({ reason, message }: { reason: NoGpuReason; message: 
   return (
     <div className="notice notice-warn">
       <h3>{HEADLINES[reason]}</h3>
-      <p>RLVR Lab trains its model on your GPU through WebGPU, so it cannot run here yet.</p>
+      <p>RLVR Lab trains its model on your GPU through WebGPU, so its GPU engine cannot run here. CPU mode (at the top of the page) trains the tiny policy without it, slowly.</p>
       <Steps reason={reason} />
       <p className="detail">
         Reported by the browser: <code>{message}</code>

@@ -47,7 +47,14 @@ function storeWithRun() {
     init: async () => READY, selfTestNames: async () => [], runSelfTests: async () => ({ passed: 0, failed: 0 }), startDemo: async () => 'done', stopDemo: async () => undefined,
     startRun: (_spec, cb) => ((onBatch = cb), new Promise<RunStatus>(() => undefined)),
     pauseRun: vi.fn(async () => undefined), resumeRun: vi.fn(async () => undefined), stepRun: vi.fn(async () => undefined), stopRun: vi.fn(async () => undefined), setRunKnobs: vi.fn(async () => undefined),
+    registerPolicy: async () => undefined,
     debugLoseDevice: async () => undefined,
+    reconnect: async () => ({ ok: false, reason: 'no-adapter', message: 'not in this test' }),
+    listCheckpoints: async () => [],
+    deleteCheckpoints: async () => undefined,
+    exportCheckpoint: async () => {
+      throw new Error('not in this test');
+    },
   };
   let n = 0;
   const store = createLabStore(client, {

@@ -108,6 +108,32 @@ describe('Engine', () => {
     ]);
   });
 
+  it('after a device loss, reconnect creates a new device; while a device works it refuses', async () => {
+    const made: ReturnType<typeof fakeGpu>[] = [];
+    const { engine } = engineWith({
+      gpu: {
+        requestAdapter: async () => ({ adapter: {} as GPUAdapter, summary: { name: 'fake', vendor: 'v', architecture: 'a', description: '', features: [], limits: {} } }),
+        createGpu: async () => {
+          const g = fakeGpu();
+          (g.gpu as unknown as { isLost: boolean }).isLost = false;
+          made.push(g);
+          return g.gpu;
+        },
+      },
+    });
+    const events: EngineEvent[] = [];
+    await engine.init((e) => events.push(e));
+    expect(() => engine.reconnect()).toThrow(/still working/);
+    (made[0].gpu as unknown as { isLost: boolean }).isLost = true;
+    engine.debugLoseDevice();
+    expect((await engine.reconnect()).ok).toBe(true);
+    expect(made).toHaveLength(2);
+    // the old device has nothing more to say; the new one reports to the same listener
+    made[0].emit({ kind: 'error', message: 'stale' });
+    made[1].emit({ kind: 'error', message: 'fresh' });
+    expect(events).toEqual([{ type: 'device-lost', reason: 'destroyed', message: 'bye' }, { type: 'gpu-error', message: 'fresh' }]);
+  });
+
   it('turns a throwing check into a failed row and runs the rest', async () => {
     const { engine } = engineWith({
       selfTests: [

@@ -1,7 +1,7 @@
 // Runs that stop on their own, worker side: a step the optimiser rejected or a non-finite metric
 // pauses the run on that step's boundary with a message (resume carries on); device loss halts
-// every run, refuses resume and single steps, and a step that then fails ends the run with the
-// plain-words message rather than the GPU's.
+// every run, refuses resume and single steps, ends a paused run at once, and a step that then
+// fails ends the run with the plain-words message rather than the GPU's.
 import { describe, expect, it } from 'vitest';
 import { deviceLostHalt, stepHalt } from '../../src/lab/halts';
 import { RunManager, type PreparedLoop } from '../../src/lab/runs';
@@ -29,7 +29,7 @@ describe('stepHalt', () => {
   });
 
   it('says what device loss keeps', () => {
-    expect(deviceLostHalt(5, 'destroyed', '').message).toMatch(/lost \(destroyed\) after step 5\. Steps 1–5 are kept/);
+    expect(deviceLostHalt(5, 'destroyed', '').message).toMatch(/lost \(destroyed\) after step 5\. Steps 1–5 are kept.*Reconnect the GPU/);
   });
 });
 
@@ -81,7 +81,7 @@ describe('RunManager halts', () => {
     expect(final.halts).toHaveLength(2);
   });
 
-  it('after device loss: a paused run keeps its place and refuses to go on; a computing run fails in plain words', async () => {
+  it('after device loss: a paused run refuses to go on and ends as failed; a computing run fails in plain words', async () => {
     let open: () => void = () => undefined;
     const gate = { wait: new Promise<void>((r) => (open = r)) };
     // no step-0 boundary in this loop: the pause lands after step 1
@@ -111,8 +111,10 @@ describe('RunManager halts', () => {
     const final = await running;
     expect(final.state).toBe('failed');
     expect(final.error).toMatch(/^The GPU device was lost \(destroyed: Device was destroyed\.\) after step 1/);
-    m.stop('a');
-    await pausedRun;
+    // its buffers went with the device: the paused run ends at once, its steps kept
+    const ended = await pausedRun;
+    expect(ended).toMatchObject({ state: 'failed', step: 1, halts: [{ kind: 'device-lost', step: 1 }] });
+    expect(ended.error).toMatch(/Reconnect the GPU, then resume the run from its last checkpoint/);
   });
 
   it('a step that fails before the loss is reported still ends in plain words', async () => {

@@ -12,9 +12,9 @@ import { GPT_PRESETS } from '../../src/model/config';
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
-/** GRPO's order: eval 0, then per step: step, samples, eval every `evalEvery` and at the end. */
+/** GRPO's order: eval 0, then per step: step, samples, eval every `evalEvery` and at the end, a checkpoint at the end. */
 function fakeLoop(steps: number, evalEvery: number, log: string[]): PreparedLoop {
-  const c = { steps, samplesPerStep: 1, evalEvery };
+  const c = { steps, samplesPerStep: 1, evalEvery, checkpointEvery: 0 };
   return {
     steps,
     tail: (s) => grpoTail(c, s),
@@ -29,6 +29,7 @@ function fakeLoop(steps: number, evalEvery: number, log: string[]): PreparedLoop
         yield { type: 'step', step, seconds: 0.1, metrics: step % 2 ? { reward: step, entropy: 2 } : { reward: step } };
         yield { type: 'samples', step, samples: [{ prompt: 'p', response: 'r', reward: 1, entropy: [0.5] }] };
         if ((evalEvery > 0 && step % evalEvery === 0) || step === steps) yield ev(step);
+        if (step === steps) yield { type: 'checkpoint', step, params: new Float32Array(1), optimiser: { m: new Float32Array(1), v: new Float32Array(1), step }, config: c };
       }
       yield { type: 'done', step, aborted: signal.aborted, params: new Float32Array(1) };
     },

@@ -44,7 +44,14 @@ function fakeClient() {
     },
     stopRun: async () => undefined,
     setRunKnobs: async () => undefined,
+    registerPolicy: async () => undefined,
     debugLoseDevice: async () => undefined,
+    reconnect: async () => ({ ok: false, reason: 'no-adapter', message: 'not in this test' }),
+    listCheckpoints: async () => [],
+    deleteCheckpoints: async () => undefined,
+    exportCheckpoint: async () => {
+      throw new Error('not in this test');
+    },
   };
   return { client, runs };
 }

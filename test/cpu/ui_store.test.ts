@@ -72,7 +72,14 @@ function fakeClient(report: AdapterReport = READY) {
     stepRun: async () => undefined,
     stopRun: async () => undefined,
     setRunKnobs: async () => undefined,
+    registerPolicy: async () => undefined,
     debugLoseDevice: async () => undefined,
+    reconnect: async () => ({ ok: false, reason: 'no-adapter', message: 'not in this test' }),
+    listCheckpoints: async () => [],
+    deleteCheckpoints: async () => undefined,
+    exportCheckpoint: async () => {
+      throw new Error('not in this test');
+    },
   };
   return { client, demo, emit: (e: EngineEvent) => onEvent?.(e) };
 }

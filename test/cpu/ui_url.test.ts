@@ -1,9 +1,12 @@
 // Launcher state in the URL: only non-default values, under the config fields' names; decoding
 // gives back the same state, keeps invalid values raw for the validator, and reports what it
-// did not understand. Plus the launcher's layering of defaults, preset and overrides.
+// did not understand. Plus the launcher's layering of defaults, preset and overrides, and lesson
+// links (`hide=…`, `lock=…`).
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LAUNCHER, configDiff, defaultGrpoConfig, effectiveValue, parseInput, resolveLauncher, setField, setPreset, type LauncherState } from '../../src/state/launcher';
-import { launcherToQuery, mergeQuery, queryToLauncher } from '../../src/state/url';
+import { launcherToQuery, mergeQuery, NO_LESSON, queryToLauncher, queryToLesson } from '../../src/state/url';
+import { createLabStore } from '../../src/state/store';
+import type { LabClient } from '../../src/lab/protocol';
 import { validateGrpoConfig } from '../../src/loops/grpo_config';
 
 const CATALOG = { names: ['tiny', 'small'], defaultPolicy: 'small' };
@@ -111,5 +114,46 @@ describe('launcher layering and validation', () => {
     const next = validateGrpoConfig({ seed: 3, rl: { clipHigh: 0.2 } });
     expect(configDiff(next, base)).toBe('seed 3, rl.clipHigh 0.2');
     expect(configDiff(base, base)).toBe('');
+  });
+});
+
+describe('lesson links (hide and lock)', () => {
+  it('reads the parts to hide and the fields to lock, comma-separated or repeated', () => {
+    const { lesson, warnings } = queryToLesson(new URLSearchParams('hide=launcher,knobs&hide=selftest,demo&lock=lr,seed&lock=clipHigh'));
+    expect(lesson).toEqual({ hide: ['launcher', 'knobs', 'selftest', 'demo'], lock: ['lr', 'seed', 'clipHigh'] });
+    expect(warnings).toEqual([]);
+    expect(queryToLesson(new URLSearchParams('steps=3'))).toEqual({ lesson: NO_LESSON, warnings: [] });
+  });
+
+  it('reports parts and fields it does not know, and keeps the rest', () => {
+    const { lesson, warnings } = queryToLesson(new URLSearchParams('hide=launcher,sidebar,&lock=lr,speed,policy'));
+    expect(lesson).toEqual({ hide: ['launcher'], lock: ['lr', 'policy'] });
+    expect(warnings).toEqual([expect.stringMatching(/^hide=sidebar: no such part of the page \(parts: launcher, knobs, selftest, demo/), 'lock=speed: not a launcher field; ignored']);
+  });
+
+  it('are page parameters: the launcher leaves them in the URL and does not warn about them', () => {
+    const l = launcher((l) => setField(l, 'grpo', 'seed', 7));
+    expect(mergeQuery(new URLSearchParams('hide=knobs&lock=seed&seed=1'), l)).toBe('?hide=knobs&lock=seed&seed=7');
+    expect(queryToLauncher(new URLSearchParams('hide=knobs&lock=lr&lr=0.001')).warnings).toEqual([]);
+  });
+
+  it('lock fields in the store: edits, preset changes and a reset keep their values', async () => {
+    const idle = new Proxy({}, { get: () => async () => undefined }) as LabClient;
+    const store = createLabStore(idle, { fetchCatalog: async () => ({ defaultPolicy: 'small', policies: [{ name: 'tiny', description: '', params: null }, { name: 'small', description: '', params: null }] }), archive: null, newRunId: () => 'r', now: () => 0 }, () => undefined);
+    await store.getState().loadCatalog();
+    const q = new URLSearchParams('policy=tiny&lr=0.001&steps=9&lock=lr,policy,clipHigh');
+    store.getState().setLesson(queryToLesson(q).lesson);
+    store.getState().setLauncher(queryToLauncher(q).launcher);
+    const s = () => store.getState();
+    s().setField('grpo', 'lr', 0.5);
+    s().setField('grpo', 'steps', 4);
+    s().setPolicy('small');
+    expect(s().launcher.state).toMatchObject({ policy: 'tiny', grpo: { lr: 0.001, steps: 4 } });
+    // clipHigh is 0.28 under the default preset; dr_grpo would make it 0.2
+    s().setRlPreset('dr_grpo');
+    expect(effectiveValue(s().launcher.state, 'rl', 'clipHigh')).toBe(0.28);
+    s().resetLauncher();
+    expect(s().launcher.state).toMatchObject({ policy: 'tiny', preset: 'grpo', grpo: { lr: 0.001 } });
+    expect(s().launcher.state.grpo).not.toHaveProperty('steps');
   });
 });

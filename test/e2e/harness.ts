@@ -78,13 +78,19 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
-/** Checks the build and the browser, then starts `vite preview` on a free port and Chromium. */
-export async function startLab(): Promise<{ server: ChildProcess; browser: Browser; base: string }> {
+/** Chromium without WebGPU (CPU mode's tests): no unsafe-WebGPU flag and no GPU process. */
+export const CHROMIUM_ARGS_NO_WEBGPU = [...CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu'), '--disable-gpu'];
+
+/**
+ * Checks the build and the browser, then starts `vite preview` on a free port and Chromium (with
+ * WebGPU on SwiftShader unless `webgpu: false`).
+ */
+export async function startLab(opts: { webgpu?: boolean } = {}): Promise<{ server: ChildProcess; browser: Browser; base: string }> {
   if (!existsSync(path.join(ROOT, DIST, 'index.html'))) throw new Error(`no build in ${DIST}/: run \`npm run test:e2e\`, which builds first`);
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium package`);
   mkdirSync(ARTIFACTS, { recursive: true });
   const port = await freePort();
   const server = await startPreview(port);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: opts.webgpu === false ? CHROMIUM_ARGS_NO_WEBGPU : CHROMIUM_ARGS });
   return { server, browser, base: `http://127.0.0.1:${port}/` };
 }

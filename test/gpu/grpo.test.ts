@@ -60,7 +60,7 @@ describe('GRPO on the tiny policy', () => {
     const a = await collect();
     const b = await collect();
     const strip = (es: LoopEvent[]) => es.map((e) => (e.type === 'step' ? { ...e, seconds: 0 } : e.type === 'done' ? Array.from(e.params) : e));
-    expect(a.map((e) => e.type)).toEqual(['eval', 'step', 'samples', 'step', 'samples', 'eval', 'done']);
+    expect(a.map((e) => e.type)).toEqual(['eval', 'step', 'samples', 'step', 'samples', 'eval', 'checkpoint', 'done']);
     expect(strip(a)).toEqual(strip(b));
   });
 

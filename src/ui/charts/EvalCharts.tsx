@@ -8,8 +8,9 @@ import type { EvalEvent } from '../../lab/protocol';
 import { meanBand } from '../../state/compare';
 import { formatValue } from '../format';
 import { useLab } from '../LabStore';
-import { axisTick, CHART_HEIGHT, ChartFrame } from './MetricChart';
+import { ALL_TICKS, axisTick, CHART_HEIGHT, ChartFrame, staggered, useTooltipOn } from './MetricChart';
 import { overlayRows, seriesClass } from './overlay';
+import type { LegendEntry } from './png';
 import { useWidth } from './useWidth';
 
 const MARGIN = { top: 6, right: 12, bottom: 0, left: 0 };
@@ -41,10 +42,15 @@ function useChosen(runs: readonly EvalRun[]): (EvalEvent | undefined)[] {
 
 const EMPTY = <div className="chart-empty">Appears after the first evaluation.</div>;
 
+/** The PNG legend of a chart with one series per run (its palette colour and label). */
+const runLegend = (runs: readonly EvalRun[], label: (r: EvalRun, i: number) => string = (r) => r.name): LegendEntry[] =>
+  runs.map((r, i) => ({ name: label(r, i), cls: seriesClass(i, runs.length) }));
+
 function PassKChart({ runs }: { runs: readonly EvalRun[] }) {
   const sliderId = useId();
   const setIndex = useLab((s) => s.setEvalIndex);
   const [ref, width] = useWidth<HTMLDivElement>();
+  const [tooltip, tooltipOn] = useTooltipOn();
   const chosen = useChosen(runs);
   const e = chosen[0];
   // a few points per run: cheap enough to rebuild on each (rare) render
@@ -58,14 +64,15 @@ function PassKChart({ runs }: { runs: readonly EvalRun[] }) {
       id="passk" title={single && e ? `pass@k at step ${e.step}` : 'pass@k'} value={single && e ? `pass@1 ${percent(e.passAtK['1'] ?? NaN)}` : undefined} points={width > 0 ? lines[0].length : 0}
       note="Chance that at least one of k samples is right, per held-out problem (unbiased estimator), by k. RLVR lifts small k; if it narrows the policy, large k can fall below the base."
       extra={{ step: e?.step ?? -1, series: runs.length }}
+      legend={single ? [{ name: 'pass@k', cls: 'series-main' }] : runLegend(runs, (r, i) => `${r.name} (step ${chosen[i]?.step ?? '–'})`)}
     >
-      <div ref={ref} className="chart-area">
+      <div ref={ref} className="chart-area" {...tooltipOn}>
         {rows.length === 0 || width === 0 ? EMPTY : (
           <LineChart width={width} height={CHART_HEIGHT} data={rows} margin={MARGIN}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
-            <XAxis dataKey="x" type="number" scale="log" domain={[1, 'dataMax']} ticks={rows.map((p) => p.x)} tickFormatter={axisTick} />
-            <YAxis width={44} domain={[0, 1]} tickFormatter={percent} />
-            <Tooltip formatter={percentTip} labelFormatter={(k) => `k = ${k}`} />
+            <XAxis dataKey="x" type="number" scale="log" domain={[1, 'dataMax']} ticks={rows.map((p) => p.x)} tickFormatter={axisTick} interval={ALL_TICKS} />
+            <YAxis width={44} domain={[0, 1]} tickFormatter={percent} interval={ALL_TICKS} />
+            {tooltip && <Tooltip formatter={percentTip} labelFormatter={(k) => `k = ${k}`} />}
             {runs.map((r, i) => (
               <Line key={r.id} className={seriesClass(i, runs.length)} type="linear" dataKey={`y${i}`} name={single ? 'pass@k' : `${r.name} (step ${chosen[i]?.step ?? '–'})`} dot={single ? { className: 'dot-main' } : false} isAnimationActive={false} strokeWidth={2} connectNulls />
             ))}
@@ -94,6 +101,7 @@ function passSeries(evals: readonly EvalEvent[], k: string) {
 
 function PassOverStepsChart({ runs, seeds, marks, totalSteps }: { runs: readonly EvalRun[]; seeds: boolean; marks: readonly number[]; totalSteps: number }) {
   const [ref, width] = useWidth<HTMLDivElement>();
+  const [tooltip, tooltipOn] = useTooltipOn();
   const single = runs.length === 1;
   const evals = runs[0].evals;
   const k = evals.length > 0 ? maxK(evals[evals.length - 1]) : '';
@@ -107,14 +115,17 @@ function PassOverStepsChart({ runs, seeds, marks, totalSteps }: { runs: readonly
     ? `Held-out accuracy of one sample (pass@1, solid) and of the best of ${k || 'n'} (dashed) at each evaluation. A widening or closing gap shows whether RL adds answers or only sharpens the ones the base already had.`
     : 'Held-out accuracy of one sample (pass@1) of each run at each of its evaluations.';
   return (
-    <ChartFrame id="pass1" title={single ? `pass@1 and pass@${k || 'k'} over steps` : 'pass@1 over steps'} points={width > 0 ? lines[0].length : 0} note={note} extra={{ series: runs.length, marks: marks.length }}>
-      <div ref={ref} className="chart-area">
+    <ChartFrame
+      id="pass1" title={single ? `pass@1 and pass@${k || 'k'} over steps` : 'pass@1 over steps'} points={width > 0 ? lines[0].length : 0} note={note} extra={{ series: runs.length, marks: marks.length }}
+      legend={single ? [{ name: 'pass@1', cls: 'series-main' }, { name: `pass@${k}`, cls: 'series-second' }] : [...runLegend(runs), ...(band.length > 0 ? [{ name: `mean of ${runs.length} seeds`, cls: 'series-mean' }] : [])]}
+    >
+      <div ref={ref} className="chart-area" {...tooltipOn}>
         {rows.length === 0 || width === 0 ? EMPTY : (
           <ComposedChart width={width} height={CHART_HEIGHT} data={rows} margin={MARGIN}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
-            <XAxis dataKey="x" type="number" domain={[0, (max: number) => Math.max(max, totalSteps)]} allowDecimals={false} tickFormatter={axisTick} />
-            <YAxis width={44} domain={[0, 1]} tickFormatter={percent} />
-            <Tooltip formatter={percentTip} labelFormatter={(s) => `step ${s}`} />
+            <XAxis dataKey="x" type="number" domain={[0, (max: number) => Math.max(max, totalSteps)]} allowDecimals={false} tickFormatter={axisTick} interval={ALL_TICKS} />
+            <YAxis width={44} domain={[0, 1]} tickFormatter={percent} interval={ALL_TICKS} />
+            {tooltip && <Tooltip formatter={percentTip} labelFormatter={(s) => `step ${s}`} />}
             {band.length > 0 && <Area className="series-band" type="linear" dataKey="band" name="seed range" isAnimationActive={false} connectNulls />}
             {single && <Line className="series-second" type="linear" dataKey="y1" name={`pass@${k}`} dot={{ className: 'dot-second' }} isAnimationActive={false} strokeWidth={2} strokeDasharray="5 4" />}
             {runs.map((r, i) => (
@@ -133,6 +144,7 @@ function PassOverStepsChart({ runs, seeds, marks, totalSteps }: { runs: readonly
 
 function HistogramChart({ runs }: { runs: readonly EvalRun[] }) {
   const [ref, width] = useWidth<HTMLDivElement>();
+  const [tooltip, tooltipOn] = useTooltipOn();
   const chosen = useChosen(runs);
   const e = chosen[0];
   const single = runs.length === 1;
@@ -140,14 +152,15 @@ function HistogramChart({ runs }: { runs: readonly EvalRun[] }) {
   const points = Array.from({ length: n }, (_, i) => ({ bin: `${(i * 100) / n}–${((i + 1) * 100) / n}%`, ...Object.fromEntries(chosen.map((c, j) => [`c${j}`, c?.histogram[i] ?? 0])) }));
   return (
     <ChartFrame id="histogram" title={single && e ? `Problems by accuracy, step ${e.step}` : 'Problems by accuracy'} points={width > 0 ? points.length : 0} extra={{ series: runs.length }}
+      legend={single ? [{ name: 'problems', cls: 'series-bar' }] : runs.map((r, j) => ({ name: r.name, cls: `bar-c${j % 6}` }))}
       note="How many held-out problems the policy solves in each accuracy band (share of its samples that are right). RLVR tends to empty the middle: problems become always or never solved.">
-      <div ref={ref} className="chart-area">
+      <div ref={ref} className="chart-area" {...tooltipOn}>
         {points.length === 0 || width === 0 ? EMPTY : (
           <BarChart width={width} height={CHART_HEIGHT} data={points} margin={MARGIN}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
             <XAxis dataKey="bin" interval={1} tickFormatter={(b: string) => b.split('–')[0] + '%'} />
-            <YAxis width={36} allowDecimals={false} />
-            <Tooltip formatter={(v) => (typeof v === 'number' ? formatValue(v) : String(v))} />
+            <YAxis width={36} allowDecimals={false} interval={ALL_TICKS} />
+            {tooltip && <Tooltip formatter={(v) => (typeof v === 'number' ? formatValue(v) : String(v))} />}
             {runs.map((r, j) => (
               <Bar key={r.id} className={single ? 'series-bar' : `bar-c${j % 6}`} dataKey={`c${j}`} name={single ? 'problems' : r.name} isAnimationActive={false} />
             ))}
@@ -157,6 +170,11 @@ function HistogramChart({ runs }: { runs: readonly EvalRun[] }) {
     </ChartFrame>
   );
 }
+
+// each draws new evaluations in its own turn (stagger.ts)
+const PassK = staggered(PassKChart, () => ({ id: 'passk', title: 'pass@k', note: '' }));
+const PassOverSteps = staggered(PassOverStepsChart, () => ({ id: 'pass1', title: 'pass@1 over steps', note: '' }));
+const Histogram = staggered(HistogramChart, () => ({ id: 'histogram', title: 'Problems by accuracy', note: '' }));
 
 const sameRuns = (a: readonly EvalRun[], b: readonly EvalRun[]) => a.length === b.length && a.every((r, i) => r.id === b[i].id && r.name === b[i].name && r.evals === b[i].evals);
 
@@ -172,9 +190,9 @@ export const EvalCharts = memo(
   function EvalCharts({ runs, seeds, marks, totalSteps }: EvalChartsProps) {
     return (
       <div className="chart-grid-layout">
-        <PassKChart runs={runs} />
-        <PassOverStepsChart runs={runs} seeds={seeds} marks={marks} totalSteps={totalSteps} />
-        <HistogramChart runs={runs} />
+        <PassK runs={runs} />
+        <PassOverSteps runs={runs} seeds={seeds} marks={marks} totalSteps={totalSteps} />
+        <Histogram runs={runs} />
       </div>
     );
   },

@@ -4,7 +4,7 @@
 // thinned to the chart's width; with smoothing on, a single run's recorded values stay as a
 // faint line under the smoothed one. Animation is off: the store updates at most once per frame
 // and each update draws at once.
-import { memo, useMemo, type ReactNode } from 'react';
+import { createContext, memo, useContext, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { meanBand } from '../../state/compare';
 import { chartSeries, smooth } from '../../state/series';
@@ -12,21 +12,69 @@ import { formatValue } from '../format';
 import { useLab } from '../LabStore';
 import type { MetricChartSpec } from './specs';
 import { overlayRows, seriesClass } from './overlay';
+import { downloadChartPng, type LegendEntry } from './png';
+import { useStaggered } from './stagger';
 import { useWidth } from './useWidth';
 
 export const CHART_HEIGHT = 170;
+/**
+ * Every tick the axis computes is drawn (about five): with recharts' default it measures each
+ * label's text in the DOM to thin them, a forced layout per label and most of an axis's cost.
+ */
+export const ALL_TICKS = 0;
 const Y_AXIS_WIDTH = 52;
 const MARGIN = { top: 6, right: 10, bottom: 0, left: 0 };
 
-export function ChartFrame({ id, title, value, note, points, children, extra }: { id: string; title: string; value?: string; note: string; points: number; children: ReactNode; extra?: Record<string, string | number> }) {
+interface ChartFrameProps {
+  id: string;
+  title: string;
+  value?: string;
+  note: string;
+  points: number;
+  children: ReactNode;
+  extra?: Record<string, string | number>;
+  /** the series drawn, for the PNG's legend */
+  legend?: readonly LegendEntry[];
+}
+
+/**
+ * A chart's tooltip mounts when a pointer or the focus first reaches the chart: most charts are
+ * never pointed at, and a mounted tooltip adds a measured wrapper and listeners to every drawing.
+ */
+export function useTooltipOn(): [boolean, { onPointerEnter: () => void; onFocus: () => void }] {
+  const [on, setOn] = useState(false);
+  const turnOn = () => setOn(true);
+  return [on, { onPointerEnter: turnOn, onFocus: turnOn }];
+}
+
+/** True while newer data waits for the chart's turn (see staggered). */
+const Waiting = createContext(false);
+
+export function ChartFrame({ id, title, value, note, points, children, extra, legend = [] }: ChartFrameProps) {
+  const figure = useRef<HTMLElement>(null);
+  const waiting = useContext(Waiting);
+  const [pngError, setPngError] = useState<string | null>(null);
+  const savePng = () => {
+    if (!figure.current) return;
+    setPngError(null);
+    downloadChartPng(figure.current, id, title, legend).catch((e: unknown) => setPngError(`PNG: ${e instanceof Error ? e.message : String(e)}`));
+  };
   return (
-    <figure className="chart metric-chart" data-testid={`chart-${id}`} data-points={points} {...Object.fromEntries(Object.entries(extra ?? {}).map(([k, v]) => [`data-${k}`, v]))}>
+    <figure ref={figure} className="chart metric-chart" data-testid={`chart-${id}`} data-points={points} data-waiting={waiting || undefined} {...Object.fromEntries(Object.entries(extra ?? {}).map(([k, v]) => [`data-${k}`, v]))}>
       <figcaption>
         <span className="chart-title">{title}</span>
         {value !== undefined && <span className="chart-value">{value}</span>}
+        <button type="button" className="link chart-png" data-testid={`chart-png-${id}`} disabled={points === 0} title="Save this chart as a PNG picture" aria-label={`Save the chart ${title} as PNG`} onClick={savePng}>
+          PNG
+        </button>
       </figcaption>
       {children}
       <p className="chart-note">{note}</p>
+      {pngError && (
+        <p className="cfg-error" role="alert">
+          {pngError}
+        </p>
+      )}
     </figure>
   );
 }
@@ -106,8 +154,40 @@ function seedBand(series: readonly ChartSeries[], smoothing: number, log: boolea
   return log ? out.filter((p) => p.lo > 0) : out;
 }
 
-export const MetricChart = memo(function MetricChart({ spec, series, seeds, marks, changes = NO_CHANGES, totalSteps }: MetricChartProps) {
+/**
+ * A chart that draws new props in its own turn (stagger.ts), never inside the update that brought
+ * them: the drawing is memoised on the props of its last turn; before its first, an empty frame.
+ */
+export function staggered<P extends object>(Chart: ComponentType<P>, frame: (p: P) => { id: string; title: string; note: string }): ComponentType<P> {
+  // memoised on primitives and the props of the last turn: a newer `props` waiting for its turn redraws nothing
+  const Drawing = memo(function Drawing({ props, id, title, note }: { props: P | null; id: string; title: string; note: string }) {
+    if (props !== null) return <Chart {...props} />;
+    return (
+      <ChartFrame id={id} title={title} note={note} points={0}>
+        <div className="chart-area" />
+      </ChartFrame>
+    );
+  });
+  return function Staggered(props: P) {
+    const shown = useStaggered(props);
+    // the frame alone re-renders for this (its drawn children are unchanged elements)
+    return (
+      <Waiting.Provider value={shown !== props}>
+        <Drawing props={shown} {...frame(props)} />
+      </Waiting.Provider>
+    );
+  };
+}
+
+/** A training metric's chart; a batch that changes none of its arrays does not redraw it. */
+export const MetricChart = memo(
+  staggered((p: MetricChartProps) => <MetricChartDrawn {...p} />, (p) => ({ id: p.spec.id, title: p.spec.title, note: p.spec.note })),
+  sameProps,
+);
+
+function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, totalSteps }: MetricChartProps) {
   const [ref, width] = useWidth<HTMLDivElement>();
+  const [tooltip, tooltipOn] = useTooltipOn();
   const { lines, rows, band, smoothing, log } = usePlot(series, seeds, width);
   const single = series.length === 1;
   const first = lines[0] ?? [];
@@ -117,17 +197,21 @@ export const MetricChart = memo(function MetricChart({ spec, series, seeds, mark
   const minY = ys.reduce((m, y) => Math.min(m, y), Infinity);
   const reported = series.some((s) => s.values);
   const empty = !reported ? 'Appears once the first step is done.' : log ? 'No positive values to show on a log scale.' : 'Nothing recorded yet.';
+  const legend: LegendEntry[] = single
+    ? smoothing > 0 ? [{ name: 'recorded', cls: 'series-raw' }, { name: 'smoothed', cls: 'series-main' }] : [{ name: spec.key, cls: 'series-main' }]
+    : [...series.map((s, i) => ({ name: s.name, cls: seriesClass(i, series.length) })), ...(band.length > 0 ? [{ name: `mean of ${series.length} seeds`, cls: 'series-mean' }] : [])];
   return (
-    <ChartFrame id={spec.id} title={spec.title} value={single && last ? formatValue(last.raw) : undefined} note={spec.note} points={first.length} extra={{ series: series.length, marks: marks.length + changes.length, changes: changes.map((c) => c.step).join(' ') }}>
-      <div ref={ref} className="chart-area">
+    <ChartFrame id={spec.id} title={spec.title} value={single && last ? formatValue(last.raw) : undefined} note={spec.note} points={first.length} legend={legend} extra={{ series: series.length, marks: marks.length + changes.length, changes: changes.map((c) => c.step).join(' ') }}>
+      <div ref={ref} className="chart-area" {...tooltipOn}>
         {rows.length === 0 || width === 0 ? (
           <div className="chart-empty">{empty}</div>
         ) : (
           <ComposedChart width={width} height={CHART_HEIGHT} data={rows} margin={MARGIN}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
-            <XAxis dataKey="x" type="number" domain={[0, (max: number) => Math.max(max, totalSteps)]} allowDecimals={false} tickFormatter={axisTick} />
-            <YAxis width={Y_AXIS_WIDTH} scale={log ? 'log' : 'auto'} domain={yDomain(spec, log, minY, maxY)} tickFormatter={axisTick} />
-            <Tooltip formatter={(v) => (typeof v === 'number' ? formatValue(v) : Array.isArray(v) ? v.map((x) => formatValue(Number(x))).join(' – ') : String(v))} labelFormatter={(s) => `step ${s}`} />
+            <XAxis dataKey="x" type="number" domain={[0, (max: number) => Math.max(max, totalSteps)]} allowDecimals={false} tickFormatter={axisTick} interval={ALL_TICKS} />
+            {/* a log axis can get many ticks (d3's 1–9 × 10^k): those are thinned, measured */}
+            <YAxis width={Y_AXIS_WIDTH} scale={log ? 'log' : 'auto'} domain={yDomain(spec, log, minY, maxY)} tickFormatter={axisTick} interval={log ? 'preserveEnd' : ALL_TICKS} />
+            {tooltip && <Tooltip formatter={(v) => (typeof v === 'number' ? formatValue(v) : Array.isArray(v) ? v.map((x) => formatValue(Number(x))).join(' – ') : String(v))} labelFormatter={(s) => `step ${s}`} />}
             {band.length > 0 && <Area className="series-band" type="linear" dataKey="band" name="seed range" isAnimationActive={false} connectNulls />}
             {single && smoothing > 0 && <Line className="series-raw" type="linear" dataKey="raw0" name="recorded" dot={false} isAnimationActive={false} strokeWidth={1} />}
             {series.map((s, i) => (
@@ -149,4 +233,4 @@ export const MetricChart = memo(function MetricChart({ spec, series, seeds, mark
       </div>
     </ChartFrame>
   );
-}, sameProps);
+}

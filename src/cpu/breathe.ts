@@ -1,0 +1,8 @@
+// The CPU engine computes synchronously for seconds at a time. In a worker, messages from the
+// page (pause, stop, new knobs) are tasks that only run when the event loop turns, which a chain
+// of resolved promises never lets happen: long loops await this between pieces of work.
+
+/** Resolves on a new task, after the messages already queued have been handled. */
+export function breathe(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}

@@ -1,0 +1,84 @@
+// A run's checkpoint on the page: export buttons (the policy as safetensors or ONNX), the list of
+// other finished runs' checkpoints to delete when the browser's storage is full, and what is
+// left to do once a run has lost its GPU too often.
+import { useEffect, useState } from 'react';
+import type { CheckpointFormat } from '../lab/protocol';
+import { isFinished, type RunView } from '../state/runsSlice';
+import { MAX_DEVICE_LOSSES } from '../state/resume';
+import { downloadBlob } from './download';
+import { useLab } from './LabStore';
+
+const FORMAT_TEXT: Record<CheckpointFormat, string> = { safetensors: 'safetensors', onnx: 'ONNX' };
+
+/** Export buttons for the run's latest checkpoint; disabled until one is saved. */
+export function CheckpointExport({ run }: { run: RunView }) {
+  const exportCheckpoint = useLab((s) => s.exportCheckpoint);
+  const [busy, setBusy] = useState(false);
+  const step = run.status.checkpointStep;
+  const save = async (format: CheckpointFormat) => {
+    setBusy(true);
+    const f = await exportCheckpoint(run.id, format);
+    setBusy(false);
+    if (f) downloadBlob(new Blob([f.bytes as Uint8Array<ArrayBuffer>], { type: f.mime }), f.filename);
+  };
+  const title = (format: CheckpointFormat) =>
+    step === undefined ? 'No checkpoint saved yet' : `Download the policy of step ${step} as ${FORMAT_TEXT[format]}`;
+  return (
+    <>
+      {(['safetensors', 'onnx'] as const).map((format) => (
+        <button key={format} type="button" className="link" data-testid={`run-export-${format}`} disabled={step === undefined || busy} title={title(format)} onClick={() => void save(format)}>
+          {FORMAT_TEXT[format]}
+        </button>
+      ))}
+    </>
+  );
+}
+
+const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 1e6 ? 2 : 1)} MB`;
+
+/** When storage is full: the checkpoints of other finished runs, to delete the ones no longer needed. */
+export function CheckpointPrune({ run }: { run: RunView }) {
+  const { list, status, persisted } = useLab((s) => s.checkpoints);
+  const byId = useLab((s) => s.runs.byId);
+  const load = useLab((s) => s.loadCheckpoints);
+  const prune = useLab((s) => s.pruneCheckpoints);
+  const [chosen, setChosen] = useState<string[]>([]);
+  useEffect(() => {
+    void load();
+  }, [load, run.status.halts?.length]);
+  const others = list.filter((c) => c.runId !== run.id && (!byId[c.runId] || isFinished(byId[c.runId].status.state)));
+  const toggle = (id: string) => setChosen((c) => (c.includes(id) ? c.filter((x) => x !== id) : [...c, id]));
+  return (
+    <div className="checkpoint-prune" data-testid="checkpoint-prune">
+      {status === 'loading' && <p className="detail">Looking for checkpoints…</p>}
+      {status === 'ready' && others.length === 0 && <p className="detail">No other finished run has a checkpoint to delete: free space elsewhere in the browser, or stop this run.</p>}
+      {others.length > 0 && (
+        <ul className="prune-list" aria-label="Checkpoints of finished runs">
+          {others.map((c) => (
+            <li key={c.runId}>
+              <label>
+                <input type="checkbox" data-testid="prune-choice" checked={chosen.includes(c.runId)} onChange={() => toggle(c.runId)} />
+                {byId[c.runId]?.label ?? `run ${c.runId} (deleted)`} · step {c.step} · {megabytes(c.bytes)}
+              </label>
+            </li>
+          ))}
+        </ul>
+      )}
+      <button type="button" className="secondary" data-testid="prune-checkpoints" disabled={chosen.length === 0} onClick={() => void prune(chosen).then(() => setChosen([]))}>
+        Delete {chosen.length || ''} checkpoint{chosen.length === 1 ? '' : 's'}
+      </button>
+      <p className="detail">Export a run's checkpoint first (safetensors or ONNX beside it in the list) to keep its policy.</p>
+      {persisted === false && <p className="detail">The browser has not promised to keep this site's storage, so it may clear checkpoints when space runs low.</p>}
+    </div>
+  );
+}
+
+/** A run that lost its GPU too many times: no more resumes, its checkpoint is for export. */
+export function LossLimitNotice({ run }: { run: RunView }) {
+  return (
+    <div className="detail" data-testid="run-loss-limit">
+      The GPU was lost {MAX_DEVICE_LOSSES} times during this run, so it is not resumed again. Export its last checkpoint
+      {run.status.checkpointStep !== undefined ? ` (step ${run.status.checkpointStep})` : ''} to keep the policy: <CheckpointExport run={run} />
+    </div>
+  );
+}

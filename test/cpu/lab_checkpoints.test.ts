@@ -1,0 +1,228 @@
+// Checkpoints of runs, worker side, without a GPU: the store round-trips a run's state through
+// its files (Hugging Face GPT-2 safetensors among them), a save that fails part way (a full disk)
+// leaves the previous checkpoint whole, and the run manager saves checkpoint events (with the
+// run's metrics so far), pauses with a storage-full halt and saves again on resume, and resumes a
+// run from its checkpoint, sending the recorded metrics first.
+import { describe, expect, it } from 'vitest';
+import { fileCheckpointStore, isQuotaError, memoryCheckpointStore, memoryFs, type RunCheckpoint } from '../../src/lab/checkpoints';
+import { checkpointFile } from '../../src/lab/checkpointExport';
+import { RunManager, type PreparedLoop, type ResumePoint } from '../../src/lab/runs';
+import type { RunBatch, RunStatus } from '../../src/lab/protocol';
+import type { Gpu } from '../../src/gpu/runtime';
+import type { LoopEvent } from '../../src/loops/events';
+import { GPT_PRESETS } from '../../src/model/config';
+import { buildTensorTable } from '../../src/model/params';
+import { parseCheckpoint } from '../../src/model/checkpoint';
+import { decodeSafetensors } from '../../src/model/safetensors';
+
+const cfg = GPT_PRESETS.tiny;
+const table = buildTensorTable(cfg);
+const N = table.totalFloats;
+const tick = () => new Promise((r) => setTimeout(r, 0));
+const quotaError = () => new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+
+function ckpt(step: number, runId = 'run-1'): RunCheckpoint {
+  // values inside the tensors only: the padding between them is not stored (it reads back as 0)
+  const params = new Float32Array(N);
+  for (const t of table.tensors) for (let i = t.offset; i < t.offset + t.size; i++) params[i] = Math.sin(i + step);
+  return {
+    runId, loop: 'grpo', policy: 'tiny', cfg, step, params,
+    optimiser: { m: params.map((x) => x / 10), v: params.map((x) => x * x), step: step * 2 },
+    config: { steps: 10, lr: 1e-3 + step },
+    history: {
+      // a halted step's metric may be NaN or infinite; JSON alone would turn it into null
+      steps: Array.from({ length: step }, (_, i) => ({ type: 'step' as const, step: i + 1, seconds: 0.5, metrics: { reward: i / 4, grad_norm: i === 1 ? NaN : -Infinity } })),
+      evals: [{ type: 'eval', step: 0, set: 'eval-mixed', passAtK: { '1': 0.25 }, avgAtK: { '1': 0.25 }, majAtK: { '1': 0 }, meanEntropy: 1.5, meanLength: 7, histogram: [1, 0, 2] }],
+    },
+    savedAt: 1000 + step,
+  };
+}
+
+describe('checkpoint store', () => {
+  it('round-trips a run state; the model file is a Hugging Face GPT-2 checkpoint', async () => {
+    const fs = memoryFs();
+    const store = fileCheckpointStore(fs);
+    expect(await store.load('run-1')).toBeNull();
+    await store.save(ckpt(3));
+    const back = await store.load('run-1');
+    expect(back).toEqual(ckpt(3));
+    const slot = [...fs.files.keys()].find((k) => k.endsWith('/model.safetensors'))!;
+    const config = fs.files.get(slot.replace('model.safetensors', 'config.json'))!;
+    const hf = parseCheckpoint(fs.files.get(slot)!, new TextDecoder().decode(config));
+    expect(hf.params).toEqual(ckpt(3).params);
+    expect(hf.meta).toMatchObject({ run_id: 'run-1', step: '3' });
+  });
+
+  it('alternates between two slots and lists one checkpoint per run', async () => {
+    const fs = memoryFs();
+    const store = fileCheckpointStore(fs);
+    await store.save(ckpt(1));
+    await store.save(ckpt(2));
+    await store.save(ckpt(1, 'run-2'));
+    expect((await store.load('run-1'))?.step).toBe(2);
+    const list = await store.list();
+    expect(list.map((c) => [c.runId, c.step])).toEqual([['run-2', 1], ['run-1', 2]]);
+    expect(list[0].bytes).toBeGreaterThan(3 * 4 * N);
+    const slots = new Set([...fs.files.keys()].filter((k) => k.startsWith('checkpoints/run-1/')).map((k) => k.split('/')[2]));
+    expect(slots).toEqual(new Set(['a', 'b', 'manifest.json']));
+    await store.remove('run-1');
+    expect(await store.load('run-1')).toBeNull();
+    expect((await store.list()).map((c) => c.runId)).toEqual(['run-2']);
+  });
+
+  it('a save the disk cannot hold fails with QuotaExceededError and keeps the previous checkpoint, at any file', async () => {
+    for (const failing of ['model.safetensors', 'optimizer.safetensors', 'state.json', 'manifest.json']) {
+      let full = false;
+      const store = memoryCheckpointStore((path) => {
+        if (full && path[path.length - 1] === failing) throw quotaError();
+      });
+      await store.save(ckpt(1));
+      await store.save(ckpt(2));
+      full = true;
+      const err = await store.save(ckpt(3)).then(() => null, (e: unknown) => e);
+      expect(isQuotaError(err), failing).toBe(true);
+      expect(await store.load('run-1'), failing).toEqual(ckpt(2));
+      expect((await store.list())[0].step).toBe(2);
+      full = false;
+      await store.save(ckpt(4));
+      expect((await store.load('run-1'))?.step).toBe(4);
+    }
+  });
+
+  it('refuses run ids that are not folder names, and says which part of a broken checkpoint is wrong', async () => {
+    const fs = memoryFs();
+    const store = fileCheckpointStore(fs);
+    await expect(store.save(ckpt(1, '../x'))).rejects.toThrow(/run id "\.\.\/x" is not a valid folder name/);
+    await store.save(ckpt(1));
+    fs.files.set('checkpoints/run-1/manifest.json', new TextEncoder().encode('{"nope":1}'));
+    await expect(store.load('run-1')).rejects.toThrow(/checkpoint of run run-1: manifest\.json: not an rlvr-lab checkpoint 1 file/);
+  });
+
+  it('exports the policy as safetensors carrying its config, or as ONNX', () => {
+    const st = checkpointFile(ckpt(5), 'safetensors');
+    expect(st.filename).toBe('rlvr-lab-grpo-tiny-run-1-step5.safetensors');
+    const file = decodeSafetensors(st.bytes);
+    expect(file.tensors.get('wte.weight')?.shape).toEqual([cfg.vocabSize, cfg.nEmbd]);
+    expect(JSON.parse(file.metadata.config_json)).toMatchObject({ model_type: 'gpt2', n_embd: cfg.nEmbd });
+    expect(file.metadata).toMatchObject({ format: 'pt', step: '5', base_policy: 'tiny' });
+    const onnx = checkpointFile(ckpt(5), 'onnx');
+    expect(onnx.filename.endsWith('.onnx')).toBe(true);
+    expect(onnx.bytes.length).toBeGreaterThan(4 * N);
+  });
+});
+
+/** A loop of `steps` steps with a checkpoint after every step; records where it was resumed from. */
+function loop(steps: number, seen: { resume?: ResumePoint; init?: Float32Array }): PreparedLoop {
+  return {
+    steps,
+    tail: (s) => (s === 0 ? [] : ['checkpoint']),
+    async *start(_g, _c, init, signal, _controls, resume) {
+      seen.resume = resume;
+      seen.init = init;
+      let step = resume?.step ?? 0;
+      while (step < steps && !signal.aborted) {
+        step++;
+        await tick();
+        yield { type: 'step', step, seconds: 0.1, metrics: { reward: step, rejected_steps: 0 } };
+        const params = new Float32Array(N).fill(step);
+        yield { type: 'checkpoint', step, params, optimiser: { m: params, v: params, step }, config: { steps } } satisfies LoopEvent;
+      }
+      yield { type: 'done', step, aborted: signal.aborted, params: new Float32Array(N) };
+    },
+  };
+}
+
+function manager(l: PreparedLoop, store = memoryCheckpointStore()) {
+  const configs: unknown[] = [];
+  const m = new RunManager({
+    loops: { grpo: (c) => (configs.push(c), l) },
+    loadPolicy: async () => ({ cfg, params: new Float32Array(N) }),
+    checkpoints: store,
+    batchIntervalMs: 0,
+  });
+  return { m, configs, store };
+}
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    if (cond()) return;
+    await tick();
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const spec = { runId: 'r1', loop: 'grpo' as const, policy: 'tiny', config: { steps: 4 } };
+
+describe('RunManager checkpoints', () => {
+  it('saves checkpoint events and resumes a run from its latest under the same id', async () => {
+    const seen: { resume?: ResumePoint; init?: Float32Array } = {};
+    const { m, configs, store } = manager(loop(4, seen));
+    const batches: RunBatch[] = [];
+    const first = m.start({} as Gpu, spec, (b) => batches.push(b));
+    await until(() => batches.some((b) => b.status.step >= 2), 'step 2');
+    m.pause('r1');
+    await until(() => batches[batches.length - 1].status.state === 'paused', 'the pause');
+    const at = batches[batches.length - 1].status.step;
+    expect((await store.load('r1'))?.step).toBe(at);
+    m.stop('r1');
+    await first;
+
+    const resumed: RunBatch[] = [];
+    const final = await m.start({} as Gpu, { ...spec, config: { ignored: true }, resume: true }, (b) => resumed.push(b));
+    expect(configs[1]).toEqual({ steps: 4 });
+    expect(seen.resume?.step).toBe(at);
+    expect(seen.init?.[0]).toBe(at);
+    expect(resumed[0].status.step).toBe(at);
+    // the checkpoint's recorded steps first, then the new ones
+    expect(resumed.flatMap((b) => Array.from(b.step))).toEqual([1, 2, 3, 4]);
+    expect((await store.load('r1'))?.history.steps.map((e) => e.step)).toEqual([1, 2, 3, 4]);
+    expect(final).toMatchObject({ state: 'done', step: 4 });
+    expect((await store.load('r1'))?.step).toBe(4);
+  });
+
+  it('a run with no checkpoint cannot resume', async () => {
+    const { m } = manager(loop(2, {}));
+    await expect(m.start({} as Gpu, { ...spec, resume: true }, () => undefined)).rejects.toThrow(/run r1 has no checkpoint to resume from/);
+  });
+
+  it('a full disk pauses the run with a storage-full halt; resume saves the checkpoint again, then carries on', async () => {
+    let full = false;
+    const { m, store } = manager(loop(3, {}), memoryCheckpointStore(() => {
+      if (full) throw quotaError();
+    }));
+    const batches: RunBatch[] = [];
+    const last = (): Partial<RunStatus> => batches[batches.length - 1]?.status ?? {};
+    const done = m.start({} as Gpu, spec, (b) => batches.push(b));
+    m.pause('r1');
+    await until(() => last().state === 'paused', 'the pause after step 1');
+    full = true;
+    m.resume('r1');
+    await until(() => last().state === 'paused' && last().halts?.length === 1, 'the storage-full pause');
+    const h = last().halts?.[0];
+    expect(h).toMatchObject({ kind: 'storage-full', step: 2 });
+    expect(h?.message).toMatch(/Step 2: .*storage is full\. The checkpoint of step 1 is intact\. The run is paused/);
+    expect((await store.load('r1'))?.step).toBe(1);
+    m.resume('r1');
+    await until(() => last().state === 'paused' && (last().halts?.length ?? 0) === 2, 'the second failure');
+    full = false;
+    m.resume('r1');
+    expect(await done).toMatchObject({ state: 'done', step: 3 });
+    expect((await store.load('r1'))?.step).toBe(3);
+  });
+
+  it('device loss ends a paused run without saving; a new run of the same id resumes from the last checkpoint', async () => {
+    const seen: { resume?: ResumePoint } = {};
+    const { m, store } = manager(loop(5, seen));
+    const batches: RunBatch[] = [];
+    const first = m.start({} as Gpu, spec, (b) => batches.push(b));
+    await until(() => batches.some((b) => b.status.step >= 2), 'step 2');
+    m.pause('r1');
+    await until(() => batches[batches.length - 1].status.state === 'paused', 'the pause');
+    const at = batches[batches.length - 1].status.step;
+    m.deviceLost('destroyed', '');
+    expect(await first).toMatchObject({ state: 'failed', halts: [{ kind: 'device-lost', step: at }] });
+    expect((await store.load('r1'))?.step).toBe(at);
+    expect(await m.start({} as Gpu, { ...spec, resume: true }, () => undefined)).toMatchObject({ state: 'done', step: 5 });
+    expect(seen.resume?.step).toBe(at);
+  });
+});

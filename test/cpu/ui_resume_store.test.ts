@@ -1,0 +1,176 @@
+// Resuming runs from checkpoints, page side, with a fake client: a run cut off by a reload comes
+// back interrupted and resumes under its own id from the worker's latest checkpoint (its charts
+// then come from the checkpoint's record, samples after it dropped, in the archive too); a run halted by a lost GPU resumes once a new device is ready,
+// its earlier halts kept, and not after three losses; deleting a run deletes its checkpoint;
+// checkpoints of active runs cannot be pruned.
+import { describe, expect, it, vi } from 'vitest';
+import type { AdapterReport, CheckpointInfo, LabClient, RunBatch, RunHalt, RunSpec, RunStatus } from '../../src/lab/protocol';
+import { memoryArchive, type RunArchive } from '../../src/state/archive';
+import { command } from '../../src/state/commands';
+import { INTERRUPTED } from '../../src/state/resume';
+import { createLabStore, type LabStore } from '../../src/state/store';
+
+const READY: AdapterReport = { ok: true, adapter: { name: 'fake', vendor: 'v', architecture: 'a', description: '', features: [], limits: {} }, deviceLimits: {} };
+
+interface FakeRun {
+  spec: RunSpec;
+  onBatch: (b: RunBatch) => void;
+  finish: (s: RunStatus) => void;
+}
+
+function fakeClient(checkpoints: CheckpointInfo[]) {
+  const runs: FakeRun[] = [];
+  let onEvent: Parameters<LabClient['init']>[0] = () => undefined;
+  const client: LabClient = {
+    init: async (cb) => ((onEvent = cb), READY),
+    selfTestNames: async () => [],
+    runSelfTests: async () => ({ passed: 0, failed: 0 }),
+    startDemo: async () => 'done',
+    stopDemo: async () => undefined,
+    startRun: (spec, onBatch) => new Promise((finish) => void runs.push({ spec, onBatch, finish })),
+    pauseRun: async () => undefined,
+    resumeRun: async () => undefined,
+    stepRun: async () => undefined,
+    stopRun: async () => undefined,
+    setRunKnobs: async () => undefined,
+    registerPolicy: async () => undefined,
+    debugLoseDevice: async () => onEvent({ type: 'device-lost', reason: 'destroyed', message: '' }),
+    reconnect: vi.fn(async () => READY),
+    listCheckpoints: async () => checkpoints,
+    deleteCheckpoints: vi.fn(async () => undefined),
+    exportCheckpoint: async (runId, format) => ({ filename: `${runId}.${format}`, mime: 'application/octet-stream', bytes: new Uint8Array([1, 2]) }),
+  };
+  return { client, runs };
+}
+
+const status = (state: RunStatus['state'], step: number, extra: Partial<RunStatus> = {}): RunStatus => ({ state, step, totalSteps: 5, stepsPerS: null, etaS: null, error: null, ...extra });
+const lostHalt = (step: number): RunHalt => ({ step, kind: 'device-lost', message: `The GPU device was lost after step ${step}.` });
+
+function batch(runId: string, steps: number[], st: RunStatus): RunBatch {
+  return {
+    runId, step: Float64Array.from(steps), seconds: Float64Array.from(steps, () => 1), keys: ['reward'], metrics: Float64Array.from(steps, (s) => s / 10),
+    samples: steps.map((step) => ({ type: 'samples' as const, step, samples: [] })),
+    // evaluations at step 0 (with the first step) and every even step
+    evals: [...(steps[0] === 1 ? [0] : []), ...steps].filter((s) => s % 2 === 0).map((step) => ({ type: 'eval' as const, step, set: 'e', passAtK: {}, avgAtK: {}, majAtK: {}, meanEntropy: 0, meanLength: 0, histogram: [] })),
+    status: st,
+  };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+async function store(archive: RunArchive, checkpoints: CheckpointInfo[] = []): Promise<{ store: LabStore; runs: FakeRun[]; client: LabClient }> {
+  const { client, runs } = fakeClient(checkpoints);
+  let n = 0;
+  const s = createLabStore(client, {
+    fetchCatalog: async () => ({ defaultPolicy: 'tiny', policies: [{ name: 'tiny', description: '', params: null }] }),
+    archive, newRunId: () => `run${++n}`, now: () => 1000 + n,
+  }, (cb) => void cb());
+  await s.getState().initEngine();
+  await s.getState().loadCatalog();
+  s.getState().setField('grpo', 'steps', 5);
+  return { store: s, runs, client };
+}
+
+/** A run that streamed steps 1–3 (evals at 0 and 2) and was computing when the page closed. */
+async function interruptedArchive(): Promise<RunArchive> {
+  const archive = memoryArchive();
+  const first = await store(archive);
+  void first.store.getState().startRun();
+  await settle();
+  first.runs[0].onBatch(batch('run1', [1, 2, 3], status('running', 3)));
+  await settle();
+  await first.store.getState().loadArchive();
+  return archive;
+}
+
+describe('resume from a checkpoint', () => {
+  it('an interrupted run resumes under its id from the worker\'s checkpoint; its charts are rebuilt from the checkpoint, archive included', async () => {
+    const archive = await interruptedArchive();
+    const { store: s, runs } = await store(archive, [{ runId: 'run1', step: 2, bytes: 10, savedAt: 1 }]);
+    await s.getState().loadArchive();
+    const run = s.getState().runs.byId.run1;
+    expect(run.status).toMatchObject({ state: 'stopped', error: INTERRUPTED });
+    expect(command('resume').enabled(s.getState())).toBe(true);
+
+    command('resume').run(s.getState());
+    await settle();
+    await settle();
+    expect(runs[0].spec).toMatchObject({ runId: 'run1', loop: 'grpo', policy: 'tiny', resume: true });
+    const resumed = s.getState().runs.byId.run1;
+    expect(resumed).toMatchObject({ live: true, status: { state: 'starting', step: 2, error: null } });
+    expect(resumed.data.step).toEqual([]);
+    expect(resumed.data.evals).toEqual([]);
+    expect(resumed.data.samples.map((e) => e.step)).toEqual([1, 2]);
+    const saved = (await archive.loadRuns())[0];
+    expect(saved.chunks.flatMap((c) => Array.from(c.step))).toEqual([]);
+    expect(saved.chunks.flatMap((c) => c.samples.map((e) => e.step))).toEqual([1, 2]);
+
+    // the worker sends the checkpoint's record (steps 1–2, evaluations 0 and 2), then the new steps
+    runs[0].onBatch({ ...batch('run1', [1, 2], status('running', 2)), samples: [] });
+    runs[0].onBatch(batch('run1', [3, 4, 5], status('running', 5)));
+    runs[0].finish(status('done', 5, { checkpointStep: 5 }));
+    await settle();
+    expect(s.getState().runs.byId.run1.data.step).toEqual([1, 2, 3, 4, 5]);
+    expect(s.getState().runs.byId.run1.data.evals.map((e) => e.step)).toEqual([0, 2, 4]);
+    expect((await archive.loadRuns())[0].chunks.flatMap((c) => Array.from(c.step))).toEqual([1, 2, 3, 4, 5]);
+    expect(s.getState().runs.byId.run1.status).toMatchObject({ state: 'done', checkpointStep: 5 });
+  });
+
+  it('without a checkpoint the run starts again from its base policy', async () => {
+    const archive = await interruptedArchive();
+    const { store: s, runs } = await store(archive, []);
+    await s.getState().loadArchive();
+    // resolves when the run ends: let it start
+    void s.getState().resumeFromCheckpoint('run1');
+    await settle();
+    await settle();
+    expect(runs[0].spec.resume).toBe(false);
+    expect(s.getState().runs.byId.run1.data.step).toEqual([]);
+  });
+
+  it('a run halted by a lost GPU resumes once a new device is ready, keeps its halts, and not after three losses', async () => {
+    const { store: s, runs, client } = await store(memoryArchive(), [{ runId: 'run1', step: 1, bytes: 10, savedAt: 1 }]);
+    void s.getState().startRun();
+    await settle();
+    const lose = async (i: number, step: number) => {
+      await s.getState().debugLoseDevice();
+      runs[i].finish(status('failed', step, { halts: [lostHalt(step)], error: 'lost' }));
+      await settle();
+    };
+    await lose(0, 1);
+    expect(command('resume').enabled(s.getState())).toBe(false);
+    await s.getState().reconnectEngine();
+    expect(client.reconnect).toHaveBeenCalledTimes(1);
+    expect(s.getState().engine.deviceLost).toBeNull();
+    expect(command('resume').enabled(s.getState())).toBe(true);
+
+    for (let i = 1; i <= 2; i++) {
+      void s.getState().resumeFromCheckpoint('run1');
+      await settle();
+      await settle();
+      expect(runs[i].spec).toMatchObject({ runId: 'run1', resume: true });
+      await lose(i, 2);
+      await s.getState().reconnectEngine();
+    }
+    const halts = s.getState().runs.byId.run1.status.halts ?? [];
+    expect(halts.map((h) => h.step)).toEqual([1, 2, 2]);
+    expect(command('resume').enabled(s.getState())).toBe(false);
+    await s.getState().resumeFromCheckpoint('run1');
+    expect(runs).toHaveLength(3);
+    expect(s.getState().runs.message).toMatch(/cannot be resumed from a checkpoint/);
+  });
+
+  it('deleting a run deletes its checkpoint; an active run\'s checkpoint is not pruned; export hands back the file', async () => {
+    const { store: s, runs, client } = await store(memoryArchive(), [{ runId: 'run1', step: 1, bytes: 10, savedAt: 1 }]);
+    void s.getState().startRun();
+    await settle();
+    await s.getState().pruneCheckpoints(['run1']);
+    expect(s.getState().checkpoints.message).toMatch(/is still active; stop it before deleting its checkpoint/);
+    expect(client.deleteCheckpoints).not.toHaveBeenCalled();
+    expect((await s.getState().exportCheckpoint('run1', 'onnx'))?.filename).toBe('run1.onnx');
+    runs[0].finish(status('done', 5));
+    await settle();
+    await s.getState().deleteRun('run1');
+    expect(client.deleteCheckpoints).toHaveBeenCalledWith(['run1']);
+  });
+});

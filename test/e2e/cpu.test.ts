@@ -1,0 +1,102 @@
+// The page in a Chromium without WebGPU: it explains why (never a blank page) and offers CPU
+// mode; in CPU mode a two-step GRPO run of the tiny policy trains on the float64 reference
+// engine in its own worker, labelled CPU, and fills the training and evaluation charts. The
+// self-test and the demo say they need WebGPU. Screenshots: test-artifacts/cpu-*.png.
+// Run with `npx vite build && npx vitest run --project e2e test/e2e/cpu.test.ts`.
+import type { ChildProcess } from 'node:child_process';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { ARTIFACTS, collectErrors, gotoLab, newPage, shot, startLab, stopPreview } from './harness';
+
+/** lab.test.ts's small set-up, two steps: 2 problems × 4 samples a step, evaluation every step on 4 problems × 4 samples. */
+const SETUP = 'policy=tiny&seed=3&steps=2&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=1&evalProblems=4&evalN=4&samplesPerStep=3';
+const RUN_TIMEOUT_MS = 120_000;
+
+async function points(page: Page, id: string): Promise<number> {
+  return Number(await page.getByTestId(`chart-${id}`).getAttribute('data-points'));
+}
+
+describe('the page without WebGPU (CPU mode)', () => {
+  let server: ChildProcess | null = null;
+  let browser: Browser | null = null;
+  let base = '';
+  let page: Page;
+  let errors: string[];
+
+  beforeAll(async () => {
+    ({ server, browser, base } = await startLab({ webgpu: false }));
+    page = await newPage(browser);
+    errors = collectErrors(page);
+    await gotoLab(page, `${base}?${SETUP}`);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopPreview(server);
+  });
+
+  it('really has no WebGPU adapter, says why and offers CPU mode', async () => {
+    const gpu = await page.evaluate(async () => {
+      const g = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
+      if (!g) return 'no navigator.gpu';
+      return (await g.requestAdapter().catch(() => null)) ? 'adapter' : 'no adapter';
+    });
+    expect(gpu).not.toBe('adapter');
+    expect(await page.getAttribute('[data-testid=adapter-info]', 'data-status')).toBe('unavailable');
+    await expect(page.getByTestId('adapter-info').textContent()).resolves.toMatch(/WebGPU/);
+    const offer = page.getByTestId('cpu-mode-offer');
+    await expect(offer.textContent()).resolves.toMatch(/CPU mode runs GRPO on the tiny policy/);
+    expect(await page.getByTestId('cpu-mode').textContent()).toBe('Use CPU mode');
+    expect(await page.getByTestId('run-start').isDisabled()).toBe(true);
+    expect(await page.getByTestId('cpu-mode-banner').count()).toBe(0);
+    await shot(page, 'cpu-offer');
+  });
+
+  it('switches to CPU mode: a banner says so, only tiny is offered, the GPU panels say they need WebGPU', async () => {
+    await page.getByTestId('cpu-mode').click();
+    const banner = page.getByTestId('cpu-mode-banner');
+    await banner.waitFor({ timeout: 30_000 });
+    await expect(banner.textContent()).resolves.toContain('CPU mode (reference engine, tiny policy)');
+    expect(await page.getByTestId('cpu-mode-offer').count()).toBe(0);
+    const policies = await page.getByTestId('launcher-policy').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(policies).toEqual(['tiny']);
+    expect(await page.getByTestId('run-start').isEnabled()).toBe(true);
+    await expect(page.getByTestId('selftest-status').textContent()).resolves.toMatch(/Needs a working WebGPU device/);
+    expect(await page.getByTestId('selftest-run').isDisabled()).toBe(true);
+    await expect(page.getByTestId('demo-status').textContent()).resolves.toMatch(/Needs a working WebGPU device/);
+    // the adapter panel keeps explaining why
+    await expect(page.getByTestId('adapter-info').textContent()).resolves.toMatch(/does not offer WebGPU|no GPU adapter/);
+  });
+
+  it('trains a two-step GRPO run of tiny on the CPU to the end, labelled CPU, with charts', async () => {
+    await page.getByTestId('run-start').click();
+    const outcome = await page
+      .waitForFunction(
+        () => {
+          if (document.querySelector('[data-testid=run-error]')) return 'error';
+          const el = document.querySelector('[data-testid=run-status]');
+          return el?.getAttribute('data-state') === 'done' && el.getAttribute('data-step') === '2' ? 'done' : false;
+        },
+        null,
+        { timeout: RUN_TIMEOUT_MS, polling: 200 },
+      )
+      .then((h) => h.jsonValue(), () => 'timeout');
+    if (outcome !== 'done') throw new Error(`the CPU run did not finish (${outcome}): ${await page.getByTestId('run-status').textContent()}`);
+    const item = page.getByTestId('run-item').first();
+    expect(await item.getAttribute('data-state')).toBe('done');
+    await expect(item.locator('.run-label').textContent()).resolves.toBe('#1 GRPO · tiny · CPU');
+    // the charts draw the last batch on a later frame than the status shows it
+    await page.waitForFunction(() => document.querySelector('[data-testid=chart-reward]')?.getAttribute('data-points') === '2', null, { timeout: 10_000 });
+    expect(await points(page, 'entropy')).toBe(2);
+    expect(await points(page, 'passk')).toBeGreaterThan(0);
+    expect(await page.getByTestId('sample').count()).toBeGreaterThan(0);
+    await shot(page, 'cpu-done');
+    // what a visitor sees: the banner stays at the top of the window while the page scrolls
+    await page.evaluate(() => window.scrollTo(0, 600));
+    await page.screenshot({ path: path.join(ARTIFACTS, 'cpu-scrolled.png') });
+    expect(await page.getByTestId('cpu-mode-banner').evaluate((el) => Math.round(el.getBoundingClientRect().top))).toBe(0);
+    // the page explains the missing GPU; nothing else may fail
+    expect(errors.filter((e) => !/webgpu|adapter/i.test(e))).toEqual([]);
+  });
+});

@@ -1,0 +1,203 @@
+// Files in and out of the run page, in headless Chromium (WebGPU on SwiftShader): a run's JSON
+// export is imported back (a malformed one is refused and the run list is left as it was); a
+// malformed checkpoint upload is refused with what is wrong, the shipped tiny checkpoint becomes
+// the selectable base policy `upload:model`, trains a step in the worker and is back after a
+// reload; a chart downloads as a PNG (light and dark); a lesson link hides parts of the page and
+// locks fields; nothing breaks the Content-Security-Policy. Screenshots: test-artifacts/io-*.png.
+// Run with `npx vite build --outDir dist-io && RLVR_DIST=dist-io npx vitest run --project e2e test/e2e/io.test.ts`.
+import type { ChildProcess } from 'node:child_process';
+import { copyFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import type { RunStatus } from '../../src/lab/protocol';
+import { validateGrpoConfig } from '../../src/loops/grpo_config';
+import { runFile } from '../../src/state/exportRun';
+import { appendChunk, EMPTY_RUN_DATA } from '../../src/state/runData';
+import { ARTIFACTS, collectErrors, gotoLab, newPage, ROOT, shot, startLab, stopPreview } from './harness';
+
+/** One RL step of the tiny policy, evaluated before and after on 2 problems × 2 samples. */
+const SETUP = 'seed=3&steps=1&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=1&evalProblems=2&evalN=2&samplesPerStep=2';
+const RUN_TIMEOUT_MS = 180_000;
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const TINY_DIR = path.join(ROOT, 'public', 'models', 'tiny');
+
+/** A finished 3-step run as the page exports it. */
+function runJson(): string {
+  const evalAt = (step: number, p: number) => ({ type: 'eval' as const, step, set: 'eval-mixed', passAtK: { '1': p, '2': p + 0.1, '4': p + 0.2 }, avgAtK: { '1': p }, majAtK: { '1': p }, meanEntropy: 1.2, meanLength: 10, histogram: [3, 1, 0, 1] });
+  const data = appendChunk(EMPTY_RUN_DATA, {
+    step: [1, 2, 3], seconds: [2, 2, 2], keys: ['reward', 'entropy', 'lr'], metrics: [0.2, 1.5, 1e-4, 0.35, 1.4, 1e-4, 0.5, 1.3, 1e-4],
+    samples: [{ type: 'samples', step: 3, samples: [{ prompt: '3+4', response: '3+4=7;#7', reward: 1, entropy: [0.4, 0.2] }] }],
+    evals: [evalAt(0, 0.1), evalAt(3, 0.3)],
+  });
+  const status: RunStatus = { state: 'done', step: 3, totalSteps: 3, stepsPerS: 0.5, etaS: 0, error: null };
+  const config = validateGrpoConfig({ steps: 3, seed: 9 });
+  return runFile({ id: 'elsewhere-1', index: 7, label: '#7 GRPO · small', diff: '', loop: 'grpo', policy: 'small', config, createdAt: Date.UTC(2025, 0, 2), status, data }, 'json').text;
+}
+
+const json = (name: string, text: string) => ({ name, mimeType: 'application/json', buffer: Buffer.from(text) });
+
+async function runCount(page: Page): Promise<number> {
+  return page.getByTestId('run-item').count();
+}
+
+async function policyOptions(page: Page): Promise<string[]> {
+  return page.getByTestId('launcher-policy').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+}
+
+/** Clicks a chart's PNG button; returns the downloaded bytes (a copy is kept in test-artifacts). */
+async function downloadPng(page: Page, id: string, copyAs: string): Promise<Buffer> {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(`chart-png-${id}`).click()]);
+  expect(download.suggestedFilename()).toBe(`rlvr-lab-chart-${id}.png`);
+  const file = await download.path();
+  copyFileSync(file, path.join(ARTIFACTS, copyAs));
+  return readFileSync(file);
+}
+
+describe('import, upload, PNG export and lesson links (built app, headless Chromium)', () => {
+  let server: ChildProcess | null = null;
+  let browser: Browser | null = null;
+  let base = '';
+  let page: Page;
+  let errors: string[];
+  let adapterStatus: string | null = null;
+
+  beforeAll(async () => {
+    ({ server, browser, base } = await startLab());
+    page = await newPage(browser);
+    errors = collectErrors(page);
+    await gotoLab(page, `${base}?${SETUP}`);
+    adapterStatus = await page.getAttribute('[data-testid=adapter-info]', 'data-status');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopPreview(server);
+  });
+
+  function requireAdapter(ctx: TestContext): void {
+    if (adapterStatus === 'ready') return;
+    if (process.env.CI === 'true') throw new Error(`no WebGPU adapter in Chromium (adapter panel status: ${adapterStatus})`);
+    ctx.skip(`no WebGPU adapter in this Chromium (status ${adapterStatus}); CI=true makes this a failure`);
+  }
+
+  it('imports a run exported as JSON, and refuses a malformed one without touching the list', async () => {
+    const before = await runCount(page);
+    await page.getByTestId('run-import').setInputFiles(json('good-run.json', runJson()));
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=run-item]').length === n + 1, before, { timeout: 10_000 });
+    const item = page.getByTestId('run-item').last();
+    expect(await item.getAttribute('data-state')).toBe('done');
+    await expect(item.locator('.run-label').textContent()).resolves.toMatch(/^#\d+ GRPO · small \(imported\)$/);
+    await page.waitForFunction(() => document.querySelector('[data-testid=chart-reward]')?.getAttribute('data-points') === '3', null, { timeout: 10_000 });
+    // charts draw new data one per task (src/ui/charts/stagger.ts)
+    await page.waitForFunction(() => !document.querySelector('[data-waiting]'), null, { timeout: 20_000 });
+    expect(await page.getByTestId('chart-pass1').getAttribute('data-points')).toBe('2');
+    expect(await page.getByTestId('run-import-error').count()).toBe(0);
+
+    const labels = await page.getByTestId('run-item').allTextContents();
+    const bad = JSON.parse(runJson());
+    bad.metrics.step[1] = 'two';
+    await page.getByTestId('run-import').setInputFiles(json('bad-run.json', JSON.stringify(bad)));
+    const error = page.getByTestId('run-import-error');
+    await error.waitFor({ timeout: 10_000 });
+    await expect(error.textContent()).resolves.toBe('bad-run.json: metrics.step[1] is not a number (found the text "two")');
+    expect(await page.getByTestId('run-item').allTextContents()).toEqual(labels);
+    await page.getByTestId('run-import').setInputFiles({ name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('not json') });
+    await page.waitForFunction(() => document.querySelector('[data-testid=run-import-error]')?.textContent?.startsWith('notes.json: not JSON'), null, { timeout: 10_000 });
+    expect(await runCount(page)).toBe(before + 1);
+    await page.getByTestId('run-list').scrollIntoViewIfNeeded();
+    await shot(page, 'io-import');
+    await page.locator('section.runs').screenshot({ path: path.join(ARTIFACTS, 'io-import-runs.png') });
+  });
+
+  it('saves a chart as a PNG picture, light and dark', async () => {
+    const light = await downloadPng(page, 'reward', 'io-chart-reward.png');
+    expect([...light.subarray(0, 8)]).toEqual(PNG_SIGNATURE);
+    // IHDR: width and height (big-endian) at bytes 16 and 20; drawn at twice the chart's size
+    const shown = await page.getByTestId('chart-reward').locator('svg.recharts-surface').boundingBox();
+    expect(light.readUInt32BE(16)).toBeGreaterThanOrEqual(2 * Math.floor(shown!.width));
+    expect(light.readUInt32BE(20)).toBeGreaterThan(2 * Math.floor(shown!.height));
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const dark = await downloadPng(page, 'passk', 'io-chart-passk-dark.png');
+    expect([...dark.subarray(0, 8)]).toEqual(PNG_SIGNATURE);
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('refuses a malformed checkpoint with what is wrong, and offers a good one as a base policy', async (ctx) => {
+    const options = await policyOptions(page);
+    const st = readFileSync(path.join(TINY_DIR, 'model.safetensors'));
+    const cfg = readFileSync(path.join(TINY_DIR, 'config.json'));
+    const upload = page.getByTestId('policy-upload');
+    const error = page.getByTestId('policy-upload-error');
+    await upload.setInputFiles([{ name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: st.subarray(0, st.length - 64) }, { name: 'config.json', mimeType: 'application/json', buffer: cfg }]);
+    await error.waitFor({ timeout: 10_000 });
+    const message = (await error.textContent()) ?? '';
+    console.log(`truncated checkpoint: ${message}`);
+    expect(message).toMatch(/^model\.safetensors: /);
+    await upload.setInputFiles([{ name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: st }]);
+    await page.waitForFunction(() => /also choose its config\.json/.test(document.querySelector('[data-testid=policy-upload-error]')?.textContent ?? ''), null, { timeout: 10_000 });
+    expect(await policyOptions(page)).toEqual(options);
+    await page.getByTestId('launcher-policy').scrollIntoViewIfNeeded();
+    await shot(page, 'io-upload-error');
+    await page.locator('.launcher-top').screenshot({ path: path.join(ARTIFACTS, 'io-upload-error-picker.png') });
+
+    await upload.setInputFiles([path.join(TINY_DIR, 'model.safetensors'), path.join(TINY_DIR, 'config.json')]);
+    await page.waitForFunction(() => (document.querySelector('[data-testid=launcher-policy]') as HTMLSelectElement | null)?.value === 'upload:model', null, { timeout: 10_000 });
+    expect(await policyOptions(page)).toEqual([...options, 'upload:model']);
+    expect(await error.count()).toBe(0);
+    expect(new URL(page.url()).searchParams.has('policy')).toBe(false);
+    await shot(page, 'io-upload');
+    await page.locator('.launcher-top').screenshot({ path: path.join(ARTIFACTS, 'io-upload-picker.png') });
+
+    // the worker trains from the uploaded weights
+    requireAdapter(ctx);
+    const before = await runCount(page);
+    await page.getByTestId('run-start').click();
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid=run-item]').length === n + 1 && ['done', 'failed'].includes(document.querySelector('[data-testid=run-status]')?.getAttribute('data-state') ?? ''),
+      before, { timeout: RUN_TIMEOUT_MS },
+    );
+    const status = page.getByTestId('run-status');
+    expect(await status.getAttribute('data-state'), (await status.textContent()) ?? '').toBe('done');
+    await expect(page.getByTestId('run-item').last().locator('.run-label').textContent()).resolves.toMatch(/upload:model$/);
+
+    // kept in IndexedDB: offered again after a reload (the link itself does not name it)
+    await gotoLab(page, `${base}?${SETUP}`);
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=launcher-policy] option')].some((o) => (o as HTMLOptionElement).value === 'upload:model'), null, { timeout: 10_000 });
+  });
+
+  it('opens a lesson link: the parts it hides are gone and the fields it locks are disabled', async () => {
+    await gotoLab(page, `${base}?${SETUP}&lr=0.0003&hide=knobs,selftest,demo,samples&lock=lr,seed,policy`);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=run-item]').length > 0, null, { timeout: 10_000 });
+    for (const id of ['selftest-run', 'demo-start', 'run-knobs', 'sample']) expect(await page.getByTestId(id).count(), id).toBe(0);
+    expect(await page.getByTestId('adapter-info').count()).toBe(1);
+    for (const f of ['lr', 'seed']) {
+      const field = page.getByTestId(`field-${f}`);
+      expect(await field.locator('input').isDisabled(), f).toBe(true);
+      expect(await field.getAttribute('data-locked')).toBe('true');
+    }
+    await expect(page.getByTestId('field-lr').locator('input').inputValue()).resolves.toBe('0.0003');
+    expect(await page.getByTestId('field-steps').locator('input').isDisabled()).toBe(false);
+    expect(await page.getByTestId('launcher-policy').isDisabled()).toBe(true);
+    expect(await page.getByTestId('policy-upload').isDisabled()).toBe(true);
+    expect(await page.getByTestId('launcher-warnings').count()).toBe(0);
+    // a reset keeps the locked values
+    await page.getByRole('button', { name: 'Reset to defaults' }).click();
+    await expect(page.getByTestId('field-lr').locator('input').inputValue()).resolves.toBe('0.0003');
+    expect(new URL(page.url()).searchParams.get('lock')).toBe('lr,seed,policy');
+    await shot(page, 'io-lesson');
+
+    // without the launcher the run list takes the width; unknown parts are reported, not fatal
+    await page.goto(`${base}?hide=launcher,adapter,sidebar`);
+    await page.getByTestId('run-list').waitFor();
+    await page.waitForTimeout(500);
+    expect(await page.getByTestId('run-start').count()).toBe(0);
+    expect(await page.getByTestId('adapter-info').count()).toBe(0);
+    await expect(page.getByTestId('launcher-warnings').textContent()).resolves.toMatch(/hide=sidebar: no such part of the page/);
+    await shot(page, 'io-lesson-no-launcher');
+  });
+
+  it('logs no console errors (CSP violations included)', () => {
+    expect(errors).toEqual([]);
+  });
+});
