@@ -5,10 +5,13 @@ import * as Comlink from 'comlink';
 import { CPU_DEVICE, createCpuRuns } from './cpuEngine';
 import { CPU_MODE } from './cpuMode';
 import { cachedPolicyLoader } from './policies';
+import { fileCheckpointStore } from './checkpoints';
+import { opfsFs } from './opfs';
 import { runBatchTransferables } from './runBatcher';
 import type { LiveKnobs, RunBatch, RunSpec, RunStatus } from './protocol';
 
-const runs = createCpuRuns({ loadPolicy: cachedPolicyLoader(new URL(import.meta.env.BASE_URL, self.location.origin)) });
+// the same origin-private checkpoint folders as the GPU engine: a run id names one run whichever engine ran it
+const runs = createCpuRuns({ loadPolicy: cachedPolicyLoader(new URL(import.meta.env.BASE_URL, self.location.origin)), checkpoints: fileCheckpointStore(opfsFs()) });
 
 // A proxied callback returns a promise; if the page side throws, say so here rather than
 // leaving an unhandled rejection in the worker.

@@ -33,7 +33,11 @@ export function cpuPolicyLoader(load: (name: string) => Promise<BasePolicy>): (n
   };
 }
 
-/** The run manager of CPU mode (no checkpoint store: its runs do not resume after a reload). */
-export function createCpuRuns(deps: Omit<RunDeps<RunDevice>, 'loops' | 'checkpoints'>): RunManager<RunDevice> {
+/**
+ * The run manager of CPU mode. With a checkpoint store its runs resume after a reload like GPU
+ * runs; checkpoints hold float32 parameters, so a resumed CPU run (float64 inside) continues
+ * from the rounded values rather than bit-identically.
+ */
+export function createCpuRuns(deps: Omit<RunDeps<RunDevice>, 'loops'>): RunManager<RunDevice> {
   return new RunManager<RunDevice>({ ...deps, loops: CPU_LOOP_FACTORIES, loadPolicy: cpuPolicyLoader(deps.loadPolicy) });
 }

@@ -3,7 +3,7 @@
 // the button is. Commands act on the active run: the selected run, when this page started it.
 import { canRestore } from './resume';
 import type { RunView } from './runsSlice';
-import { selectEngineReady, selectExclusiveJob, type LabState } from './store';
+import { selectExclusiveJob, selectRunsReady, type LabState } from './store';
 
 export type CommandId = 'pause' | 'resume' | 'toggle-pause' | 'step' | 'stop' | 'help';
 
@@ -30,7 +30,7 @@ const canResume = (s: LabState) => !selectExclusiveJob(s) && ['paused', 'pausing
 /** The selected run, when it can start again from its checkpoint now (interrupted, or its GPU was lost and a new one is ready). */
 export function restorableRun(s: LabState): RunView | null {
   const r = s.runs.selected ? s.runs.byId[s.runs.selected] : null;
-  return r && canRestore(r) && selectEngineReady(s) && !selectExclusiveJob(s) ? r : null;
+  return r && canRestore(r) && selectRunsReady(s) && !selectExclusiveJob(s) ? r : null;
 }
 const withRun = (f: (s: LabState, id: string) => unknown) => (s: LabState) => {
   const r = activeRun(s);

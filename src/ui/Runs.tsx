@@ -14,6 +14,7 @@ import { RunKnobs } from './RunKnobs';
 import { downloadRun } from './download';
 import { formatDuration } from './format';
 import { useLab, useLabStore } from './LabStore';
+import { selectRunsReady } from '../state/store';
 import { Panel } from './Panel';
 
 const STATE_TEXT: Record<RunState, string> = {
@@ -113,7 +114,7 @@ function HaltNotice({ run }: { run: RunView }) {
 
 /** How an interrupted run or one whose GPU was lost carries on. */
 function RestoreHint({ run }: { run: RunView }) {
-  const ready = useLab((s) => s.engine.adapter.status === 'ready' && s.engine.deviceLost === null);
+  const ready = useLab(selectRunsReady);
   if (!canRestore(run)) return null;
   const from = run.status.checkpointStep === undefined ? 'from its last checkpoint' : `from its last checkpoint (step ${run.status.checkpointStep})`;
   return (

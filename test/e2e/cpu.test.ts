@@ -99,4 +99,48 @@ describe('the page without WebGPU (CPU mode)', () => {
     // the page explains the missing GPU; nothing else may fail
     expect(errors.filter((e) => !/webgpu|adapter/i.test(e))).toEqual([]);
   });
+
+  it('a CPU run cut off by a reload resumes from its checkpoint in CPU mode', async () => {
+    // long enough to be mid-run at the reload; evaluation only at the end keeps steps short
+    const setup = SETUP.replace('steps=2', 'steps=30').replace('evalEvery=1', 'evalEvery=0') + '&checkpointEvery=1';
+    await gotoLab(page, `${base}?${setup}`);
+    await page.getByTestId('cpu-mode').click();
+    await page.getByTestId('cpu-mode-banner').waitFor({ timeout: 30_000 });
+    const count = await page.getByTestId('run-item').count();
+    await page.getByTestId('run-start').click();
+    // wait for the first step's checkpoint (the run status carries its step once saved)
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid=run-item]').length === n && Number(document.querySelector('[data-testid=run-status]')?.getAttribute('data-step')) >= 2,
+      count + 1,
+      { timeout: RUN_TIMEOUT_MS, polling: 100 },
+    );
+    const runId = await page.locator('[data-testid=run-item].selected').getAttribute('data-run-id');
+
+    await gotoLab(page, `${base}?${setup}`);
+    const item = page.locator(`[data-testid=run-item][data-run-id="${runId}"]`);
+    await item.waitFor({ timeout: 10_000 });
+    expect(await item.getAttribute('data-interrupted')).toBe('true');
+    // without a GPU the run resumes only once CPU mode is on
+    await page.getByTestId('cpu-mode').click();
+    await page.getByTestId('cpu-mode-banner').waitFor({ timeout: 30_000 });
+    await item.click();
+    const resume = page.getByTestId('run-resume');
+    await expect(resume.textContent()).resolves.toMatch(/Resume from checkpoint/);
+    await resume.click();
+    const outcome = await page
+      .waitForFunction(
+        () => {
+          if (document.querySelector('[data-testid=run-error]')) return 'error';
+          const el = document.querySelector('[data-testid=run-status]');
+          return el?.getAttribute('data-state') === 'done' && el.getAttribute('data-step') === '30' ? 'done' : false;
+        },
+        null,
+        { timeout: RUN_TIMEOUT_MS, polling: 200 },
+      )
+      .then((h) => h.jsonValue(), () => 'timeout');
+    if (outcome !== 'done') throw new Error(`the resumed CPU run did not finish (${outcome}): ${await page.getByTestId('run-status').textContent()}`);
+    await page.waitForFunction(() => document.querySelector('[data-testid=chart-reward]')?.getAttribute('data-points') === '30', null, { timeout: 10_000 });
+    await shot(page, 'cpu-resumed');
+    expect(errors.filter((e) => !/webgpu|adapter/i.test(e))).toEqual([]);
+  });
 });
