@@ -102,6 +102,14 @@ function HaltNotice({ run }: { run: RunView }) {
   const halts = run.status.halts ?? [];
   const h = lastHalt(run);
   if (!h) return null;
+  // once the run has finished, the halt's advice (resume, reconnect, free space) is history
+  if (run.status.state === 'done') {
+    return (
+      <p className="detail" data-testid="run-halt-history">
+        It stopped on its own {halts.length === 1 ? 'once' : `${halts.length} times`}, at step{halts.length === 1 ? '' : 's'} {halts.map((x) => x.step).join(', ')} (marked on the charts), and was resumed to the end.
+      </p>
+    );
+  }
   return (
     <div className="notice notice-warn" role="alert" data-testid="run-halt" data-kind={h.kind} data-step={h.step}>
       {h.message}
