@@ -15,6 +15,7 @@ export interface PolicyArchive {
   put(p: SavedPolicy): Promise<void>;
   /** every saved policy, oldest first */
   loadAll(): Promise<SavedPolicy[]>;
+  delete(name: string): Promise<void>;
 }
 
 export function memoryPolicyArchive(): PolicyArchive {
@@ -25,6 +26,9 @@ export function memoryPolicyArchive(): PolicyArchive {
     },
     async loadAll() {
       return [...saved.values()].sort((a, b) => a.savedAt - b.savedAt).map((p) => structuredClone(p));
+    },
+    async delete(name) {
+      saved.delete(name);
     },
   };
 }
@@ -47,16 +51,18 @@ export function indexedDbPolicyArchive(name = 'rlvr-lab-policies'): PolicyArchiv
     db = request(open);
     return db;
   };
+  const write = async (f: (store: IDBObjectStore) => void) => {
+    const tx = (await get()).transaction(STORE, 'readwrite');
+    f(tx.objectStore(STORE));
+    await new Promise<void>((resolve, reject) => {
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error ?? new Error('IndexedDB transaction failed'));
+      tx.onabort = () => reject(tx.error ?? new Error('IndexedDB transaction aborted (is the disk full?)'));
+    });
+  };
   return {
-    async put(p) {
-      const tx = (await get()).transaction(STORE, 'readwrite');
-      tx.objectStore(STORE).put(p);
-      await new Promise<void>((resolve, reject) => {
-        tx.oncomplete = () => resolve();
-        tx.onerror = () => reject(tx.error ?? new Error('IndexedDB transaction failed'));
-        tx.onabort = () => reject(tx.error ?? new Error('IndexedDB transaction aborted (is the disk full?)'));
-      });
-    },
+    put: (p) => write((s) => s.put(p)),
+    delete: (name) => write((s) => s.delete(name)),
     async loadAll() {
       const tx = (await get()).transaction(STORE, 'readonly');
       const all = (await request(tx.objectStore(STORE).getAll())) as SavedPolicy[];

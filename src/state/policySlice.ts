@@ -25,6 +25,11 @@ export interface PolicySlice {
   uploadPolicy(files: readonly BinaryFile[]): Promise<string | null>;
   /** Registers the policies saved by earlier visits with the worker and lists them. */
   loadUploadedPolicies(): Promise<void>;
+  /**
+   * Forgets an uploaded policy: no longer offered, no longer saved. Runs already trained from it
+   * keep their data and checkpoints; the launcher falls back to the default if it was selected.
+   */
+  removeUploadedPolicy(name: string): Promise<void>;
 }
 
 export interface PolicyServices {
@@ -81,6 +86,19 @@ export const createPolicySlice =
           patch({ saveError: `uploaded policies are not being saved: ${errorText(e)}` });
         }
         return null;
+      },
+
+      async removeUploadedPolicy(name) {
+        if (!get().uploads.list.some((p) => p.name === name)) return;
+        patch({ list: get().uploads.list.filter((p) => p.name !== name), error: null });
+        // re-resolve the set-up: a removed policy that was selected gives way to the default
+        const l = get().launcher;
+        get().setLauncher(l.state.policy === name ? { ...l.state, policy: null } : l.state, l.warnings);
+        try {
+          await services.policies?.delete(name);
+        } catch (e) {
+          patch({ saveError: `${name} could not be removed from this browser's storage: ${errorText(e)}` });
+        }
       },
 
       async loadUploadedPolicies() {

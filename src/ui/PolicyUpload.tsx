@@ -7,7 +7,8 @@ import { useLab } from './LabStore';
 export function PolicyUpload({ disabled }: { disabled: boolean }) {
   const id = useId();
   const upload = useLab((s) => s.uploadPolicy);
-  const { error, busy, saveError } = useLab((s) => s.uploads);
+  const remove = useLab((s) => s.removeUploadedPolicy);
+  const { error, busy, saveError, list } = useLab((s) => s.uploads);
   return (
     <div className="policy-upload">
       <label htmlFor={id} className={`file-button${disabled || busy ? ' disabled' : ''}`}>
@@ -32,6 +33,18 @@ export function PolicyUpload({ disabled }: { disabled: boolean }) {
         </p>
       )}
       {saveError && <p className="field-note">{saveError}</p>}
+      {list.length > 0 && (
+        <ul className="upload-list" aria-label="Uploaded policies" data-testid="policy-uploads">
+          {list.map((p) => (
+            <li key={p.name}>
+              <span>{p.name}</span>{' '}
+              <button type="button" className="link" data-testid="policy-upload-remove" aria-label={`Remove ${p.name} from this browser`} onClick={() => void remove(p.name)}>
+                remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }

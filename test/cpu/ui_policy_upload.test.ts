@@ -117,6 +117,21 @@ describe('checkpoint upload: the store', () => {
     expect(reloaded.getState().launcher.state.policy).toBeNull();
   });
 
+  it('removes an upload: no longer offered or saved; the launcher falls back to the default', async () => {
+    const policies = memoryPolicyArchive();
+    const store = await newStore(fakeClient(async () => undefined), policies);
+    expect(await store.getState().uploadPolicy([weights(), config()])).toBeNull();
+    expect(store.getState().launcher.state.policy).toBe('upload:model');
+    await store.getState().removeUploadedPolicy('upload:model');
+    expect(store.getState().uploads.list).toEqual([]);
+    expect(store.getState().launcher.state.policy).toBeNull();
+    expect(store.getState().launcher.resolved).toMatchObject({ ok: true, policy: 'tiny' });
+    expect(await policies.loadAll()).toEqual([]);
+    // removing what is not there changes nothing
+    await store.getState().removeUploadedPolicy('upload:other');
+    expect(store.getState().uploads.error).toBeNull();
+  });
+
   it('changes nothing for a bad upload, or one the worker refuses, and says why', async () => {
     const store = await newStore(fakeClient(async () => {
       throw new Error('uploaded policy "upload:model": no');
