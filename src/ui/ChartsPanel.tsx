@@ -1,34 +1,52 @@
-// Live charts: training metrics by step (smoothing and log scale apply to these) and the
-// held-out evaluations, of the selected run or, with two or more runs ticked, of all of them
-// overlaid and labelled by their difference from the first.
+// Live charts: training metrics by step or by wall time (smoothing and log scale apply to these)
+// and the held-out evaluations, of the selected run or, with two or more runs ticked, of all of
+// them overlaid and labelled by their difference from the first.
 import { useId, useMemo } from 'react';
 import { shownRuns, type ShownRun } from '../state/compare';
 import type { RunView } from '../state/runsSlice';
 import { MAX_SMOOTHING } from '../state/viewSlice';
 import { knobChanges, knobsOfConfig } from '../state/knobs';
+import { clockEnd, clockOf, evalTimes, placeMarks, type XAxisMode } from '../state/wallTime';
 import { formatValue } from './format';
 import { EvalCharts } from './charts/EvalCharts';
-import { MetricChart } from './charts/MetricChart';
+import { MetricChart, type ChangeLine } from './charts/MetricChart';
 import { seriesClass } from './charts/overlay';
 import { TRAINING_CHARTS } from './charts/specs';
+import { WALL_TIME_NOTE, type ChartAxis } from './charts/xaxis';
 import { useLab } from './LabStore';
 import { Panel } from './Panel';
 
-function ChartControls() {
+function ChartControls({ shown }: { shown: Shown }) {
   const smoothId = useId();
   const logId = useId();
+  const xId = useId();
   const view = useLab((s) => s.view);
   const setSmoothing = useLab((s) => s.setSmoothing);
   const setLog = useLab((s) => s.setLogScale);
+  const setXAxis = useLab((s) => s.setXAxis);
+  const untimed = shown.runs.map((r) => ({ r, n: clockOf(r.run.data).untimed })).filter((u) => u.n > 0);
   return (
-    <div className="chart-controls">
-      <label htmlFor={smoothId}>Smoothing {view.smoothing.toFixed(2)}</label>
-      <input id={smoothId} type="range" min={0} max={MAX_SMOOTHING} step={0.01} value={view.smoothing} data-testid="chart-smoothing" onChange={(e) => setSmoothing(Number(e.target.value))} />
-      <label className="check">
-        <input id={logId} type="checkbox" checked={view.logScale} data-testid="chart-log" onChange={(e) => setLog(e.target.checked)} />
-        Log scale
-      </label>
-    </div>
+    <>
+      <div className="chart-controls">
+        <label htmlFor={smoothId}>Smoothing {view.smoothing.toFixed(2)}</label>
+        <input id={smoothId} type="range" min={0} max={MAX_SMOOTHING} step={0.01} value={view.smoothing} data-testid="chart-smoothing" onChange={(e) => setSmoothing(Number(e.target.value))} />
+        <label className="check">
+          <input id={logId} type="checkbox" checked={view.logScale} data-testid="chart-log" onChange={(e) => setLog(e.target.checked)} />
+          Log scale
+        </label>
+        <label htmlFor={xId}>x-axis</label>
+        <select id={xId} value={view.xAxis} data-testid="chart-xaxis" title="Draw the charts by training step or by each run's compute time" onChange={(e) => setXAxis(e.target.value as XAxisMode)}>
+          <option value="step">step</option>
+          <option value="time">wall time</option>
+        </select>
+      </div>
+      {view.xAxis === 'time' && (
+        <p className="chart-xaxis-note" data-testid="chart-xaxis-note">
+          {WALL_TIME_NOTE} Ticks read mm:ss (h:mm:ss past an hour); hover a point for its step.
+          {untimed.map(({ r, n }) => ` Run #${r.run.index}: ${n} step${n === 1 ? '' : 's'} without a recorded time ${n === 1 ? 'is' : 'are'} left out.`).join('')}
+        </p>
+      )}
+    </>
   );
 }
 
@@ -43,28 +61,31 @@ export function useShownRuns(): Shown {
   return useMemo(() => shownRuns(runs.order, runs.byId, runs.compared, runs.selected), [runs.order, runs.byId, runs.compared, runs.selected]);
 }
 
-/** Steps where a shown run stopped on its own. */
-export function haltSteps(shown: Shown): number[] {
-  return [...new Set(shown.runs.flatMap((r) => (r.run.status.halts ?? []).map((h) => h.step)))].sort((a, b) => a - b);
+/** Where shown runs stopped on their own, on the axis: each halt's step, or its run's time then. */
+export function haltMarks(shown: Shown, mode: XAxisMode): number[] {
+  const runs = shown.runs.map((r) => ({ clock: clockOf(r.run.data), marks: (r.run.status.halts ?? []).map((h) => ({ step: h.step })) }));
+  return [...new Set(placeMarks(runs, mode).map((m) => m.x))];
 }
 
-/** A labelled step where a shown run's knobs changed (from its stored metrics). */
-export interface ChangeMark {
-  step: number;
-  label: string;
-}
-
-/** Steps where a shown run's knobs changed; with several runs, each label names its run. */
-export function changeMarks(shown: Shown): ChangeMark[] {
+/** Where a shown run's knobs changed (from its stored metrics), on the axis; with several runs, each label names its run. */
+export function changeMarks(shown: Shown, mode: XAxisMode): ChangeLine[] {
   const several = shown.runs.length > 1;
-  const marks = shown.runs.flatMap((r) =>
-    knobChanges(r.run.data.step, r.run.data.series, knobsOfConfig(r.run.config), formatValue).map((c) => ({ step: c.step, label: several ? `#${r.run.index}: ${c.label}` : c.label })),
-  );
-  return marks.sort((a, b) => a.step - b.step);
+  const runs = shown.runs.map((r) => ({
+    clock: clockOf(r.run.data),
+    marks: knobChanges(r.run.data.step, r.run.data.series, knobsOfConfig(r.run.config), formatValue).map((c) => ({ step: c.step, label: several ? `#${r.run.index}: ${c.label}` : c.label })),
+  }));
+  return placeMarks(runs, mode).map((m) => ({ step: m.step, x: m.x, label: m.label }));
+}
+
+/** The axis of the charts: to the longest run's total steps, or to the latest time a shown run reached. */
+function useAxis(shown: Shown, times: readonly number[] = shown.runs.map((r) => clockEnd(clockOf(r.run.data)))): ChartAxis {
+  const mode = useLab((s) => s.view.xAxis);
+  return mode === 'step' ? { mode, max: Math.max(...shown.runs.map((r) => r.run.status.totalSteps)) } : { mode, max: Math.max(0, ...times) };
 }
 
 /** Which colour is which run, when several are drawn. */
 export function CompareLegend({ shown }: { shown: Shown }) {
+  const mode = useLab((s) => s.view.xAxis);
   if (shown.runs.length < 2) return null;
   return (
     <div className="compare-legend" data-testid="compare-legend">
@@ -76,9 +97,14 @@ export function CompareLegend({ shown }: { shown: Shown }) {
           </li>
         ))}
       </ul>
-      {shown.seeds && <p className="detail">These runs differ only by seed: the thick line is their mean, the shaded band spans the lowest to the highest seed at each step.</p>}
+      {shown.seeds && <p className="detail">{seedText(mode)}</p>}
     </div>
   );
+}
+
+function seedText(mode: XAxisMode): string {
+  if (mode === 'time') return 'These runs differ only by seed. On the wall-time axis each seed is drawn on its own clock, without their mean and band: the seeds reach a step at different times, so there is no common time to average at (switch the x-axis to step for them).';
+  return 'These runs differ only by seed: the thick line is their mean, the shaded band spans the lowest to the highest seed at each step.';
 }
 
 function intro(shown: Shown, what: string): string {
@@ -88,20 +114,20 @@ function intro(shown: Shown, what: string): string {
 
 export function TrainingCharts() {
   const shown = useShownRuns();
+  const axis = useAxis(shown);
   if (shown.runs.length === 0) return null;
-  const marks = haltSteps(shown);
-  const changes = changeMarks(shown);
-  const totalSteps = Math.max(...shown.runs.map((r) => r.run.status.totalSteps));
+  const marks = haltMarks(shown, axis.mode);
+  const changes = changeMarks(shown, axis.mode);
   const specs = TRAINING_CHARTS.filter((c) => !c.optional || shown.runs.some((r) => c.key in r.run.data.series));
   return (
     <Panel title="Training" className="panel-wide charts" intro={intro(shown, 'what each step of the loop measured')}>
-      <ChartControls />
+      <ChartControls shown={shown} />
       <CompareLegend shown={shown} />
       <div className="chart-grid-layout">
         {specs.map((spec) => (
           <MetricChart
-            key={spec.id} spec={spec} seeds={shown.seeds} marks={marks} changes={changes} totalSteps={totalSteps}
-            series={shown.runs.map((r) => ({ id: r.run.id, name: r.name, steps: r.run.data.step, values: r.run.data.series[spec.key] }))}
+            key={spec.id} spec={spec} seeds={shown.seeds} marks={marks} changes={changes} axis={axis}
+            series={shown.runs.map((r) => ({ id: r.run.id, name: r.name, steps: r.run.data.step, values: r.run.data.series[spec.key], clock: clockOf(r.run.data) }))}
           />
         ))}
       </div>
@@ -111,14 +137,18 @@ export function TrainingCharts() {
 
 export function EvaluationCharts() {
   const shown = useShownRuns();
+  const mode = useLab((s) => s.view.xAxis);
+  const runs = shown.runs.map((r) => ({ id: r.run.id, name: r.name, evals: r.run.data.evals, times: evalTimes(r.run.data.evals, clockOf(r.run.data)) }));
+  const marks = haltMarks(shown, mode);
+  // on a time axis, to the latest evaluation or halt: a training step alone leaves these charts as they are
+  const axis = useAxis(shown, [...runs.flatMap((r) => r.times.filter(Number.isFinite)), ...(mode === 'time' ? marks : [])]);
   if (shown.runs.length === 0) return null;
   const c = shown.runs[0].run.config;
-  const totalSteps = Math.max(...shown.runs.map((r) => r.run.status.totalSteps));
   const what = shown.runs.length > 1 ? 'their held-out evaluations, each at its latest step' : `the held-out set ${c.evalSet}: ${c.evalProblems} problems, ${c.evalN} samples each`;
   return (
     <Panel title="Evaluation" className="panel-wide charts" intro={intro(shown, what)}>
       <CompareLegend shown={shown} />
-      <EvalCharts runs={shown.runs.map((r) => ({ id: r.run.id, name: r.name, evals: r.run.data.evals }))} seeds={shown.seeds} marks={haltSteps(shown)} totalSteps={totalSteps} />
+      <EvalCharts runs={runs} seeds={shown.seeds} marks={marks} axis={axis} />
     </Panel>
   );
 }

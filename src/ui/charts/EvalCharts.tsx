@@ -1,17 +1,20 @@
 // The held-out evaluations: the pass@k curve of one evaluation (k on a log axis, a slider picks
-// the step), pass@1 and pass@k(max) over steps, and how accuracy is spread over the problems.
-// With several runs compared, each run draws its own curve (its latest evaluation where one
-// evaluation is shown), and a seed group adds its mean and band to pass@1 over steps.
+// the step), pass@1 and pass@k(max) over steps (or over each run's wall time: xaxis.ts), and how
+// accuracy is spread over the problems. With several runs compared, each run draws its own curve
+// (its latest evaluation where one evaluation is shown), and a seed group adds its mean and band
+// to pass@1 over steps (by step only: seeds reach a step at different times).
 import { memo, useId, useMemo } from 'react';
 import { Area, Bar, BarChart, CartesianGrid, ComposedChart, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import type { EvalEvent } from '../../lab/protocol';
 import { meanBand } from '../../state/compare';
+import { placeAt, type XAxisMode } from '../../state/wallTime';
 import { formatValue } from '../format';
 import { useLab } from '../LabStore';
-import { ALL_TICKS, axisTick, CHART_HEIGHT, ChartFrame, staggered, useTooltipOn } from './MetricChart';
+import { ALL_TICKS, CHART_HEIGHT, ChartFrame, staggered, useTooltipOn } from './MetricChart';
 import { overlayRows, seriesClass } from './overlay';
 import type { LegendEntry } from './png';
 import { useWidth } from './useWidth';
+import { axisMargin, axisTick, tipLabel, tipValue, WALL_TIME_NOTE, xAxisProps, type ChartAxis } from './xaxis';
 
 const MARGIN = { top: 6, right: 12, bottom: 0, left: 0 };
 const percent = (v: number): string => `${Math.round(v * 100)}%`;
@@ -21,6 +24,8 @@ export interface EvalRun {
   id: string;
   name: string;
   evals: readonly EvalEvent[];
+  /** each evaluation's time on the run's clock (evalTimes), aligned with `evals` */
+  times: readonly number[];
 }
 
 function kCurve(e: EvalEvent): { x: number; y: number; raw: number }[] {
@@ -95,37 +100,42 @@ function PassKChart({ runs }: { runs: readonly EvalRun[] }) {
   );
 }
 
-function passSeries(evals: readonly EvalEvent[], k: string) {
-  return evals.map((e) => ({ x: e.step, y: e.passAtK[k] ?? NaN, raw: e.passAtK[k] ?? NaN })).filter((p) => Number.isFinite(p.y));
+/** A run's pass@k by evaluation, placed on the axis at each evaluation's step or time. */
+function passSeries(run: EvalRun, k: string, mode: XAxisMode) {
+  const timeOf = new Map(run.evals.map((e, i) => [e.step, run.times[i]]));
+  const pts = run.evals.map((e) => ({ x: e.step, y: e.passAtK[k] ?? NaN, raw: e.passAtK[k] ?? NaN })).filter((p) => Number.isFinite(p.y));
+  return placeAt(pts, (step) => timeOf.get(step) ?? NaN, mode);
 }
 
-function PassOverStepsChart({ runs, seeds, marks, totalSteps }: { runs: readonly EvalRun[]; seeds: boolean; marks: readonly number[]; totalSteps: number }) {
+function PassOverStepsChart({ runs, seeds, marks, axis }: { runs: readonly EvalRun[]; seeds: boolean; marks: readonly number[]; axis: ChartAxis }) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const [tooltip, tooltipOn] = useTooltipOn();
   const single = runs.length === 1;
   const evals = runs[0].evals;
   const k = evals.length > 0 ? maxK(evals[evals.length - 1]) : '';
   const { lines, rows, band } = useMemo(() => {
-    const lines = runs.map((r) => passSeries(r.evals, '1'));
-    const band = seeds ? meanBand(lines.map((l) => ({ xs: l.map((p) => p.x), ys: l.map((p) => p.y) }))) : [];
-    const rows = overlayRows(single ? [...lines, passSeries(evals, k)] : lines, band);
+    const lines = runs.map((r) => passSeries(r, '1', axis.mode));
+    // a band needs an x common to the seeds: a step is, a time is not
+    const band = seeds && axis.mode === 'step' ? meanBand(lines.map((l) => ({ xs: l.map((p) => p.x), ys: l.map((p) => p.y) }))) : [];
+    const rows = overlayRows(single ? [...lines, passSeries(runs[0], k, axis.mode)] : lines, band);
     return { lines, rows, band };
-  }, [runs, seeds, single, evals, k]);
+  }, [runs, seeds, single, k, axis.mode]);
+  const when = axis.mode === 'time' ? ` The x axis is each run's compute time at the evaluated step. ${WALL_TIME_NOTE}` : '';
   const note = single
-    ? `Held-out accuracy of one sample (pass@1, solid) and of the best of ${k || 'n'} (dashed) at each evaluation. A widening or closing gap shows whether RL adds answers or only sharpens the ones the base already had.`
-    : 'Held-out accuracy of one sample (pass@1) of each run at each of its evaluations.';
+    ? `Held-out accuracy of one sample (pass@1, solid) and of the best of ${k || 'n'} (dashed) at each evaluation. A widening or closing gap shows whether RL adds answers or only sharpens the ones the base already had.${when}`
+    : `Held-out accuracy of one sample (pass@1) of each run at each of its evaluations.${when}`;
   return (
     <ChartFrame
-      id="pass1" title={single ? `pass@1 and pass@${k || 'k'} over steps` : 'pass@1 over steps'} points={width > 0 ? lines[0].length : 0} note={note} extra={{ series: runs.length, marks: marks.length }}
+      id="pass1" title={`${single ? `pass@1 and pass@${k || 'k'}` : 'pass@1'} over ${axis.mode === 'time' ? 'wall time' : 'steps'}`} points={width > 0 ? lines[0].length : 0} note={note} extra={{ series: runs.length, marks: marks.length }}
       legend={single ? [{ name: 'pass@1', cls: 'series-main' }, { name: `pass@${k}`, cls: 'series-second' }] : [...runLegend(runs), ...(band.length > 0 ? [{ name: `mean of ${runs.length} seeds`, cls: 'series-mean' }] : [])]}
     >
       <div ref={ref} className="chart-area" {...tooltipOn}>
         {rows.length === 0 || width === 0 ? EMPTY : (
-          <ComposedChart width={width} height={CHART_HEIGHT} data={rows} margin={MARGIN}>
+          <ComposedChart width={width} height={CHART_HEIGHT} data={rows} margin={axisMargin(axis, MARGIN)}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
-            <XAxis dataKey="x" type="number" domain={[0, (max: number) => Math.max(max, totalSteps)]} allowDecimals={false} tickFormatter={axisTick} interval={ALL_TICKS} />
+            <XAxis dataKey="x" type="number" {...xAxisProps(axis)} interval={ALL_TICKS} />
             <YAxis width={44} domain={[0, 1]} tickFormatter={percent} interval={ALL_TICKS} />
-            {tooltip && <Tooltip formatter={percentTip} labelFormatter={(s) => `step ${s}`} />}
+            {tooltip && <Tooltip formatter={(v, _name, item) => tipValue(percentTip(v), item.dataKey, item.payload, axis.mode, single)} labelFormatter={(x, items) => tipLabel(x, items[0]?.payload, axis.mode, single)} />}
             {band.length > 0 && <Area className="series-band" type="linear" dataKey="band" name="seed range" isAnimationActive={false} connectNulls />}
             {single && <Line className="series-second" type="linear" dataKey="y1" name={`pass@${k}`} dot={{ className: 'dot-second' }} isAnimationActive={false} strokeWidth={2} strokeDasharray="5 4" />}
             {runs.map((r, i) => (
@@ -176,25 +186,28 @@ const PassK = staggered(PassKChart, () => ({ id: 'passk', title: 'pass@k', note:
 const PassOverSteps = staggered(PassOverStepsChart, () => ({ id: 'pass1', title: 'pass@1 over steps', note: '' }));
 const Histogram = staggered(HistogramChart, () => ({ id: 'histogram', title: 'Problems by accuracy', note: '' }));
 
-const sameRuns = (a: readonly EvalRun[], b: readonly EvalRun[]) => a.length === b.length && a.every((r, i) => r.id === b[i].id && r.name === b[i].name && r.evals === b[i].evals);
+// an evaluation's time is fixed once its step is recorded: compared by value, not by the clock
+const sameRuns = (a: readonly EvalRun[], b: readonly EvalRun[]) =>
+  a.length === b.length && a.every((r, i) => r.id === b[i].id && r.name === b[i].name && r.evals === b[i].evals && r.times.join() === b[i].times.join());
 
 interface EvalChartsProps {
   runs: readonly EvalRun[];
   seeds: boolean;
+  /** where runs stopped on their own, in the axis's unit */
   marks: readonly number[];
-  totalSteps: number;
+  axis: ChartAxis;
 }
 
 /** Memoised on the evaluations: step and status updates redraw none of these. */
 export const EvalCharts = memo(
-  function EvalCharts({ runs, seeds, marks, totalSteps }: EvalChartsProps) {
+  function EvalCharts({ runs, seeds, marks, axis }: EvalChartsProps) {
     return (
       <div className="chart-grid-layout">
         <PassK runs={runs} />
-        <PassOverSteps runs={runs} seeds={seeds} marks={marks} totalSteps={totalSteps} />
+        <PassOverSteps runs={runs} seeds={seeds} marks={marks} axis={axis} />
         <Histogram runs={runs} />
       </div>
     );
   },
-  (a, b) => a.seeds === b.seeds && a.totalSteps === b.totalSteps && a.marks.join() === b.marks.join() && sameRuns(a.runs, b.runs),
+  (a, b) => a.seeds === b.seeds && a.axis.mode === b.axis.mode && a.axis.max === b.axis.max && a.marks.join() === b.marks.join() && sameRuns(a.runs, b.runs),
 );

@@ -1,6 +1,6 @@
-// One training metric by step, of the selected run or of the runs compared (a seed group adds
-// its mean and min–max band); steps where a run stopped on its own, or took new knob values,
-// are marked. Points are
+// One training metric by step or by wall time (xaxis.ts), of the selected run or of the runs
+// compared (a seed group adds its mean and min–max band, by step only); steps where a run stopped
+// on its own, or took new knob values, are marked. Points are
 // thinned to the chart's width; with smoothing on, a single run's recorded values stay as a
 // faint line under the smoothed one. Animation is off: the store updates at most once per frame
 // and each update draws at once.
@@ -8,6 +8,7 @@ import { createContext, memo, useContext, useMemo, useRef, useState, type Compon
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { meanBand } from '../../state/compare';
 import { chartSeries, smooth } from '../../state/series';
+import { placeOnAxis, type RunClock, type XAxisMode } from '../../state/wallTime';
 import { formatValue } from '../format';
 import { useLab } from '../LabStore';
 import type { MetricChartSpec } from './specs';
@@ -15,6 +16,9 @@ import { overlayRows, seriesClass } from './overlay';
 import { downloadChartPng, type LegendEntry } from './png';
 import { useStaggered } from './stagger';
 import { useWidth } from './useWidth';
+import { axisMargin, axisTick, tipLabel, tipValue, xAxisProps, type ChartAxis } from './xaxis';
+
+export { axisTick };
 
 export const CHART_HEIGHT = 170;
 /**
@@ -79,13 +83,6 @@ export function ChartFrame({ id, title, value, note, points, children, extra, le
   );
 }
 
-/** Short axis labels: "1e-4", "7.5e-5", "0.25", "120". */
-export function axisTick(v: number): string {
-  const a = Math.abs(v);
-  if (v !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(1).replace('.0e', 'e').replace('e+', 'e');
-  return String(Number(v.toPrecision(3)));
-}
-
 type Bound = number | 'auto' | ((v: number) => number);
 
 /**
@@ -109,6 +106,15 @@ export interface ChartSeries {
   steps: readonly number[];
   /** the metric's values aligned with `steps`; undefined until the loop reports it */
   values: readonly number[] | undefined;
+  /** the run's compute time by step (clockOf: one object per version of the run's data) */
+  clock: RunClock;
+}
+
+/** A knob change marked on a chart: its step, where the axis draws it, and what changed. */
+export interface ChangeLine {
+  step: number;
+  x: number;
+  label: string;
 }
 
 interface MetricChartProps {
@@ -117,33 +123,38 @@ interface MetricChartProps {
   series: readonly ChartSeries[];
   /** the runs differ only by seed: draw their mean and min–max band */
   seeds: boolean;
-  /** steps where a run stopped on its own (reference lines) */
+  /** where runs stopped on their own, in the axis's unit (reference lines) */
   marks: readonly number[];
-  /** steps where a run's knobs changed, with what changed (labelled reference lines) */
-  changes?: readonly { step: number; label: string }[];
-  totalSteps: number;
+  /** where a run's knobs changed, with what changed (labelled reference lines) */
+  changes?: readonly ChangeLine[];
+  axis: ChartAxis;
 }
 
-const NO_CHANGES: readonly { step: number; label: string }[] = [];
-const changesKey = (c: readonly { step: number; label: string }[] | undefined): string => (c ?? NO_CHANGES).map((x) => `${x.step}:${x.label}`).join('|');
+const NO_CHANGES: readonly ChangeLine[] = [];
+const changesKey = (c: readonly ChangeLine[] | undefined): string => (c ?? NO_CHANGES).map((x) => `${x.x}:${x.label}`).join('|');
 
 const sameSeries = (a: readonly ChartSeries[], b: readonly ChartSeries[]): boolean =>
-  a.length === b.length && a.every((s, i) => s.id === b[i].id && s.name === b[i].name && s.steps === b[i].steps && s.values === b[i].values);
+  a.length === b.length && a.every((s, i) => s.id === b[i].id && s.name === b[i].name && s.steps === b[i].steps && s.values === b[i].values && s.clock === b[i].clock);
 
 /** Re-renders only when a plotted array changes: a batch that only changes a run's status redraws no chart. */
 function sameProps(a: MetricChartProps, b: MetricChartProps): boolean {
-  return a.spec === b.spec && a.seeds === b.seeds && a.totalSteps === b.totalSteps && a.marks.join() === b.marks.join() && changesKey(a.changes) === changesKey(b.changes) && sameSeries(a.series, b.series);
+  return a.spec === b.spec && a.seeds === b.seeds && a.axis.mode === b.axis.mode && a.axis.max === b.axis.max && a.marks.join() === b.marks.join() && changesKey(a.changes) === changesKey(b.changes) && sameSeries(a.series, b.series);
 }
 
-function usePlot(series: readonly ChartSeries[], seeds: boolean, width: number) {
+/**
+ * The lines, placed on the axis after smoothing and thinning by step. The seed band needs one x
+ * common to all seeds: a step is, a time is not (each seed reaches a step at its own time), so on
+ * a time axis each seed's line is drawn on its own clock, without mean or band.
+ */
+function usePlot(series: readonly ChartSeries[], seeds: boolean, width: number, mode: XAxisMode) {
   const smoothing = useLab((s) => s.view.smoothing);
   const log = useLab((s) => s.view.logScale);
   return useMemo(() => {
     const opts = { smoothing, log, width: width - Y_AXIS_WIDTH };
-    const lines = series.map((s) => (s.values && width > 0 ? chartSeries(s.steps, s.values, opts) : []));
-    const band = seeds && width > 0 ? seedBand(series, smoothing, log) : [];
+    const lines = series.map((s) => (s.values && width > 0 ? placeOnAxis(chartSeries(s.steps, s.values, opts), s.clock, mode) : []));
+    const band = seeds && mode === 'step' && width > 0 ? seedBand(series, smoothing, log) : [];
     return { lines, rows: overlayRows(lines, band), band, smoothing, log };
-  }, [series, seeds, width, smoothing, log]);
+  }, [series, seeds, width, smoothing, log, mode]);
 }
 
 /** Mean and min–max band of the seeds, smoothed like the lines. */
@@ -185,14 +196,15 @@ export const MetricChart = memo(
   sameProps,
 );
 
-function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, totalSteps }: MetricChartProps) {
+function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, axis }: MetricChartProps) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const [tooltip, tooltipOn] = useTooltipOn();
-  const { lines, rows, band, smoothing, log } = usePlot(series, seeds, width);
+  const { lines, rows, band, smoothing, log } = usePlot(series, seeds, width, axis.mode);
   const single = series.length === 1;
   const first = lines[0] ?? [];
   const last = first[first.length - 1];
-  const ys = rows.flatMap((r) => Object.entries(r).flatMap(([k, v]) => (k === 'x' ? [] : Array.isArray(v) ? v : typeof v === 'number' ? [v] : [])));
+  // values only: not x, nor a series' step (s<i>) or time (t<i>)
+  const ys = rows.flatMap((r) => Object.entries(r).flatMap(([k, v]) => (k === 'x' || /^[st]\d+$/.test(k) ? [] : Array.isArray(v) ? v : typeof v === 'number' ? [v] : [])));
   const maxY = ys.reduce((m, y) => Math.max(m, y), -Infinity);
   const minY = ys.reduce((m, y) => Math.min(m, y), Infinity);
   const reported = series.some((s) => s.values);
@@ -206,12 +218,17 @@ function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, to
         {rows.length === 0 || width === 0 ? (
           <div className="chart-empty">{empty}</div>
         ) : (
-          <ComposedChart width={width} height={CHART_HEIGHT} data={rows} margin={MARGIN}>
+          <ComposedChart width={width} height={CHART_HEIGHT} data={rows} margin={axisMargin(axis, MARGIN)}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
-            <XAxis dataKey="x" type="number" domain={[0, (max: number) => Math.max(max, totalSteps)]} allowDecimals={false} tickFormatter={axisTick} interval={ALL_TICKS} />
+            <XAxis dataKey="x" type="number" {...xAxisProps(axis)} interval={ALL_TICKS} />
             {/* a log axis can get many ticks (d3's 1–9 × 10^k): those are thinned, measured */}
             <YAxis width={Y_AXIS_WIDTH} scale={log ? 'log' : 'auto'} domain={yDomain(spec, log, minY, maxY)} tickFormatter={axisTick} interval={log ? 'preserveEnd' : ALL_TICKS} />
-            {tooltip && <Tooltip formatter={(v) => (typeof v === 'number' ? formatValue(v) : Array.isArray(v) ? v.map((x) => formatValue(Number(x))).join(' – ') : String(v))} labelFormatter={(s) => `step ${s}`} />}
+            {tooltip && (
+              <Tooltip
+                formatter={(v, _name, item) => tipValue(typeof v === 'number' ? formatValue(v) : Array.isArray(v) ? v.map((x) => formatValue(Number(x))).join(' – ') : String(v), item.dataKey, item.payload, axis.mode, single)}
+                labelFormatter={(x, items) => tipLabel(x, items[0]?.payload, axis.mode, single)}
+              />
+            )}
             {band.length > 0 && <Area className="series-band" type="linear" dataKey="band" name="seed range" isAnimationActive={false} connectNulls />}
             {single && smoothing > 0 && <Line className="series-raw" type="linear" dataKey="raw0" name="recorded" dot={false} isAnimationActive={false} strokeWidth={1} />}
             {series.map((s, i) => (
@@ -223,7 +240,7 @@ function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, to
             {band.length > 0 && <Line className="series-mean" type="linear" dataKey="mean" name={`mean of ${series.length} seeds`} dot={false} isAnimationActive={false} strokeWidth={2.5} connectNulls />}
             {changes.map((c) => (
               // the label sits on the side of the line with more room, so it stays inside the plot
-              <ReferenceLine key={`change-${c.step}-${c.label}`} x={c.step} className="change-line" strokeDasharray="2 2" label={{ value: c.label, position: c.step > totalSteps / 2 ? 'insideTopRight' : 'insideTopLeft', className: 'change-label' }} />
+              <ReferenceLine key={`change-${c.x}-${c.label}`} x={c.x} className="change-line" strokeDasharray="2 2" label={{ value: c.label, position: c.x > axis.max / 2 ? 'insideTopRight' : 'insideTopLeft', className: 'change-label' }} />
             ))}
             {marks.map((m) => (
               <ReferenceLine key={m} x={m} className="halt-line" strokeDasharray="4 3" label={{ value: '!', position: 'insideTopRight', className: 'halt-label' }} />

@@ -1,11 +1,13 @@
 // Rows for a chart that overlays several series on one x axis: series i plots as `y<i>` (and its
-// recorded value as `raw<i>`); a seed group adds `mean` and `band` ([lo, hi]). Rows are sorted
-// by x; a series without a point at some x leaves the key out there (lines connect across).
+// recorded value as `raw<i>`, and where known its step as `s<i>` and its time as `t<i>`, for the
+// tooltips); a seed group adds `mean` and `band` ([lo, hi]). Rows are sorted by x; a series
+// without a point at some x leaves the key out there (lines connect across).
 import type { SeriesPoint } from '../../state/series';
+import type { Timed } from '../../state/wallTime';
 
 export type OverlayRow = { x: number; band?: [number, number] } & Record<string, number | [number, number] | undefined>;
 
-export function overlayRows(series: readonly (readonly SeriesPoint[])[], band: readonly { x: number; mean: number; lo: number; hi: number }[] = []): OverlayRow[] {
+export function overlayRows(series: readonly (readonly (SeriesPoint & Partial<Timed>)[])[], band: readonly { x: number; mean: number; lo: number; hi: number }[] = []): OverlayRow[] {
   const rows = new Map<number, OverlayRow>();
   const row = (x: number): OverlayRow => {
     let r = rows.get(x);
@@ -17,6 +19,8 @@ export function overlayRows(series: readonly (readonly SeriesPoint[])[], band: r
       const r = row(p.x);
       r[`y${i}`] = p.y;
       r[`raw${i}`] = p.raw;
+      if (p.step !== undefined) r[`s${i}`] = p.step;
+      if (p.time !== undefined && Number.isFinite(p.time)) r[`t${i}`] = p.time;
     }
   });
   for (const b of band) {
