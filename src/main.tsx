@@ -1,10 +1,11 @@
-// Entry of the page: one store, one engine worker, one React root. The launcher's set-up is
+// Entry of the page: one store, the engine's workers, one React root. The launcher's set-up is
 // read from and written to the URL; runs are kept in IndexedDB across reloads.
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createLabClient } from './lab/client';
 import { createCpuRunClient } from './lab/cpuClient';
 import { withCpuMode } from './lab/modeClient';
+import { withRunWorkers } from './lab/runWorkers';
 import { indexedDbArchive } from './state/archive';
 import { indexedDbPolicyArchive } from './state/policyArchive';
 import { fetchCatalog } from './state/catalog';
@@ -15,8 +16,10 @@ import { LabStoreProvider } from './ui/LabStore';
 
 const base = new URL(import.meta.env.BASE_URL, window.location.origin);
 let runCounter = 0;
-// CPU mode's worker starts only if the user picks CPU mode (no WebGPU)
-const { client, cpuMode } = withCpuMode(createLabClient(), createCpuRunClient);
+// the main engine worker serves the adapter panel, self-test, demo and checkpoints; each run
+// trains in an engine worker of its own; CPU mode's workers start only if the user picks CPU
+// mode (no WebGPU)
+const { client, cpuMode } = withCpuMode(withRunWorkers(createLabClient(), createLabClient), createCpuRunClient);
 const store = createLabStore(client, {
   fetchCatalog: () => fetchCatalog(base),
   archive: typeof indexedDB === 'undefined' ? null : indexedDbArchive(),

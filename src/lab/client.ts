@@ -1,6 +1,7 @@
-// The page's handle on the engine worker. Only the *type* of the worker API is imported, so the
-// engine's code stays in the worker bundle. A worker that fails to load or crashes rejects every
-// pending and later call with the reason instead of leaving them hanging.
+// The page's handle on an engine worker (the page's main one, or a run's own: lab/runWorkers.ts).
+// Only the *type* of the worker API is imported, so the engine's code stays in the worker bundle.
+// A worker that fails to load, crashes or is closed rejects every pending and later call with the
+// reason instead of leaving them hanging.
 import * as Comlink from 'comlink';
 import type { EngineApi } from './engine.worker';
 import type { AdapterReport, LabClient } from './protocol';
@@ -12,7 +13,9 @@ export interface WorkerLabClient extends LabClient {
 export function createLabClient(): WorkerLabClient {
   const worker = new Worker(new URL('./engine.worker.ts', import.meta.url), { type: 'module', name: 'rlvr-lab-engine' });
   const remote = Comlink.wrap<EngineApi>(worker);
+  let closed: (e: Error) => void = () => undefined;
   const crashed = new Promise<never>((_, reject) => {
+    closed = reject;
     worker.addEventListener('error', (ev) => {
       ev.preventDefault();
       reject(new Error(`the engine worker failed: ${ev.message || 'it could not be loaded'}`));
@@ -41,6 +44,7 @@ export function createLabClient(): WorkerLabClient {
     deleteCheckpoints: (runIds) => call(remote.deleteCheckpoints(runIds)),
     exportCheckpoint: (runId, format) => call(remote.exportCheckpoint(runId, format)),
     terminate: () => {
+      closed(new Error('the engine worker was closed'));
       remote[Comlink.releaseProxy]();
       worker.terminate();
     },

@@ -25,7 +25,7 @@ export function stepHalt(step: number, metrics: Readonly<Record<string, number>>
 export function deviceLostHalt(step: number, reason: string, message: string): RunHalt {
   return {
     step, kind: 'device-lost',
-    message: `The GPU device was lost (${reason}${message ? `: ${message}` : ''}) after step ${step}. Steps 1–${step} are kept; this device cannot continue the run. Reconnect the GPU, then resume the run from its last checkpoint.`,
+    message: `The GPU device was lost (${reason}${message ? `: ${message}` : ''}) after step ${step}. Steps 1–${step} are kept; this device cannot continue the run. Resume it to continue from its last checkpoint on a new device.`,
   };
 }
 

@@ -1,8 +1,9 @@
-// The page's one LabClient, with CPU mode: every command goes to the GPU engine worker until the
-// user switches to CPU mode; from then on new runs start in CPU mode's worker. Commands for a run
-// go to the worker that runs it, whichever mode is current.
+// The page's one LabClient, with CPU mode: every command goes to the GPU engine until the user
+// switches to CPU mode; from then on each new run starts in a CPU worker of its own (closed when
+// the run ends). Commands for a run go to the worker that runs it, whichever mode is current.
 import type { LabClient, RunClient } from './protocol';
 import type { CpuRunClient } from './cpuClient';
+import { RunWorkerPool } from './runWorkers';
 
 /** How the store turns CPU mode on (see state/engineSlice.ts). */
 export interface CpuModeSwitch {
@@ -11,15 +12,28 @@ export interface CpuModeSwitch {
 }
 
 export function withCpuMode(gpu: LabClient, createCpu: () => CpuRunClient): { client: LabClient; cpuMode: CpuModeSwitch } {
-  let cpu: CpuRunClient | null = null;
+  let on = false;
   let starting: Promise<void> | null = null;
+  // the worker that showed CPU mode works, kept for the first CPU run
+  let spare: CpuRunClient | null = null;
+  const cpu = new RunWorkerPool<CpuRunClient>(async () => {
+    const c = spare ?? createCpu();
+    spare = null;
+    try {
+      await c.ready();
+      return c;
+    } catch (e) {
+      c.terminate();
+      throw e;
+    }
+  });
   const owners = new Map<string, RunClient>();
-  const owner = (runId: string): RunClient => owners.get(runId) ?? cpu ?? gpu;
+  const owner = (runId: string): RunClient => owners.get(runId) ?? (on ? cpu : gpu);
   const client: LabClient = {
     // everything but runs (adapter, self-test, demo, checkpoints) stays with the GPU engine
     ...gpu,
     async startRun(spec, onBatch) {
-      const to = cpu ?? gpu;
+      const to = on ? cpu : gpu;
       owners.set(spec.runId, to);
       try {
         return await to.startRun(spec, onBatch);
@@ -32,6 +46,11 @@ export function withCpuMode(gpu: LabClient, createCpu: () => CpuRunClient): { cl
     stepRun: (runId) => owner(runId).stepRun(runId),
     stopRun: (runId) => owner(runId).stopRun(runId),
     setRunKnobs: (runId, knobs) => owner(runId).setRunKnobs(runId, knobs),
+    async deleteCheckpoints(runIds) {
+      const active = runIds.filter((id) => cpu.has(id));
+      if (active.length > 0) throw new Error(`run ${active.join(', ')} is still active; stop it before deleting its checkpoint`);
+      return gpu.deleteCheckpoints(runIds);
+    },
   };
   const cpuMode: CpuModeSwitch = {
     start() {
@@ -39,7 +58,8 @@ export function withCpuMode(gpu: LabClient, createCpu: () => CpuRunClient): { cl
         const c = createCpu();
         try {
           await c.ready();
-          cpu = c;
+          spare = c;
+          on = true;
         } catch (e) {
           c.terminate();
           starting = null;

@@ -133,10 +133,13 @@ export interface RunBatch {
   status: RunStatus;
 }
 
-/** Things the engine reports on its own, outside any command. */
+/**
+ * Things the engine reports on its own, outside any command. `runId` is set page side
+ * (lab/runWorkers.ts) when the event comes from the worker of that run alone.
+ */
 export type EngineEvent =
-  | { type: 'device-lost'; reason: string; message: string }
-  | { type: 'gpu-error'; message: string };
+  | { type: 'device-lost'; reason: string; message: string; runId?: string }
+  | { type: 'gpu-error'; message: string; runId?: string };
 
 /** The run commands of LabClient: all that CPU mode's worker (src/lab/cpu.worker.ts) answers. */
 export type RunClient = Pick<LabClient, 'startRun' | 'pauseRun' | 'resumeRun' | 'stepRun' | 'stopRun' | 'setRunKnobs'>;
@@ -163,8 +166,11 @@ export interface LabClient {
    * worker parses and checks it again and rejects with the problem.
    */
   registerPolicy(name: string, safetensors: Uint8Array, configJson: string): Promise<void>;
-  /** Debug command: destroys the GPU device to exercise the device-lost path. */
-  debugLoseDevice(): Promise<void>;
+  /**
+   * Debug command: destroys a GPU device to exercise the device-lost path: that of the run's
+   * own worker, or without a run that of the page's main engine.
+   */
+  debugLoseDevice(runId?: string): Promise<void>;
   /** After a device loss: finds an adapter and creates a new device (runs then resume from checkpoints). */
   reconnect(): Promise<AdapterReport>;
   /** Every run's latest checkpoint, oldest first. */

@@ -1,4 +1,7 @@
-// Engine slice: the adapter found by the worker and what the device reports on its own.
+// Engine slice: the adapter found by the main engine worker and what the GPU devices report on
+// their own: the main worker's device (adapter panel, self-test, demo), and each run's, whose
+// worker is the run's alone (lab/runWorkers.ts): its loss halts that run only, and the run's
+// status says so; the page lists such losses until the run resumes or is deleted.
 import type { StateCreator } from 'zustand/vanilla';
 import type { AdapterSummary } from '../gpu/device';
 import type { EngineEvent, LabClient, NoGpuReason } from '../lab/protocol';
@@ -14,10 +17,18 @@ export type AdapterState =
 /** How many uncaptured GPU errors are kept for display. */
 const MAX_GPU_ERRORS = 5;
 
+export interface DeviceLoss {
+  reason: string;
+  message: string;
+}
+
 export interface EngineSlice {
   engine: {
     adapter: AdapterState;
-    deviceLost: { reason: string; message: string } | null;
+    /** the main engine worker's device was lost (runs have devices of their own) */
+    deviceLost: DeviceLoss | null;
+    /** runs whose own worker's device was lost, by run id */
+    lostRuns: Record<string, DeviceLoss>;
     /** a reconnect after a device loss: in progress, or why it failed */
     reconnect: { status: 'idle' | 'connecting' } | { status: 'failed'; message: string };
     gpuErrors: string[];
@@ -25,7 +36,10 @@ export interface EngineSlice {
   initEngine(): Promise<void>;
   /** After a device loss: asks the worker for a new adapter and device. */
   reconnectEngine(): Promise<void>;
+  /** Loses the device of the selected run's worker while it is active, else the main worker's. */
   debugLoseDevice(): Promise<void>;
+  /** Takes a run off the list of runs whose device was lost (it resumed, or was deleted). */
+  dismissRunLoss(runId: string): void;
 }
 
 export function errorText(e: unknown): string {
@@ -37,11 +51,17 @@ export const createEngineSlice =
   (set, get) => {
     const patch = (p: Partial<EngineSlice['engine']>) => set((s) => ({ engine: { ...s.engine, ...p } }));
     const onEvent = (e: EngineEvent) => {
-      if (e.type === 'device-lost') patch({ deviceLost: { reason: e.reason, message: e.message } });
-      else patch({ gpuErrors: [...get().engine.gpuErrors, e.message].slice(-MAX_GPU_ERRORS) });
+      if (e.type === 'device-lost') {
+        const loss = { reason: e.reason, message: e.message };
+        if (e.runId === undefined) patch({ deviceLost: loss });
+        else patch({ lostRuns: { ...get().engine.lostRuns, [e.runId]: loss } });
+        return;
+      }
+      const from = e.runId === undefined ? '' : `run ${get().runs.byId[e.runId]?.label ?? e.runId}: `;
+      patch({ gpuErrors: [...get().engine.gpuErrors, from + e.message].slice(-MAX_GPU_ERRORS) });
     };
     return {
-      engine: { adapter: { status: 'idle' }, deviceLost: null, reconnect: { status: 'idle' }, gpuErrors: [] },
+      engine: { adapter: { status: 'idle' }, deviceLost: null, lostRuns: {}, reconnect: { status: 'idle' }, gpuErrors: [] },
 
       async initEngine() {
         if (get().engine.adapter.status !== 'idle') return;
@@ -71,7 +91,14 @@ export const createEngineSlice =
       },
 
       async debugLoseDevice() {
-        await client.debugLoseDevice();
+        const s = get();
+        const run = s.runs.selected ? s.runs.byId[s.runs.selected] : undefined;
+        await client.debugLoseDevice(run?.live && !['done', 'stopped', 'failed'].includes(run.status.state) ? run.id : undefined);
+      },
+
+      dismissRunLoss(runId) {
+        const { [runId]: gone, ...rest } = get().engine.lostRuns;
+        if (gone) patch({ lostRuns: rest });
       },
     };
   };

@@ -159,6 +159,7 @@ export const createRunsSlice =
         const view: RunView = { ...run, live: true, priorHalts, data, status: withPriorHalts(priorHalts, status) };
         patchRun(id, () => view);
         patch({ selected: id, message: null });
+        get().dismissRunLoss(id);
         await persist(services.archive?.rewriteRun(recordOf(view), data.step.length + data.evals.length + data.samples.length > 0 ? [chunkOfData(data)] : []));
         await launch({ runId: id, loop: run.loop as LoopName, policy: run.policy, config: run.config, resume: from !== null }, status);
       },
@@ -206,6 +207,7 @@ export const createRunsSlice =
           const order = s.runs.order.filter((k) => k !== id);
           return { runs: { ...s.runs, byId, order, compared: s.runs.compared.filter((k) => k !== id), selected: s.runs.selected === id ? (order[order.length - 1] ?? null) : s.runs.selected } };
         });
+        get().dismissRunLoss(id);
         await persist(services.archive?.deleteRun(id));
         // its checkpoint goes too; a failure leaves it for the storage-full prune list
         await client.deleteCheckpoints([id]).catch((e: unknown) => patch({ message: `the checkpoint of the deleted run could not be removed: ${errorText(e)}` }));

@@ -89,7 +89,7 @@ export function AdapterPanel() {
   const adapter = useLab((s) => s.engine.adapter);
   const lost = useLab((s) => s.engine.deviceLost !== null);
   return (
-    <Panel title="GPU adapter" intro="The engine runs in a Web Worker that owns the WebGPU device for the whole session.">
+    <Panel title="GPU adapter" intro="The engine runs in Web Workers: the page's own holds a WebGPU device for the whole session, and each training run gets a worker and a device of its own on this adapter.">
       <div data-testid="adapter-info" data-status={adapter.status} aria-live="polite">
         {(adapter.status === 'idle' || adapter.status === 'detecting') && <p className="muted">Looking for a WebGPU adapter…</p>}
         {adapter.status === 'ready' && <AdapterDetails adapter={adapter.adapter} deviceLimits={adapter.deviceLimits} lost={lost} />}

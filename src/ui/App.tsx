@@ -29,7 +29,10 @@ function DebugTools() {
   const ready = useLab((s) => s.engine.adapter.status === 'ready' && s.engine.deviceLost === null);
   return (
     <div className="debug" aria-label="Debug tools">
-      <button type="button" className="secondary" data-testid="debug-lose-device" disabled={!ready} onClick={() => void lose()}>
+      <button
+        type="button" className="secondary" data-testid="debug-lose-device" disabled={!ready} onClick={() => void lose()}
+        title="Destroys the GPU device of the selected run's worker while the run is active, else that of the page's engine"
+      >
         Simulate device loss
       </button>
     </div>
@@ -77,7 +80,7 @@ export function App({ debug = false }: { debug?: boolean }) {
         )}
       </main>
       <footer>
-        <p>Everything runs locally: a Web Worker drives your GPU through WebGPU with the lab's own WGSL kernels. Nothing is uploaded.</p>
+        <p>Everything runs locally: Web Workers (one per run) drive your GPU through WebGPU with the lab's own WGSL kernels. Nothing is uploaded.</p>
         <p data-testid="wake-lock" data-status={wake}>
           {WAKE_TEXT[wake]} Press <kbd>?</kbd> for keyboard shortcuts.
         </p>

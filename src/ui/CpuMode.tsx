@@ -21,7 +21,7 @@ function Offer() {
       <h3>{why(adapter)}</h3>
       <p>
         The lab trains on your GPU through WebGPU; what to check is under “Your GPU and the engine” below. You can still train here: CPU
-        mode runs GRPO on the <code>{CPU_MODE.policy}</code> policy with the lab's float64 reference engine, in a worker of its own. Same
+        mode runs GRPO on the <code>{CPU_MODE.policy}</code> policy with the lab's float64 reference engine, each run in a worker of its own. Same
         loop, metrics and charts; many times slower than a GPU.
       </p>
       <div className="actions">

@@ -29,7 +29,7 @@ describe('stepHalt', () => {
   });
 
   it('says what device loss keeps', () => {
-    expect(deviceLostHalt(5, 'destroyed', '').message).toMatch(/lost \(destroyed\) after step 5\. Steps 1–5 are kept.*Reconnect the GPU/);
+    expect(deviceLostHalt(5, 'destroyed', '').message).toMatch(/lost \(destroyed\) after step 5\. Steps 1–5 are kept.*Resume it to continue from its last checkpoint on a new device/);
   });
 });
 
@@ -114,7 +114,7 @@ describe('RunManager halts', () => {
     // its buffers went with the device: the paused run ends at once, its steps kept
     const ended = await pausedRun;
     expect(ended).toMatchObject({ state: 'failed', step: 1, halts: [{ kind: 'device-lost', step: 1 }] });
-    expect(ended.error).toMatch(/Reconnect the GPU, then resume the run from its last checkpoint/);
+    expect(ended.error).toMatch(/Resume it to continue from its last checkpoint on a new device/);
   });
 
   it('a step that fails before the loss is reported still ends in plain words', async () => {

@@ -1,0 +1,183 @@
+// Every run trains in a worker of its own, opened for it and closed when it ends (done, stopped
+// or failed): on the GPU each run's worker holds its own adapter, device and compiled pipelines,
+// so a device lost in one run's worker halts that run alone, and runs no longer share one event
+// loop. The page's main engine worker keeps the adapter panel, the self-test, the demo, uploaded
+// policies (it checks them) and the checkpoints, which live in the origin-private file system
+// that every worker of the page shares.
+import type { WorkerLabClient } from './client';
+import type { EngineEvent, LabClient, RunBatch, RunClient, RunSpec, RunState, RunStatus } from './protocol';
+
+/** A worker that runs runs: the run commands, and a way to close it. */
+export interface RunWorker extends RunClient {
+  terminate(): void;
+}
+
+interface Entry<W> {
+  /** the run's worker once it is ready to start the run; rejects with why it could not be opened */
+  worker: Promise<W>;
+  /** the run's state as its latest batch reports it */
+  state: RunState;
+}
+
+/**
+ * The runs of one kind of worker. `open` makes a worker ready for a run (and closes it again if
+ * that fails). A command sent while the run's worker is still opening waits for it and reaches
+ * the worker after the start, in the order the commands were sent.
+ */
+export class RunWorkerPool<W extends RunWorker> {
+  private readonly entries = new Map<string, Entry<W>>();
+
+  constructor(private readonly open: (spec: RunSpec) => Promise<W>) {}
+
+  /** True from the run's start until it has ended and its worker is closed. */
+  has(runId: string): boolean {
+    return this.entries.has(runId);
+  }
+
+  /** Open workers (one per run not yet ended). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** True while some run computes (starting, running, pausing or stopping): anything but paused. */
+  get computing(): boolean {
+    for (const e of this.entries.values()) if (e.state !== 'paused') return true;
+    return false;
+  }
+
+  /** Opens a worker for the run, runs it there to its end, then closes the worker. */
+  async startRun(spec: RunSpec, onBatch: (b: RunBatch) => void): Promise<RunStatus> {
+    if (this.entries.has(spec.runId)) throw new Error(`a run with id ${spec.runId} already exists`);
+    const entry: Entry<W> = { worker: this.open(spec), state: 'starting' };
+    this.entries.set(spec.runId, entry);
+    let worker: W | null = null;
+    try {
+      worker = await entry.worker;
+      return await worker.startRun(spec, (b) => {
+        entry.state = b.status.state;
+        onBatch(b);
+      });
+    } finally {
+      this.entries.delete(spec.runId);
+      worker?.terminate();
+    }
+  }
+
+  /** The run's worker (once it is ready); rejects when the run has ended or its worker could not be opened. */
+  async worker(runId: string): Promise<W> {
+    const e = this.entries.get(runId);
+    if (!e) throw new Error(`no active run with id ${runId} (it has ended)`);
+    return e.worker;
+  }
+
+  async pauseRun(runId: string): Promise<void> {
+    return (await this.worker(runId)).pauseRun(runId);
+  }
+
+  async resumeRun(runId: string): Promise<void> {
+    return (await this.worker(runId)).resumeRun(runId);
+  }
+
+  async stepRun(runId: string): Promise<void> {
+    return (await this.worker(runId)).stepRun(runId);
+  }
+
+  async stopRun(runId: string): Promise<void> {
+    return (await this.worker(runId)).stopRun(runId);
+  }
+
+  async setRunKnobs(runId: string, knobs: Parameters<RunClient['setRunKnobs']>[1]): Promise<void> {
+    return (await this.worker(runId)).setRunKnobs(runId, knobs);
+  }
+}
+
+interface Upload {
+  safetensors: Uint8Array;
+  configJson: string;
+}
+
+type Job = 'self-test' | 'demo';
+
+/**
+ * The page's LabClient over the main engine worker `main`, with each GPU run in an engine worker
+ * of its own from `createWorker`. A run's worker reports its device events tagged with the run
+ * (`runId`); uploaded policies registered with `main` are registered with a run's worker before
+ * a run starts from one. The main engine no longer sees the runs, so the rules it kept between
+ * runs and its exclusive jobs (self-test, demo) are kept here.
+ */
+export function withRunWorkers(main: LabClient, createWorker: () => WorkerLabClient): LabClient {
+  let onEvent: ((e: EngineEvent) => void) | null = null;
+  const uploads = new Map<string, Upload>();
+  let job: Job | null = null;
+
+  const pool = new RunWorkerPool<WorkerLabClient>(async (spec) => {
+    const send = onEvent;
+    if (!send) throw new Error('the engine has not been started yet');
+    const w = createWorker();
+    try {
+      const r = await w.init((e) => send({ ...e, runId: spec.runId }));
+      if (!r.ok) throw new Error(`run ${spec.runId} got no GPU device of its own: ${r.message}`);
+      // a resumed run starts from its checkpoint's parameters, not from the policy
+      const up = spec.resume ? undefined : uploads.get(spec.policy);
+      if (up) await w.registerPolicy(spec.policy, up.safetensors, up.configJson);
+      return w;
+    } catch (e) {
+      w.terminate();
+      throw e;
+    }
+  });
+
+  const refuseDuringJob = () => {
+    if (job) throw new Error(`the engine is busy with the ${job}; wait for it to finish`);
+  };
+  // the self-test and the demo time and check the GPU alone
+  const exclusive = async <T>(what: Job, f: () => Promise<T>): Promise<T> => {
+    refuseDuringJob();
+    if (pool.computing) throw new Error(`a training run is computing; pause or stop it before the ${what}`);
+    job = what;
+    try {
+      return await f();
+    } finally {
+      job = null;
+    }
+  };
+
+  return {
+    ...main,
+    init(cb) {
+      onEvent = cb;
+      return main.init(cb);
+    },
+    runSelfTests: (onResult) => exclusive('self-test', () => main.runSelfTests(onResult)),
+    startDemo: (runId, opts, onBatch) => exclusive('demo', () => main.startDemo(runId, opts, onBatch)),
+    async startRun(spec, onBatch) {
+      refuseDuringJob();
+      return pool.startRun(spec, onBatch);
+    },
+    pauseRun: (runId) => pool.pauseRun(runId),
+    async resumeRun(runId) {
+      refuseDuringJob();
+      return pool.resumeRun(runId);
+    },
+    async stepRun(runId) {
+      refuseDuringJob();
+      return pool.stepRun(runId);
+    },
+    stopRun: (runId) => pool.stopRun(runId),
+    setRunKnobs: (runId, knobs) => pool.setRunKnobs(runId, knobs),
+    async registerPolicy(name, safetensors, configJson) {
+      // the main worker checks it (and rejects with the problem); runs' workers get it later
+      await main.registerPolicy(name, safetensors, configJson);
+      uploads.set(name, { safetensors, configJson });
+    },
+    async debugLoseDevice(runId) {
+      if (runId === undefined) return main.debugLoseDevice();
+      return (await pool.worker(runId)).debugLoseDevice();
+    },
+    async deleteCheckpoints(runIds) {
+      const active = runIds.filter((id) => pool.has(id));
+      if (active.length > 0) throw new Error(`run ${active.join(', ')} is still active; stop it before deleting its checkpoint`);
+      return main.deleteCheckpoints(runIds);
+    },
+  };
+}
