@@ -43,6 +43,7 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
     resume: { type: 'boolean', default: false },
     'card-samples': { type: 'number', default: 8 },
     'no-pack': { type: 'boolean', default: false },
+    'card-only': { type: 'boolean', default: false },
   });
   if (!(f.preset in GPT_PRESETS)) throw new CliError(`unknown --preset '${f.preset}' (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
   const cfg = GPT_PRESETS[f.preset as GPTPresetName];
@@ -52,6 +53,7 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
     seqLen: Math.min(DEFAULT_PRETRAIN.seqLen, cfg.nPositions), pack: !f['no-pack'],
   };
   const table = buildTensorTable(cfg);
+  if (f['card-only']) return rebuildCard(out, f.preset, f['card-samples'], !f.out);
   const gpu = await createNodeGpu();
   let state = freshState();
   let init = initParams(cfg, table, f.seed);
@@ -90,6 +92,24 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
   const card = await writeCard(gpu, out, cfg, table, params, pc, state, f['card-samples']);
   gpu.destroy();
   if (!f.out) await listInCatalog(f.preset, table.tensors.reduce((a, t) => a + t.size, 0), card.summary);
+}
+
+/**
+ * Measures the base metrics of a finished pretraining again and rewrites card.json (after a fix
+ * to a metric): the parameters from model.safetensors, the recipe and loss curve from resume/.
+ */
+async function rebuildCard(out: string, preset: string, samples: number, catalog: boolean): Promise<void> {
+  const statePath = join(out, 'resume', 'trainer_state.json');
+  if (!existsSync(statePath)) throw new CliError(`--card-only: no ${statePath} (the card needs the run's saved state)`);
+  const saved = JSON.parse(await readFile(statePath, 'utf8')) as { pretrain: PretrainConfig; state: PretrainState };
+  const ckpt = await loadCheckpointDir(out);
+  const gpu = await createNodeGpu();
+  try {
+    const card = await writeCard(gpu, out, ckpt.cfg, ckpt.table, ckpt.params, saved.pretrain, saved.state, samples);
+    if (catalog) await listInCatalog(preset, ckpt.table.tensors.reduce((a, t) => a + t.size, 0), card.summary);
+  } finally {
+    gpu.destroy();
+  }
 }
 
 /** Adds (or replaces) the policy in public/models/index.json, the launcher's list, and makes it the default. */

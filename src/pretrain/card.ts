@@ -8,8 +8,8 @@ import type { GPTConfig } from '../model/config';
 import type { TensorTable } from '../model/params';
 import { Decoder, type GenerateOpts } from '../model/decoder';
 import {
-  EOS, ROLE_LIMITS, ROLES, conceptKey, conceptsOf, extractAnswer, loadSet, makeRng, parseChallenge, parsePropose, parseTeach, parseVary,
-  responseText, sampleExample, decode, type Role,
+  EOS, ROLE_LIMITS, ROLES, conceptKey, conceptsOf, loadSet, makeRng, parseChallenge, parsePropose, parseTeach, parseVary,
+  responseText, sampleExample, type Example, type Role,
 } from '../world/index';
 import type { PretrainConfig, PretrainState } from './run';
 import { evaluateSet, type EvalModel } from '../eval/evaluate';
@@ -44,8 +44,16 @@ async function solveMetrics(gpu: Gpu, model: EvalModel, n: number, seed: number)
 /** Parse rate and the role's true-validity diagnostic on prompts drawn like pretraining's. */
 async function roleMetrics(dec: Decoder, role: Exclude<Role, 'solve'>, count: number, seed: number): Promise<Record<string, number>> {
   const rng = makeRng(seed);
-  const prompts = Array.from({ length: count }, (_, i) => sampleExample(rng, role, 1 + (i % 3)).prompt);
+  const examples = Array.from({ length: count }, (_, i) => sampleExample(rng, role, 1 + (i % 3)));
+  const prompts = examples.map((e) => e.prompt);
   const texts = await sampleTexts(dec, prompts, { temperature: 1, topK: 0, topP: 1, seed, eosToken: EOS, maxNew: ROLE_LIMITS[role].response });
+  return scoreRole(role, examples, texts);
+}
+
+/** The role's parse rate and validity diagnostic of `texts`, the responses to `examples`' prompts. */
+export function scoreRole(role: Exclude<Role, 'solve'>, examples: readonly Example[], texts: readonly string[]): Record<string, number> {
+  if (examples.length !== texts.length) throw new Error(`scoreRole: ${examples.length} examples but ${texts.length} responses`);
+  const count = texts.length;
   let parsed = 0, valid = 0;
   const concepts = new Set<string>();
   texts.forEach((t, i) => {
@@ -53,7 +61,9 @@ async function roleMetrics(dec: Decoder, role: Exclude<Role, 'solve'>, count: nu
       const r = parseVary(t);
       if (!r.ok) return;
       parsed++;
-      if (r.value.problem.oracleValue === extractAnswer(decode(prompts[i]))) valid++;
+      // the gold variant has the original problem's value (the prompt carries it only inside its trace)
+      const gold = parseVary(responseText(examples[i].response).text);
+      if (gold.ok && r.value.problem.oracleValue === gold.value.problem.oracleValue) valid++;
     } else if (role === 'challenge') {
       const r = parseChallenge(t);
       if (!r.ok) return;
