@@ -50,6 +50,29 @@ describe('GRPO on the tiny policy', () => {
     expect(stats.metrics['clip_ratio/region_mean']).toBe(0);
   });
 
+  it('learns: updates raise the rate of a rewarded first token (a wrong sign or position would lower it)', async () => {
+    // reward 1 iff the response opens with one of 8 of the 64 tokens (about 1 in 8 at random init)
+    const rewarded = new Set([10, 11, 12, 13, 14, 15, 16, 17]);
+    const rl = resolveRlConfig('grpo');
+    const trainer = await PolicyTrainer.create(gpu, cfg, init, rl, { rows: 32, T: cfg.nPositions });
+    trainer.model.setHyper({ lr: 1e-2, weightDecay: 0 });
+    const decoder = await Decoder.create(gpu, cfg, table, trainer.model.params, { B: 32, Tmax: cfg.nPositions });
+    const prompts = ['1+2', '4*5', '7-3', '9+9'].map((t) => ({ prompt: solvePrompt(t), payload: 0 }));
+    const rates: number[] = [];
+    for (let step = 0; step < 12; step++) {
+      const trajs = await rollout(decoder, prompts, { groupSize: 8, role: 'solve', groupIdBase: step * 4, seed: 100 + step, temperature: 1, topK: 0, topP: 1, eosToken: EOS, maxNew: 4 },
+        (_, response) => ({ reward: rewarded.has(response[0]) ? 1 : 0, text: '' }));
+      rates.push(trajs.filter((t) => t.reward === 1).length / trajs.length);
+      await trainer.train(trajs);
+    }
+    const first = (rates[0] + rates[1] + rates[2]) / 3;
+    const last = (rates[9] + rates[10] + rates[11]) / 3;
+    expect(first).toBeLessThan(0.4);
+    expect(last, `reward rate by step: ${rates.map((r) => r.toFixed(2)).join(' ')}`).toBeGreaterThan(first + 0.3);
+    decoder.destroy();
+    trainer.destroy();
+  });
+
   it('the same seed gives the same run', async () => {
     const config = validateGrpoConfig({ steps: 2, seed: 3, problemsPerStep: 2, groupSize: 4, maxNewTokens: 12, evalEvery: 0, evalProblems: 3, evalN: 2, trainProblems: 8 });
     const collect = async () => {
