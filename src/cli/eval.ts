@@ -50,31 +50,42 @@ export async function loadModel(dir: string) {
   }
 }
 
+/** The sampling flags every sampling command takes (eval, ttsp-targets). */
+export const SAMPLING_FLAGS = {
+  ckpt: { type: 'string', required: true },
+  seed: { type: 'number', default: 0 },
+  limit: { type: 'number' },
+  temperature: { type: 'number', default: EVAL_DEFAULTS.temperature },
+  'top-p': { type: 'number', default: EVAL_DEFAULTS.topP },
+  'max-new': { type: 'number', default: EVAL_DEFAULTS.maxNew },
+  batch: { type: 'number', default: EVAL_DEFAULTS.batch },
+} as const;
+
+/** Checks the sampling flags; returns evaluateSet's options (without n and ks). */
+export function samplingOptions(f: { seed: number; temperature: number; 'top-p': number; 'max-new': number; batch: number }) {
+  if (!Number.isInteger(f.seed) || f.seed < 0 || f.seed > 0xffffffff) throw new CliError(`--seed must be an integer in [0, 2^32), got ${f.seed}`);
+  if (!(f.temperature > 0)) throw new CliError(`--temperature must be positive, got ${f.temperature}`);
+  if (!(f['top-p'] > 0 && f['top-p'] <= 1)) throw new CliError(`--top-p must lie in (0, 1], got ${f['top-p']}`);
+  return { seed: f.seed, temperature: f.temperature, topP: f['top-p'], maxNew: positiveInt('max-new', f['max-new']), batch: positiveInt('batch', f.batch) };
+}
+
 export async function evalCommand(argv: string[]): Promise<void> {
   const f = parseArgs(argv, {
-    ckpt: { type: 'string', required: true },
+    ...SAMPLING_FLAGS,
     set: { type: 'string', default: DEFAULT_EVAL_SET },
     n: { type: 'number', default: 64 },
     k: { type: 'string' },
-    seed: { type: 'number', default: 0 },
-    limit: { type: 'number' },
-    temperature: { type: 'number', default: EVAL_DEFAULTS.temperature },
-    'top-p': { type: 'number', default: EVAL_DEFAULTS.topP },
-    'max-new': { type: 'number', default: EVAL_DEFAULTS.maxNew },
-    batch: { type: 'number', default: EVAL_DEFAULTS.batch },
     json: { type: 'boolean', default: false },
   });
   const n = positiveInt('n', f.n);
   const ks = parseKs(f.k as string | undefined, n);
-  if (!Number.isInteger(f.seed) || f.seed < 0 || f.seed > 0xffffffff) throw new CliError(`--seed must be an integer in [0, 2^32), got ${f.seed}`);
-  if (!(f.temperature > 0)) throw new CliError(`--temperature must be positive, got ${f.temperature}`);
-  if (!(f['top-p'] > 0 && f['top-p'] <= 1)) throw new CliError(`--top-p must lie in (0, 1], got ${f['top-p']}`);
+  const sampling = samplingOptions(f);
   const known = listSets().map((s) => s.name);
   if (!known.includes(f.set)) throw new CliError(`unknown --set '${f.set}'; known sets: ${known.join(', ')} (see rlvr-lab sets)`);
   const all = loadSet(f.set);
   const limit = f.limit === undefined ? all.length : positiveInt('limit', f.limit as number);
   const problems = all.slice(0, limit).map((p, i) => ({ id: i, text: p.text, answer: p.answer }));
-  const opts = { n, ks, seed: f.seed, temperature: f.temperature, topP: f['top-p'], maxNew: positiveInt('max-new', f['max-new']), batch: positiveInt('batch', f.batch) };
+  const opts = { n, ks, ...sampling };
   const ckpt = await loadModel(f.ckpt);
   const unfit = whyModelCannotSolve(ckpt.cfg, problems);
   if (unfit) throw new CliError(`--ckpt ${f.ckpt}: ${unfit}`);

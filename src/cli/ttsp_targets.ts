@@ -5,8 +5,8 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs, CliError } from './args';
 import { createNodeGpu } from '../gpu/node';
 import { loadSet, splitTargets } from '../world';
-import { evaluateSet, whyModelCannotSolve, EVAL_DEFAULTS, type EvalResult } from '../eval/evaluate';
-import { loadModel, positiveInt, progressBar } from './eval';
+import { evaluateSet, whyModelCannotSolve, type EvalResult } from '../eval/evaluate';
+import { loadModel, positiveInt, progressBar, samplingOptions, SAMPLING_FLAGS } from './eval';
 
 export const TTSP_CANDIDATE_SET = 'ttsp-candidates';
 
@@ -57,21 +57,9 @@ export function targetsDocument(
 }
 
 export async function ttspTargetsCommand(argv: string[]): Promise<void> {
-  const f = parseArgs(argv, {
-    ckpt: { type: 'string', required: true },
-    n: { type: 'number', default: 512 },
-    seed: { type: 'number', default: 0 },
-    limit: { type: 'number' },
-    temperature: { type: 'number', default: EVAL_DEFAULTS.temperature },
-    'top-p': { type: 'number', default: EVAL_DEFAULTS.topP },
-    'max-new': { type: 'number', default: EVAL_DEFAULTS.maxNew },
-    batch: { type: 'number', default: EVAL_DEFAULTS.batch },
-    out: { type: 'string', default: '' },
-  });
+  const f = parseArgs(argv, { ...SAMPLING_FLAGS, n: { type: 'number', default: 512 }, out: { type: 'string', default: '' } });
   const n = positiveInt('n', f.n);
-  if (!Number.isInteger(f.seed) || f.seed < 0 || f.seed > 0xffffffff) throw new CliError(`--seed must be an integer in [0, 2^32), got ${f.seed}`);
-  if (!(f.temperature > 0)) throw new CliError(`--temperature must be positive, got ${f.temperature}`);
-  if (!(f['top-p'] > 0 && f['top-p'] <= 1)) throw new CliError(`--top-p must lie in (0, 1], got ${f['top-p']}`);
+  const sampling = samplingOptions(f);
   const all = loadSet(TTSP_CANDIDATE_SET);
   const limit = f.limit === undefined ? all.length : positiveInt('limit', f.limit as number);
   const problems = all.slice(0, limit).map((p, i) => ({ id: i, text: p.text, answer: p.answer }));
@@ -83,10 +71,10 @@ export async function ttspTargetsCommand(argv: string[]): Promise<void> {
   try {
     const params = gpu.upload(ckpt.params, 'ttsp.params');
     const bar = progressBar(TTSP_CANDIDATE_SET);
-    const opts = { n, ks: [1], seed: f.seed, temperature: f.temperature, topP: f['top-p'], maxNew: positiveInt('max-new', f['max-new']), batch: positiveInt('batch', f.batch) };
+    const opts = { n, ks: [1], ...sampling };
     const result = await evaluateSet(gpu, { cfg: ckpt.cfg, table: ckpt.table, params }, problems, opts, bar.update);
     bar.end();
-    doc = targetsDocument(problems, result, { ckpt: f.ckpt, n, seed: f.seed, temperature: f.temperature, topP: f['top-p'] });
+    doc = targetsDocument(problems, result, { ckpt: f.ckpt, n, seed: sampling.seed, temperature: sampling.temperature, topP: sampling.topP });
   } finally {
     gpu.destroy();
   }
