@@ -15,6 +15,7 @@ import type { TrainStats } from '../rl/trainer';
 import { breathe } from './breathe';
 import { CpuPolicy } from './policy';
 import { CpuTrainer } from './trainer';
+import { CpuReferencePolicy } from './reference';
 
 /** The k of pass@k: powers of two up to n, and n (as loops/grpo.ts). */
 const kList = (n: number): number[] => {
@@ -61,7 +62,8 @@ function stepMetrics(trajs: readonly Rollout<number>[], stats: TrainStats, c: Gr
 /**
  * Runs GRPO from `init` on the CPU, yielding the events runGrpo yields (eval at step 0, then per
  * step: step, samples, eval when due, checkpoint when due; done). `resume` continues after a
- * checkpoint exactly as runGrpo does.
+ * checkpoint exactly as runGrpo does. With β > 0 it keeps a frozen reference policy by runGrpo's
+ * rule (the run's `init`, or `resume.reference`), scored by the float64 reference forward.
  */
 export async function* runGrpoCpu(cfg: GPTConfig, init: Float32Array, config: GrpoConfig, signal?: AbortSignal, controls?: LoopControls, resume?: GrpoResumePoint): AsyncGenerator<LoopEvent> {
   let c = config;
@@ -73,6 +75,10 @@ export async function* runGrpoCpu(cfg: GPTConfig, init: Float32Array, config: Gr
   trainer.setHyper({ lr: c.lr, weightDecay: c.weightDecay });
   if (resume) trainer.loadOptimiserState(resume.optimiser);
   const decoder = policy.decoder({ B: Math.min(64, c.problemsPerStep * c.groupSize), Tmax: cfg.nPositions });
+  const referenceBase = resume?.reference ?? init;
+  if (referenceBase.length !== init.length) throw new Error(`grpo: the reference parameters have ${referenceBase.length} floats, the policy ${init.length}`);
+  // made when β first turns positive (at the start or by a live change), kept frozen thereafter
+  let reference: CpuReferencePolicy | null = null;
   const rand = makeRng(c.seed ^ 0x6a09e667);
   // problemsPerStep is not a live knob, so every earlier step drew exactly this many problems
   for (let i = 0; i < (resume?.step ?? 0) * c.problemsPerStep; i++) rand();
@@ -103,7 +109,9 @@ export async function* runGrpoCpu(cfg: GPTConfig, init: Float32Array, config: Gr
         return { reward: answer === gold ? 1 : 0, text };
       },
     );
-    const stats = await trainer.train(trajs);
+    if (c.rl.beta > 0 && !reference) reference = new CpuReferencePolicy(cfg, referenceBase, c.rl.temperature);
+    reference?.setTemperature(c.rl.temperature);
+    const stats = await trainer.train(reference ? await reference.annotate(trajs) : trajs);
     yield { type: 'step', step, seconds: (performance.now() - t0) / 1000, metrics: stepMetrics(trajs, stats, c, trainer.hyperparameters.lr) };
     if (c.samplesPerStep > 0) {
       yield {

@@ -70,7 +70,7 @@ export class CpuTrainer {
 
   /** Safe mid-run changes (clip, KL β, entropy coefficient, temperature) apply from the next step. */
   setRl(rl: RlCoreConfig): void {
-    pgHyperOf(rl, false); // throws what to change, as the GPU trainer's loss head does
+    pgHyperOf(rl, true); // throws what to change, as the GPU trainer's loss head does
     this.rl = rl;
     this.hyper = { ...this.hyper, maxGradNorm: rl.maxGradNorm };
   }
@@ -113,7 +113,6 @@ export class CpuTrainer {
     };
     if (kept.length === 0) return stats;
     const perMini = Math.ceil(kept.length / rl.miniBatches);
-    const hyper = pgHyperOf(rl, false);
     const sums: Record<string, number> = {};
     for (let epoch = 0; epoch < rl.epochs; epoch++) {
       for (let i = 0; i < kept.length; i += perMini) {
@@ -121,7 +120,8 @@ export class CpuTrainer {
         const packed = packBatch(mini, {
           T: positionsNeeded(mini), aggregation: rl.aggregation, constantNormTokens: rl.constantNormTokens, maskTruncated: rl.maskTruncated, padToken: PAD,
         });
-        const g = pgGradients(this.policy, packed, hyper, rl.temperature);
+        // the KL estimator only with reference log-probs; β > 0 without them throws what to change (as the GPU head)
+        const g = pgGradients(this.policy, packed, pgHyperOf(rl, packed.refLogp !== null), rl.temperature);
         this.stepCount++;
         const status = adamwRef(this.policy.params, this.m, this.v, g.grads, this.flags, g.normSq, { ...this.hyper, step: this.stepCount });
         if (status !== 0) stats.rejectedSteps++;

@@ -117,8 +117,8 @@ export function withRunWorkers(main: LabClient, createWorker: () => WorkerLabCli
     try {
       const r = await w.init((e) => send({ ...e, runId: spec.runId }));
       if (!r.ok) throw new Error(`run ${spec.runId} got no GPU device of its own: ${r.message}`);
-      // a resumed run starts from its checkpoint's parameters, not from the policy
-      const up = spec.resume ? undefined : uploads.get(spec.policy);
+      // a resumed run takes its parameters from the checkpoint, but its base policy is still its KL reference
+      const up = uploads.get(spec.policy);
       if (up) await w.registerPolicy(spec.policy, up.safetensors, up.configJson);
       return w;
     } catch (e) {

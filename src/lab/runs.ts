@@ -184,7 +184,9 @@ export class RunManager<D extends RunDevice = Gpu> {
       });
       if (!run.abort.signal.aborted) {
         setState(run.pauseWanted ? 'pausing' : 'running');
-        const gen = loop.start(gpu, policy.cfg, policy.params, run.abort.signal, run.controls, from ?? undefined);
+        // the KL reference of a resumed run is still the policy it started from, not the checkpoint
+        const resume = from ? { ...from, reference: await this.baseOf(from) } : undefined;
+        const gen = loop.start(gpu, policy.cfg, policy.params, run.abort.signal, run.controls, resume);
         await this.drive(run, loop, gen, batcher, setState, { resumed: from !== null, ckptOf });
       }
       finish();
@@ -202,6 +204,15 @@ export class RunManager<D extends RunDevice = Gpu> {
       if (this.runs.get(spec.runId) === run) this.runs.delete(spec.runId);
     }
     return run.status();
+  }
+
+  /** The parameters of the base policy a checkpointed run started from (its frozen reference). */
+  private async baseOf(c: RunCheckpoint): Promise<Float32Array> {
+    try {
+      return (await this.deps.loadPolicy(c.policy)).params;
+    } catch (e) {
+      throw new Error(`run ${c.runId} cannot resume: its base policy "${c.policy}" (the frozen reference of its KL term) could not be loaded: ${errorMessage(e)}`);
+    }
   }
 
   private async loadCheckpoint(spec: RunSpec): Promise<RunCheckpoint> {

@@ -6,6 +6,7 @@ import type { GPTConfig } from '../model/config';
 import { buildTensorTable } from '../model/params';
 import { Decoder } from '../model/decoder';
 import { PolicyTrainer } from '../rl/trainer';
+import { ReferencePolicy } from '../rl/reference';
 import { rollout } from '../rl/rollout';
 import { evaluateSet } from '../eval/evaluate';
 import { EOS, decode, loadSet, makeRng, solvePrompt } from '../world/index';
@@ -47,6 +48,13 @@ function applyKnobs(c: GrpoConfig, k: Partial<LiveKnobs>): GrpoConfig {
 export interface GrpoResumePoint {
   step: number;
   optimiser: OptimiserState;
+  /**
+   * The parameters the run started from, for the frozen reference of the KL penalty (β > 0).
+   * Checkpoints do not hold them (that would double what every checkpoint stores); without
+   * them the resumed run's reference is the checkpoint's parameters (`init`), so its KL restarts
+   * from 0 at the resume step. Pass the base policy to continue exactly as the uninterrupted run.
+   */
+  reference?: Float32Array;
 }
 
 /** True when the step's checkpoint is due (every `checkpointEvery` steps, and always after the last). */
@@ -60,6 +68,12 @@ export function grpoCheckpointDue(c: Pick<GrpoConfig, 'steps' | 'checkpointEvery
  * `resume.step` exactly as the uninterrupted run would: same optimiser state, same problem draws
  * (the sampler is fast-forwarded), same per-step rollout seeds; the step-0 evaluation is not
  * repeated.
+ *
+ * With β > 0 (from the start, or set live from 0) the run keeps a frozen reference policy: the
+ * parameters it started from, `init` (a resumed run: `resume.reference` when given, else the
+ * checkpoint's parameters, see GrpoResumePoint). Each step annotates the rollouts with the
+ * reference's log-probs before the update; the step event reports the KL estimate as `kl`. Once
+ * made, the reference stays for the rest of the run (a live β of 0 keeps measuring the KL).
  */
 export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, config: GrpoConfig, signal?: AbortSignal, controls?: LoopControls, resume?: GrpoResumePoint): AsyncGenerator<LoopEvent> {
   let c = config;
@@ -72,6 +86,10 @@ export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, con
   trainer.model.setHyper({ lr: c.lr, weightDecay: c.weightDecay });
   const decoder = await Decoder.create(gpu, cfg, table, trainer.model.params, { B: Math.min(64, c.problemsPerStep * c.groupSize), Tmax: cfg.nPositions });
   const model = { cfg, table, params: trainer.model.params };
+  const referenceBase = resume?.reference ?? init;
+  if (referenceBase.length !== init.length) throw new Error(`grpo: the reference parameters have ${referenceBase.length} floats, the policy ${init.length}`);
+  // made when β first turns positive (at the start or by a live change), kept frozen thereafter
+  let reference: ReferencePolicy | null = null;
   const rand = makeRng(c.seed ^ 0x6a09e667);
   // problemsPerStep is not a live knob, so every earlier step drew exactly this many problems
   for (let i = 0; i < (resume?.step ?? 0) * c.problemsPerStep; i++) rand();
@@ -107,7 +125,9 @@ export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, con
           return { reward: answer === gold ? 1 : 0, text };
         },
       );
-      const stats = await trainer.train(trajs);
+      if (c.rl.beta > 0 && !reference) reference = await ReferencePolicy.create(gpu, cfg, referenceBase, { rows, T: cfg.nPositions }, c.rl.temperature);
+      if (reference) reference.setTemperature(c.rl.temperature);
+      const stats = await trainer.train(reference ? await reference.annotate(trajs) : trajs);
       const rewards = trajs.map((t) => t.reward);
       const mean = rewards.reduce((a, x) => a + x, 0) / rewards.length;
       const lengths = trajs.map((t) => t.responseTokens.length);
@@ -154,5 +174,6 @@ export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, con
     // the generator may be abandoned mid-run (a stopped run): free its GPU memory either way
     decoder.destroy();
     trainer.destroy();
+    reference?.destroy();
   }
 }

@@ -57,7 +57,8 @@ export function validateGrpoConfig(obj: unknown, where = 'grpo'): GrpoConfig {
   const rlc = validateRlConfig(rl ?? {}, `${where}.rl`, resolveRlConfig('grpo'));
   const perStep = base.problemsPerStep * base.groupSize;
   if (rlc.miniBatches > perStep) throw new ConfigError(`${where}.rl.miniBatches = ${rlc.miniBatches} exceeds the ${perStep} trajectories per step; lower it or raise problemsPerStep`);
-  if (rlc.beta > 0) throw new ConfigError(`${where}.rl.beta = ${rlc.beta}: this GRPO loop keeps no frozen reference policy yet, so the KL penalty is unavailable; set beta to 0`);
+  // β ≥ 0 and a KL estimator (klType, an enum with no null) come from the RL core's fields; with
+  // β > 0 the loop keeps a frozen reference policy (loops/grpo.ts)
   for (const [k, v] of [['trainSet', base.trainSet], ['evalSet', base.evalSet]] as const) {
     if (!listSets().some((s) => s.name === v)) throw new ConfigError(`${where}.${k} = "${v}": unknown data set; known: ${listSets().map((s) => s.name).join(', ')}`);
   }

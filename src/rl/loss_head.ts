@@ -64,6 +64,9 @@ export function makePgLossHead(gpu: Gpu, dims: { B: number; T: number }, hyper: 
     setHyper(h) {
       checkPgHyper(h, 'pg loss head');
       base = h;
+      // β > 0 over a last batch without refLogp (β raised mid-run): the next setBatch, which must
+      // bring refLogp, applies it; the kernel keeps its current scalars until then
+      if (hasRef === false && h.beta > 0) return;
       op?.setHyper(effective());
     },
     async readMetrics() {

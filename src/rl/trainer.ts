@@ -27,7 +27,9 @@ export class PolicyTrainer {
 
   /** A trainable policy of at most `rows` trajectories per mini-batch, each ≤ T tokens. */
   static async create(gpu: Gpu, cfg: GPTConfig, init: Float32Array, rl: RlCoreConfig, shape: { rows: number; T: number }, opts: GPTOptions = {}): Promise<PolicyTrainer> {
-    const head = makePgLossHead(gpu, { B: shape.rows, T: shape.T }, pgHyperOf(rl, false));
+    // the head takes the KL estimator whenever a batch carries refLogp and drops it when none
+    // does (a batch without refLogp under β > 0 is refused there, saying what to change)
+    const head = makePgLossHead(gpu, { B: shape.rows, T: shape.T }, pgHyperOf(rl, true));
     const model = await GPT.create(gpu, cfg, init, { B: shape.rows, T: shape.T }, { ...opts, lossHead: head.lossHead });
     model.setTemperature(rl.temperature);
     model.setHyper({ maxGradNorm: rl.maxGradNorm });
@@ -41,7 +43,7 @@ export class PolicyTrainer {
   /** Safe mid-run changes (clip, KL β, entropy coefficient, temperature) apply from the next step. */
   setRl(rl: RlCoreConfig): void {
     this.rl = rl;
-    this.head.setHyper(pgHyperOf(rl, false));
+    this.head.setHyper(pgHyperOf(rl, true));
     this.model.setTemperature(rl.temperature);
     this.model.setHyper({ maxGradNorm: rl.maxGradNorm });
   }

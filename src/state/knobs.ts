@@ -24,8 +24,8 @@ export interface KnobSpec {
 export const KNOB_SPECS: readonly KnobSpec[] = [
   { key: 'lr', metric: 'lr', label: 'learning rate', help: GRPO_FIELDS.lr.help, paper: GRPO_FIELDS.lr.paper, marked: true },
   { key: 'temperature', metric: 'temperature', label: 'temperature', help: RL_CORE_FIELDS.temperature.help, paper: RL_CORE_FIELDS.temperature.paper, marked: true },
-  // β > 0 is refused by the GRPO loop (no reference policy): it never changes, so it is never marked
-  { key: 'beta', metric: 'beta', label: 'KL β', help: RL_CORE_FIELDS.beta.help, paper: RL_CORE_FIELDS.beta.paper, marked: false },
+  // β > 0 set live makes the loop take its frozen reference (the run's starting policy) from then on
+  { key: 'beta', metric: 'beta', label: 'KL β', help: RL_CORE_FIELDS.beta.help, paper: RL_CORE_FIELDS.beta.paper, marked: true },
   { key: 'entCoef', metric: 'entCoef', label: 'entropy coef.', help: RL_CORE_FIELDS.entCoef.help, paper: RL_CORE_FIELDS.entCoef.paper, marked: true },
   { key: 'clipLow', metric: 'clip_low', label: 'clip ε low', help: RL_CORE_FIELDS.clipLow.help, paper: RL_CORE_FIELDS.clipLow.paper, marked: true },
   { key: 'clipHigh', metric: 'clip_high', label: 'clip ε high', help: RL_CORE_FIELDS.clipHigh.help, paper: RL_CORE_FIELDS.clipHigh.paper, marked: true },

@@ -103,7 +103,7 @@ export function RunKnobs({ run }: { run: RunView }) {
       {editable ? <KnobsForm key={run.id} run={run} current={current} /> : <KnobsList current={current} />}
       <p className="detail">
         {editable
-          ? 'Applied values take effect from the next step (a paused run: the step after it resumes or single-steps); the training charts mark that step. KL β must stay 0: this GRPO loop keeps no reference policy.'
+          ? 'Applied values take effect from the next step (a paused run: the step after it resumes or single-steps); the training charts mark that step. A KL β above 0 holds the policy near the one the run started from (its frozen reference).'
           : 'The values the run trained with last. Only a running or paused run of this page takes new values; changes were marked on the training charts.'}
       </p>
     </details>

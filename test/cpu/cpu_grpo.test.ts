@@ -1,7 +1,8 @@
 // CPU mode's engine (src/cpu/): the KV-cache sampler's logits equal the whole-model reference's;
 // sampling log-probs are the training forward's (ρ ≡ 1 at μ = 1); one GRPO update on a
 // hand-computed case has the loss, weights and gradient the formulas give; a short run yields
-// GRPO's events with its metric names, and is a pure function of its seed.
+// GRPO's events with its metric names, and is a pure function of its seed; with β > 0 a frozen
+// reference (float64 forward) gives refLogp, the KL is 0 before any update and grows after.
 import { describe, expect, it } from 'vitest';
 import { expectClose } from '../helpers/tolerance';
 import { GPT_PRESETS } from '../../src/model/config';
@@ -19,6 +20,7 @@ import { EOS, PAD, encode, solvePrompt } from '../../src/world/index';
 import { CpuPolicy } from '../../src/cpu/policy';
 import { CpuTrainer, pgGradients } from '../../src/cpu/trainer';
 import { runGrpoCpu } from '../../src/cpu/grpo';
+import { CpuReferencePolicy } from '../../src/cpu/reference';
 
 const cfg = GPT_PRESETS.tiny;
 const table = buildTensorTable(cfg);
@@ -141,6 +143,44 @@ describe('CPU GRPO step', () => {
     const i = expected.reduce((best, x, j) => (Math.abs(x) > Math.abs(expected[best]) ? j : best), 0);
     expect(policy.params[i] - before[i]).toBeCloseTo(-1e-3 * Math.sign(expected[i]), 8);
     expect(trainer.optimiserState().step).toBe(1);
+  });
+});
+
+describe('CPU frozen reference policy', () => {
+  it('scores response tokens as the policy at the trainer\'s temperature, KL 0 before any update, frozen after', async () => {
+    const prompt = solvePrompt('1+2');
+    const policy = new CpuPolicy(cfg, init);
+    const rl = resolveRlConfig('grpo', { beta: 0.04, temperature: 0.8, entCoef: 0.05 });
+    const reference = new CpuReferencePolicy(cfg, init, rl.temperature, 1);
+    const trajs = [trajectory(policy, prompt, encode('3#'), 1), trajectory(policy, prompt, encode('4#3'), 0)];
+    const annotated = await reference.annotate(trajs);
+    annotated.forEach((tr) => {
+      const seq = [...prompt, ...(tr.responseTokens as number[])];
+      const targets = new Uint32Array(seq.length);
+      for (let t = 0; t + 1 < seq.length; t++) targets[t] = seq[t + 1];
+      const fw = gptForwardRef(cfg, table, policy.params, { B: 1, T: seq.length, tokens: seq, targets, w: new Float64Array(seq.length), temperature: 0.8 });
+      expectClose('refLogp', tr.refLogp, Array.from(tr.refLogp, (_, j) => fw.logp[prompt.length - 1 + j]), { atol: 1e-6, rtol: 1e-6 }); // float32 storage
+    });
+    const trainer = new CpuTrainer(policy, rl);
+    trainer.setHyper({ lr: 1e-2, weightDecay: 0 });
+    // β > 0 without reference log-probs says what to change
+    await expect(trainer.train(trajs)).rejects.toThrow(/compute refLogp or set beta to 0/);
+    const first = await trainer.train(annotated);
+    expect(first.metrics.kl).toBeLessThan(1e-12);
+    const second = await trainer.train(await reference.annotate(trajs));
+    expect(second.metrics.kl).toBeGreaterThan(0);
+    expect((await reference.annotate(trajs)).map((t) => Array.from(t.refLogp))).toEqual(annotated.map((t) => Array.from(t.refLogp)));
+  });
+
+  it('runGrpoCpu with β = 0.04 reports the KL under GRPO\'s metric names: 0 at step 1, > 0 after', async () => {
+    const config = validateGrpoConfig({ steps: 2, seed: 3, problemsPerStep: 2, groupSize: 4, maxNewTokens: 10, evalEvery: 0, evalProblems: 2, evalN: 1, trainProblems: 8, samplesPerStep: 0, lr: 3e-3, rl: { beta: 0.04, entCoef: 0.05 } });
+    const steps: Record<string, number>[] = [];
+    for await (const e of runGrpoCpu(cfg, init, config)) if (e.type === 'step') steps.push(e.metrics);
+    expect(steps).toHaveLength(2);
+    for (const m of steps) expect(Object.keys(m).sort()).toEqual(STEP_KEYS);
+    expect(steps[0].kl).toBeLessThan(1e-12);
+    expect(steps[1].kl).toBeGreaterThan(0);
+    expect(Number.isFinite(steps[1].kl)).toBe(true);
   });
 });
 

@@ -136,7 +136,7 @@ function manager(l: PreparedLoop, store = memoryCheckpointStore()) {
   const configs: unknown[] = [];
   const m = new RunManager({
     loops: { grpo: (c) => (configs.push(c), l) },
-    loadPolicy: async () => ({ cfg, params: new Float32Array(N) }),
+    loadPolicy: async () => ({ cfg, params: new Float32Array(N).fill(-7) }),
     checkpoints: store,
     batchIntervalMs: 0,
   });
@@ -172,6 +172,8 @@ describe('RunManager checkpoints', () => {
     expect(configs[1]).toEqual({ steps: 4 });
     expect(seen.resume?.step).toBe(at);
     expect(seen.init?.[0]).toBe(at);
+    // the frozen KL reference of a resumed run is its base policy, not the checkpoint
+    expect((seen.resume as { reference?: Float32Array }).reference?.[0]).toBe(-7);
     expect(resumed[0].status.step).toBe(at);
     // the checkpoint's recorded steps first, then the new ones
     expect(resumed.flatMap((b) => Array.from(b.step))).toEqual([1, 2, 3, 4]);

@@ -69,7 +69,7 @@ const corpus: [string, (b: Body) => unknown, RegExp][] = [
   ['an unknown halt kind', (b) => set(b, ['run', 'status', 'halts', 0, 'kind'], 'boom'), /^run\.json: run\.status\.halts\[0\]\.kind is the text "boom"/],
   ['a config value of the wrong type', (b) => set(b, ['config', 'lr'], 'fast'), /^run\.json: config\.lr = "fast": must be a number$/],
   ['an unknown config key', (b) => set(b, ['config', 'lrr'], 1), /^run\.json: config: unknown key "lrr".*lr/],
-  ['a config the loop refuses', (b) => set(b, ['config', 'rl', 'beta'], 0.1), /^run\.json: config\.rl\.beta = 0\.1: .*no frozen reference policy/],
+  ['a config the loop refuses', (b) => set(b, ['config', 'rl', 'miniBatches'], 1000), /^run\.json: config\.rl\.miniBatches = 1000 exceeds the \d+ trajectories per step/],
   ['a step as text', (b) => set(b, ['metrics', 'step', 1], '2'), /^run\.json: metrics\.step\[1\] is not a number \(found the text "2"\)$/],
   ['steps out of order', (b) => set(b, ['metrics', 'step', 2], 1), /^run\.json: metrics\.step\[2\] = 1 does not come after 2/],
   ['a negative step', (b) => set(b, ['metrics', 'step', 0], -1), /^run\.json: metrics\.step\[0\] = -1 is below 0$/],

@@ -1,6 +1,6 @@
 // Live knobs on the page: the steps where a change took effect are found in the stored metrics
 // (against the set-up before the first step), the current values come from the latest step,
-// the page-side check gives the loop validator's messages (β > 0 included), form text parses
+// the page-side check gives the loop validator's messages (β > 0 is accepted), form text parses
 // to only what changed, and the worker's run manager hands queued values to the loop once.
 import { describe, expect, it } from 'vitest';
 import { checkKnobs, currentKnobs, knobChanges, knobsOfConfig, parseKnobs } from '../../src/state/knobs';
@@ -46,8 +46,8 @@ describe('knobChanges', () => {
     expect(knobChanges([], {}, initial)).toEqual([]);
   });
 
-  it('does not mark β (the GRPO loop never takes a change of it)', () => {
-    expect(knobChanges([1, 2], { beta: [0, 0.04] }, initial)).toEqual([]);
+  it('marks a change of β (the GRPO loop takes its frozen reference from then on)', () => {
+    expect(knobChanges([1, 2], { beta: [0, 0.04] }, initial).map((x) => [x.step, x.changes])).toEqual([[2, [{ metric: 'beta', from: 0, to: 0.04 }]]]);
   });
 });
 
@@ -58,12 +58,13 @@ describe('knob values and checks', () => {
     expect(currentKnobs(config, { series: {} })).toEqual(initial);
   });
 
-  it('gives the loop validator\'s message for a bad value, and for β > 0', () => {
+  it('gives the loop validator\'s message for a bad value; β > 0 is valid', () => {
     expect(checkKnobs(config, initial, { lr: 5e-5, clipHigh: 0.3 })).toBeNull();
     expect(checkKnobs(config, initial, { lr: 0 })).toMatch(/live change\.lr = 0/);
     expect(checkKnobs(config, initial, { temperature: -1 })).toMatch(/live change\.rl\.temperature/);
     expect(checkKnobs(config, initial, { clipLow: 2 })).toMatch(/clipLow/);
-    expect(checkKnobs(config, initial, { beta: 0.04 })).toMatch(/no frozen reference policy/);
+    expect(checkKnobs(config, initial, { beta: 0.04 })).toBeNull();
+    expect(checkKnobs(config, initial, { beta: -1 })).toMatch(/live change\.rl\.beta = -1/);
   });
 
   it('parses form text to the knobs that changed, and names a field that is not a number', () => {

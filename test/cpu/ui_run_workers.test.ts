@@ -147,7 +147,7 @@ describe('withRunWorkers: a worker per run', () => {
     await expect(client.stopRun('a')).rejects.toThrow(/no active run with id a/);
   });
 
-  it('registers an uploaded policy with a run\'s worker before a run starts from it (not one it refused, not on resume)', async () => {
+  it('registers an uploaded policy with a run\'s worker before a run starts or resumes from it (not one it refused)', async () => {
     const { main, workers, client } = pool();
     await client.init(() => undefined);
     const bytes = new Uint8Array([1, 2, 3]);
@@ -161,7 +161,9 @@ describe('withRunWorkers: a worker per run', () => {
     await settle();
     expect(workers[0].log).toEqual(['init', 'register upload:a.safetensors', 'start a']);
     expect(workers[0].client.registerPolicy).toHaveBeenCalledWith('upload:a.safetensors', bytes, '{"n_layer":1}');
-    for (const w of workers.slice(1)) expect(w.client.registerPolicy).not.toHaveBeenCalled();
+    // a resumed run needs its base policy too: it is the frozen reference of the KL term
+    expect(workers[2].log).toEqual(['init', 'register upload:a.safetensors', 'start c']);
+    for (const w of [workers[1], workers[3]]) expect(w.client.registerPolicy).not.toHaveBeenCalled();
   });
 
   it('loses the device of one run\'s worker (debug), and reports its events tagged with the run; without a run, the main worker\'s', async () => {

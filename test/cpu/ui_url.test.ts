@@ -88,8 +88,10 @@ describe('launcher layering and validation', () => {
       expect(r.policy).toBe('small');
       expect(r.config).toEqual(validateGrpoConfig({ steps: 20, rl: { advantage: 'none', aggregation: 'constant_norm', clipHigh: 0.2 } }));
     }
-    // a preset with a KL penalty needs a reference policy, which the GRPO loop does not keep yet
-    expect(resolveLauncher(setPreset(DEFAULT_LAUNCHER, 'grpo_original'), CATALOG)).toMatchObject({ ok: false, message: expect.stringMatching(/beta = 0.04: .*no frozen reference policy/) });
+    // a preset with a KL penalty: the GRPO loop keeps a frozen reference policy for it
+    const orig = resolveLauncher(setPreset(DEFAULT_LAUNCHER, 'grpo_original'), CATALOG);
+    expect(orig.ok).toBe(true);
+    if (orig.ok) expect(orig.config.rl).toMatchObject({ beta: 0.04, klType: 'k3' });
   });
 
   it('reports cross-field problems, unknown policies and coming loops with what to change', () => {

@@ -101,6 +101,8 @@ describe('GRPO on the tiny policy', () => {
     expect(() => validateGrpoConfig({ evalSet: 'nope' })).toThrow(/unknown data set/);
     expect(() => validateGrpoConfig({ problemsPerStep: 1, groupSize: 2, rl: { miniBatches: 4 } })).toThrow(/miniBatches/);
     expect(() => validateGrpoConfig({ rl: { clipLow: -1 } })).toThrow(/clipLow/);
-    expect(() => validateGrpoConfig({ rl: { beta: 0.04 } })).toThrow(/no frozen reference/);
+    expect(() => validateGrpoConfig({ rl: { beta: -0.1 } })).toThrow(/beta = -0\.1/);
+    // β > 0 is accepted: the loop keeps a frozen reference policy (test/gpu/grpo_reference.test.ts)
+    expect(validateGrpoConfig({ rl: { beta: 0.04 } }).rl).toMatchObject({ beta: 0.04, klType: 'k3' });
   });
 });

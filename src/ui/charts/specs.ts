@@ -32,7 +32,7 @@ export const TRAINING_CHARTS: readonly MetricChartSpec[] = [
   },
   {
     id: 'kl', key: 'kl', title: 'KL to the reference',
-    note: 'Estimated KL between the policy and the frozen base. Measured only when β > 0; with β = 0 nothing holds the policy near the base.',
+    note: 'Estimated KL between the policy and the frozen base (the policy the run started from). Measured once β has been > 0; with β = 0 nothing holds the policy near the base.',
   },
   {
     id: 'filtered', key: 'frac_reward_zero_std', title: 'Groups with no signal', unit: true,
