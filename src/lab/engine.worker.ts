@@ -10,9 +10,9 @@ import { LOOP_FACTORIES } from './loops';
 import { PolicyLoader } from './policies';
 import { fileCheckpointStore } from './checkpoints';
 import { opfsFs } from './opfs';
-import { runBatchTransferables } from './runBatcher';
+import { pageNotifier, runApi } from './runApi';
 import { batchTransferables } from './stepBatcher';
-import type { AdapterReport, CheckpointFile, CheckpointFormat, CheckpointInfo, LiveKnobs, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, RunBatch, RunSpec, RunStatus, SelfTestRow, SelfTestSummary } from './protocol';
+import type { AdapterReport, CheckpointFile, CheckpointFormat, CheckpointInfo, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, SelfTestRow, SelfTestSummary } from './protocol';
 
 const policies = new PolicyLoader(new URL(import.meta.env.BASE_URL, self.location.origin));
 const engine = new Engine({
@@ -26,11 +26,7 @@ const engine = new Engine({
   },
 });
 
-// A proxied callback returns a promise; if the page side throws, say so here rather than
-// leaving an unhandled rejection in the worker.
-function notify<T>(cb: (v: T) => unknown, value: T): void {
-  Promise.resolve(cb(value)).catch((e: unknown) => console.error('rlvr-lab worker: page callback failed', e));
-}
+const notify = pageNotifier('rlvr-lab worker');
 
 const api = {
   init(onEvent: (e: EngineEvent) => void): Promise<AdapterReport> {
@@ -48,24 +44,7 @@ const api = {
   stopDemo(): void {
     engine.stopDemo();
   },
-  startRun(spec: RunSpec, onBatch: (b: RunBatch) => void): Promise<RunStatus> {
-    return engine.startRun(spec, (b) => notify(onBatch, Comlink.transfer(b, runBatchTransferables(b))));
-  },
-  pauseRun(runId: string): void {
-    engine.pauseRun(runId);
-  },
-  resumeRun(runId: string): void {
-    engine.resumeRun(runId);
-  },
-  stepRun(runId: string): void {
-    engine.stepRun(runId);
-  },
-  stopRun(runId: string): void {
-    engine.stopRun(runId);
-  },
-  setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): void {
-    engine.setRunKnobs(runId, knobs);
-  },
+  ...runApi(engine, notify),
   registerPolicy(name: string, safetensors: Uint8Array, configJson: string): void {
     policies.register(name, safetensors, configJson);
   },

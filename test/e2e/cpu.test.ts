@@ -3,38 +3,21 @@
 // engine in its own worker, labelled CPU, and fills the training and evaluation charts. The
 // self-test and the demo say they need WebGPU. Screenshots: test-artifacts/cpu-*.png.
 // Run with `npx vite build && npx vitest run --project e2e test/e2e/cpu.test.ts`.
-import type { ChildProcess } from 'node:child_process';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { ARTIFACTS, collectErrors, gotoLab, newPage, shot, startLab, stopPreview } from './harness';
+import { ARTIFACTS, closeLab, gotoLab, openLab, points, shot, waitRunStatus, type Lab } from './harness';
 
 /** lab.test.ts's small set-up, two steps: 2 problems × 4 samples a step, evaluation every step on 4 problems × 4 samples. */
 const SETUP = 'policy=tiny&seed=3&steps=2&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=1&evalProblems=4&evalN=4&samplesPerStep=3';
 const RUN_TIMEOUT_MS = 120_000;
 
-async function points(page: Page, id: string): Promise<number> {
-  return Number(await page.getByTestId(`chart-${id}`).getAttribute('data-points'));
-}
-
 describe('the page without WebGPU (CPU mode)', () => {
-  let server: ChildProcess | null = null;
-  let browser: Browser | null = null;
-  let base = '';
-  let page: Page;
-  let errors: string[];
-
+  let lab: Lab, base: string, page: Page, errors: string[];
   beforeAll(async () => {
-    ({ server, browser, base } = await startLab({ webgpu: false }));
-    page = await newPage(browser);
-    errors = collectErrors(page);
-    await gotoLab(page, `${base}?${SETUP}`);
+    ({ base, page, errors } = lab = await openLab(`?${SETUP}`, { webgpu: false }));
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopPreview(server);
-  });
+  afterAll(() => closeLab(lab));
 
   it('really has no WebGPU adapter, says why and offers CPU mode', async () => {
     const gpu = await page.evaluate(async () => {
@@ -71,18 +54,7 @@ describe('the page without WebGPU (CPU mode)', () => {
 
   it('trains a two-step GRPO run of tiny on the CPU to the end, labelled CPU, with charts', async () => {
     await page.getByTestId('run-start').click();
-    const outcome = await page
-      .waitForFunction(
-        () => {
-          if (document.querySelector('[data-testid=run-error]')) return 'error';
-          const el = document.querySelector('[data-testid=run-status]');
-          return el?.getAttribute('data-state') === 'done' && el.getAttribute('data-step') === '2' ? 'done' : false;
-        },
-        null,
-        { timeout: RUN_TIMEOUT_MS, polling: 200 },
-      )
-      .then((h) => h.jsonValue(), () => 'timeout');
-    if (outcome !== 'done') throw new Error(`the CPU run did not finish (${outcome}): ${await page.getByTestId('run-status').textContent()}`);
+    await waitRunStatus(page, 'done', 2, RUN_TIMEOUT_MS, 200);
     const item = page.getByTestId('run-item').first();
     expect(await item.getAttribute('data-state')).toBe('done');
     await expect(item.locator('.run-label').textContent()).resolves.toBe('#1 GRPO · tiny · CPU');
@@ -127,18 +99,7 @@ describe('the page without WebGPU (CPU mode)', () => {
     const resume = page.getByTestId('run-resume');
     await expect(resume.textContent()).resolves.toMatch(/Resume from checkpoint/);
     await resume.click();
-    const outcome = await page
-      .waitForFunction(
-        () => {
-          if (document.querySelector('[data-testid=run-error]')) return 'error';
-          const el = document.querySelector('[data-testid=run-status]');
-          return el?.getAttribute('data-state') === 'done' && el.getAttribute('data-step') === '30' ? 'done' : false;
-        },
-        null,
-        { timeout: RUN_TIMEOUT_MS, polling: 200 },
-      )
-      .then((h) => h.jsonValue(), () => 'timeout');
-    if (outcome !== 'done') throw new Error(`the resumed CPU run did not finish (${outcome}): ${await page.getByTestId('run-status').textContent()}`);
+    await waitRunStatus(page, 'done', 30, RUN_TIMEOUT_MS, 200);
     await page.waitForFunction(() => document.querySelector('[data-testid=chart-reward]')?.getAttribute('data-points') === '30', null, { timeout: 10_000 });
     await shot(page, 'cpu-resumed');
     expect(errors.filter((e) => !/webgpu|adapter/i.test(e))).toEqual([]);

@@ -5,16 +5,15 @@
 // reload; a chart downloads as a PNG (light and dark); a lesson link hides parts of the page and
 // locks fields; nothing breaks the Content-Security-Policy. Screenshots: test-artifacts/io-*.png.
 // Run with `npx vite build --outDir dist-io && RLVR_DIST=dist-io npx vitest run --project e2e test/e2e/io.test.ts`.
-import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunStatus } from '../../src/lab/protocol';
 import { validateGrpoConfig } from '../../src/loops/grpo_config';
 import { runFile } from '../../src/state/exportRun';
 import { appendChunk, EMPTY_RUN_DATA } from '../../src/state/runData';
-import { ARTIFACTS, collectErrors, gotoLab, newPage, ROOT, shot, startLab, stopPreview } from './harness';
+import { ARTIFACTS, closeLab, gotoLab, openLab, requireAdapter, ROOT, shot, type Lab } from './harness';
 
 /** One RL step of the tiny policy, evaluated before and after on 2 problems × 2 samples. */
 const SETUP = 'seed=3&steps=1&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=1&evalProblems=2&evalN=2&samplesPerStep=2';
@@ -55,31 +54,11 @@ async function downloadPng(page: Page, id: string, copyAs: string): Promise<Buff
 }
 
 describe('import, upload, PNG export and lesson links (built app, headless Chromium)', () => {
-  let server: ChildProcess | null = null;
-  let browser: Browser | null = null;
-  let base = '';
-  let page: Page;
-  let errors: string[];
-  let adapterStatus: string | null = null;
-
+  let lab: Lab, base: string, page: Page, errors: string[];
   beforeAll(async () => {
-    ({ server, browser, base } = await startLab());
-    page = await newPage(browser);
-    errors = collectErrors(page);
-    await gotoLab(page, `${base}?${SETUP}`);
-    adapterStatus = await page.getAttribute('[data-testid=adapter-info]', 'data-status');
+    ({ base, page, errors } = lab = await openLab(`?${SETUP}`));
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopPreview(server);
-  });
-
-  function requireAdapter(ctx: TestContext): void {
-    if (adapterStatus === 'ready') return;
-    if (process.env.CI === 'true') throw new Error(`no WebGPU adapter in Chromium (adapter panel status: ${adapterStatus})`);
-    ctx.skip(`no WebGPU adapter in this Chromium (status ${adapterStatus}); CI=true makes this a failure`);
-  }
+  afterAll(() => closeLab(lab));
 
   it('imports a run exported as JSON, and refuses a malformed one without touching the list', async () => {
     const before = await runCount(page);
@@ -150,7 +129,7 @@ describe('import, upload, PNG export and lesson links (built app, headless Chrom
     await page.locator('.launcher-top').screenshot({ path: path.join(ARTIFACTS, 'io-upload-picker.png') });
 
     // the worker trains from the uploaded weights
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     const before = await runCount(page);
     await page.getByTestId('run-start').click();
     await page.waitForFunction(

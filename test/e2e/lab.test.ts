@@ -7,12 +7,11 @@
 // message and offers to resume it from its checkpoint. Screenshots go to
 // test-artifacts/lab-*.png (the comparison at 1280×800 and 1920×1080).
 // Run with `npx vite build && npx vitest run --project e2e`.
-import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { ARTIFACTS, collectErrors, gotoLab, newPage, shot, startLab, stopPreview } from './harness';
+import { ARTIFACTS, chartsDrawn, closeLab, dropDeviceLossErrors, gotoLab, openLab, points, requireAdapter, shot, waitRunStatus, type Lab } from './harness';
 
 /** A run small enough for SwiftShader: 3 steps of 2 problems × 4 samples, evaluation every step on 4 problems × 4 samples. */
 const SETUP = 'policy=tiny&seed=3&steps=3&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=1&evalProblems=4&evalN=4&samplesPerStep=3';
@@ -29,60 +28,18 @@ const STEP_TIMEOUT_MS = 120_000;
  */
 const MAX_MAIN_THREAD_TASK_MS = 200;
 
-/** Charts draw new data one per task (src/ui/charts/stagger.ts): waits until none is waiting for its turn. */
-async function chartsDrawn(page: Page): Promise<void> {
-  await page.waitForFunction(() => !document.querySelector('[data-waiting]'), null, { timeout: 20_000, polling: 50 });
-}
-
-async function points(page: Page, id: string): Promise<number> {
-  return Number(await page.getByTestId(`chart-${id}`).getAttribute('data-points'));
-}
-
+/** Waits for the run's state at a step, then for the charts to draw it. */
 async function waitStatus(page: Page, state: string, step: number): Promise<void> {
-  const ok = await page
-    .waitForFunction(
-      ([state, step]) => {
-        const el = document.querySelector('[data-testid=run-status]');
-        if (document.querySelector('[data-testid=run-error]')) return 'error';
-        return el?.getAttribute('data-state') === state && el.getAttribute('data-step') === String(step) ? 'ok' : false;
-      },
-      [state, step] as const,
-      { timeout: STEP_TIMEOUT_MS, polling: 100 },
-    )
-    .then((h) => h.jsonValue(), () => 'timeout');
-  if (ok !== 'ok') {
-    const status = await page.getByTestId('run-status').textContent();
-    throw new Error(`waiting for ${state} at step ${step}: ${ok}; status: ${status}`);
-  }
+  await waitRunStatus(page, state, step, STEP_TIMEOUT_MS);
   await chartsDrawn(page);
 }
 
 describe('run page (built app, headless Chromium)', () => {
-  let server: ChildProcess | null = null;
-  let browser: Browser | null = null;
-  let base = '';
-  let page: Page;
-  let errors: string[];
-  let adapterStatus: string | null = null;
-
+  let lab: Lab, base: string, page: Page, errors: string[];
   beforeAll(async () => {
-    ({ server, browser, base } = await startLab());
-    page = await newPage(browser);
-    errors = collectErrors(page);
-    await gotoLab(page, `${base}?${SETUP}`);
-    adapterStatus = await page.getAttribute('[data-testid=adapter-info]', 'data-status');
+    ({ base, page, errors } = lab = await openLab(`?${SETUP}`));
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopPreview(server);
-  });
-
-  function requireAdapter(ctx: TestContext): void {
-    if (adapterStatus === 'ready') return;
-    if (process.env.CI === 'true') throw new Error(`no WebGPU adapter in Chromium (adapter panel status: ${adapterStatus})`);
-    ctx.skip(`no WebGPU adapter in this Chromium (status ${adapterStatus}); CI=true makes this a failure`);
-  }
+  afterAll(() => closeLab(lab));
 
   it('reads the set-up from the URL into the generated form', async () => {
     await expect(page.getByTestId('field-steps').locator('input').inputValue()).resolves.toBe('3');
@@ -109,7 +66,7 @@ describe('run page (built app, headless Chromium)', () => {
   });
 
   it('runs GRPO in the worker: pause before the first step, two single steps, resume to the end', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     await page.evaluate(() => {
       const w = window as unknown as { longTasks: number[] };
       w.longTasks = [];
@@ -133,16 +90,16 @@ describe('run page (built app, headless Chromium)', () => {
     expect(await points(page, 'pass1')).toBe(3);
     await shot(page, 'lab-paused');
 
-    // live knobs: β > 0 is refused in the page with the loop's message; a new lr is queued for step 3
+    // live knobs: a bad value is refused in the page with the loop's message; a new lr is queued for step 3
     const knobs = page.getByTestId('run-knobs');
     await knobs.locator('summary').click();
     expect(await knobs.getAttribute('data-editable')).toBe('true');
     const apply = page.getByTestId('knobs-apply');
     expect(await apply.isDisabled()).toBe(true);
-    await page.getByTestId('knob-beta').locator('input').fill('0.04');
-    await expect(page.getByTestId('knobs-error').textContent()).resolves.toMatch(/beta = 0.04: .*no frozen reference policy/);
+    await page.getByTestId('knob-clipLow').locator('input').fill('2');
+    await expect(page.getByTestId('knobs-error').textContent()).resolves.toMatch(/clipLow = 2: must be < 1/);
     expect(await apply.isDisabled()).toBe(true);
-    await page.getByTestId('knob-beta').locator('input').fill('0');
+    await page.getByTestId('knob-clipLow').locator('input').fill('0.2');
     await page.getByTestId('knob-lr').locator('input').fill('0.00005');
     expect(await page.getByTestId('knobs-error').count()).toBe(0);
     await knobs.screenshot({ path: path.join(ARTIFACTS, 'lab-knobs.png') });
@@ -175,7 +132,7 @@ describe('run page (built app, headless Chromium)', () => {
   });
 
   it('keeps finished runs across a reload and exports their metrics as CSV', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     await gotoLab(page, `${base}?${SETUP}`);
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=run-item]').length === 1, null, { timeout: 10_000 });
     expect(await page.getByTestId('run-item').first().getAttribute('data-state')).toBe('done');
@@ -191,7 +148,7 @@ describe('run page (built app, headless Chromium)', () => {
   });
 
   it('stops a second run on request and lists both', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     await page.getByTestId('field-seed').locator('input').fill('4');
     await page.getByTestId('run-start').click();
     await page.getByTestId('run-stop').click();
@@ -203,7 +160,7 @@ describe('run page (built app, headless Chromium)', () => {
   });
 
   it('overlays ticked runs on every chart, labelled by their difference from the first', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     // a third run, seed 5, to the end: with the first (seed 3) a seed group of two finished runs
     await page.getByTestId('field-seed').locator('input').fill('5');
     await page.getByTestId('run-start').click();
@@ -260,7 +217,7 @@ describe('run page (built app, headless Chromium)', () => {
   });
 
   it('pauses with Space and single-steps with S, like the buttons', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     await page.getByTestId('field-steps').locator('input').fill('40');
     await page.getByTestId('field-seed').locator('input').fill('6');
     await page.getByTestId('run-start').click();
@@ -280,7 +237,7 @@ describe('run page (built app, headless Chromium)', () => {
   });
 
   it('halts a training run when the GPU device is lost, keeps its steps and says what happened', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     await gotoLab(page, `${base}?debug&${SETUP.replace('steps=3', 'steps=40')}`);
     // the archived runs load first; the new run is the one after them
     await page.waitForFunction(() => !document.querySelector('[data-testid=run-start]')?.hasAttribute('disabled'), null, { timeout: 10_000 });
@@ -314,7 +271,7 @@ describe('run page (built app, headless Chromium)', () => {
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: path.join(ARTIFACTS, 'lab-device-lost.png') });
     // the GPU's own errors after the loss are expected here
-    errors.splice(0, errors.length, ...errors.filter((e) => !/device|lost|destroyed/i.test(e)));
+    dropDeviceLossErrors(errors);
   });
 
   it('logs no console errors', () => {

@@ -2,55 +2,27 @@
 // kernel self-test passes in the browser, the demo's loss curve falls, device loss is shown,
 // and the page logs no console errors under its Content-Security-Policy.
 // Run with `npm run test:e2e` (builds first). Screenshots go to test-artifacts/.
-import type { ChildProcess } from 'node:child_process';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SELF_TESTS } from '../../src/engine/selftest';
-import { collectErrors, gotoLab, newPage, shot, startLab, stopPreview } from './harness';
+import { closeLab, openLab, openPage, requireAdapter, shot, type Lab } from './harness';
 
 /** A training run on SwiftShader is slow; give the demo this long to show a falling curve. */
 const DEMO_TIMEOUT_MS = 240_000;
 
-/** Opens the page and collects its console errors and uncaught exceptions, worker's included. */
-async function openPage(browser: Browser, url: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await newPage(browser);
-  const errors = collectErrors(page);
-  await gotoLab(page, url);
-  return { page, errors };
-}
-
 describe('RLVR Lab page (built app, headless Chromium)', () => {
-  let server: ChildProcess | null = null;
-  let browser: Browser | null = null;
-  let base = '';
-  let page: Page;
-  let errors: string[];
-  let adapterStatus: string | null = null;
-
+  let lab: Lab, page: Page, errors: string[];
   beforeAll(async () => {
-    ({ server, browser, base } = await startLab());
-    ({ page, errors } = await openPage(browser, base));
-    adapterStatus = await page.getAttribute('[data-testid=adapter-info]', 'data-status');
+    ({ page, errors } = lab = await openLab(''));
     await shot(page, 'page-initial');
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopPreview(server);
-  });
-
-  /** Without an adapter the GPU checks cannot run: a failure on CI, a visible skip elsewhere. */
-  function requireAdapter(ctx: TestContext): void {
-    if (adapterStatus === 'ready') return;
-    if (process.env.CI === 'true') throw new Error(`no WebGPU adapter in Chromium (adapter panel status: ${adapterStatus})`);
-    ctx.skip(`no WebGPU adapter in this Chromium (status ${adapterStatus}); CI=true makes this a failure`);
-  }
+  afterAll(() => closeLab(lab));
 
   it('shows the WebGPU adapter the worker found, or says why there is none', async (ctx) => {
     const info = page.getByTestId('adapter-info');
-    if (adapterStatus !== 'ready') {
+    if (lab.adapterStatus !== 'ready') {
       await expect(info.textContent()).resolves.toMatch(/WebGPU|adapter/);
-      requireAdapter(ctx);
+      requireAdapter(ctx, lab);
     }
     const name = (await page.getByTestId('adapter-name').textContent())?.trim() ?? '';
     expect(name.length).toBeGreaterThan(0);
@@ -58,7 +30,7 @@ describe('RLVR Lab page (built app, headless Chromium)', () => {
   });
 
   it('runs every kernel self-test in the worker, all passing', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     await page.getByTestId('selftest-run').click();
     await page.waitForFunction((n) => document.querySelectorAll('[data-testid=selftest-result]').length >= n, SELF_TESTS.length, { timeout: 120_000 });
     await page.waitForSelector('[data-testid=selftest-run]:not([disabled])');
@@ -70,7 +42,7 @@ describe('RLVR Lab page (built app, headless Chromium)', () => {
   });
 
   it("memorise demo: the live loss curve of the tiny policy falls", async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     await page.getByTestId('demo-start').click();
     const chart = page.getByTestId('chart-loss');
     const outcome = await page
@@ -115,8 +87,8 @@ describe('RLVR Lab page (built app, headless Chromium)', () => {
   });
 
   it('shows device loss reported by the worker', async (ctx) => {
-    requireAdapter(ctx);
-    const { page: debugPage, errors: debugErrors } = await openPage(browser!, `${base}?debug`);
+    requireAdapter(ctx, lab);
+    const { page: debugPage, errors: debugErrors } = await openPage(lab.browser, `${lab.base}?debug`);
     await debugPage.getByTestId('debug-lose-device').click();
     const banner = debugPage.getByTestId('device-lost');
     await banner.waitFor({ timeout: 30_000 });

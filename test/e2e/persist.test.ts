@@ -5,21 +5,16 @@
 // checkpoint in a new worker on a new device to the end; its checkpoint downloads as safetensors whose header parses (Hugging
 // Face GPT-2 names, config inside) and as ONNX. Screenshots: test-artifacts/persist-*.png.
 // Run with `npx vite build --outDir dist-x && RLVR_DIST=dist-x npx vitest run --project e2e test/e2e/persist.test.ts`.
-import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { ARTIFACTS, collectErrors, gotoLab, newPage, shot, startLab, stopPreview } from './harness';
+import { ARTIFACTS, closeLab, dropDeviceLossErrors, gotoLab, openLab, points, requireAdapter, shot, type Lab } from './harness';
 import { decodeSafetensors } from '../../src/model/safetensors';
 
 /** 3 steps of 2 problems × 4 samples, a checkpoint after every step, evaluation only at the start and the end. */
 const SETUP = 'policy=tiny&seed=3&steps=3&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=0&evalProblems=4&evalN=4&samplesPerStep=3&checkpointEvery=1';
 const STEP_TIMEOUT_MS = 120_000;
-
-async function points(page: Page, id: string): Promise<number> {
-  return Number(await page.getByTestId(`chart-${id}`).getAttribute('data-points'));
-}
 
 interface Want {
   state?: string;
@@ -62,34 +57,14 @@ async function shots(page: Page, name: string): Promise<void> {
 const selectedItem = (page: Page) => page.locator('[data-testid=run-item].selected');
 
 describe('runs survive reloads and device loss (built app, headless Chromium)', () => {
-  let server: ChildProcess | null = null;
-  let browser: Browser | null = null;
-  let base = '';
-  let page: Page;
-  let errors: string[];
-  let adapterStatus: string | null = null;
-
+  let lab: Lab, base: string, page: Page, errors: string[];
   beforeAll(async () => {
-    ({ server, browser, base } = await startLab());
-    page = await newPage(browser);
-    errors = collectErrors(page);
-    await gotoLab(page, `${base}?debug&${SETUP}`);
-    adapterStatus = await page.getAttribute('[data-testid=adapter-info]', 'data-status');
+    ({ base, page, errors } = lab = await openLab(`?debug&${SETUP}`));
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopPreview(server);
-  });
-
-  function requireAdapter(ctx: TestContext): void {
-    if (adapterStatus === 'ready') return;
-    if (process.env.CI === 'true') throw new Error(`no WebGPU adapter in Chromium (adapter panel status: ${adapterStatus})`);
-    ctx.skip(`no WebGPU adapter in this Chromium (status ${adapterStatus}); CI=true makes this a failure`);
-  }
+  afterAll(() => closeLab(lab));
 
   it('a run cut off by a reload comes back interrupted and resumes from its checkpoint to the end', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     await page.waitForFunction(() => !document.querySelector('[data-testid=run-start]')?.hasAttribute('disabled'), null, { timeout: 10_000 });
     await page.getByTestId('run-start').click();
     // a checkpoint exists once its export is offered
@@ -119,7 +94,7 @@ describe('runs survive reloads and device loss (built app, headless Chromium)', 
   });
 
   it('a run whose GPU device is lost resumes from its checkpoint on a new device', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     const count = await page.getByTestId('run-item').count();
     await page.getByTestId('run-start').click();
     await waitRun(page, 'the new run\'s first checkpoint', { items: count + 1, step: 1, checkpoint: true });
@@ -141,11 +116,11 @@ describe('runs survive reloads and device loss (built app, headless Chromium)', 
     await expect(page.getByTestId('run-halt-history').textContent()).resolves.toMatch(/stopped on its own once, at step \d+ .*resumed to the end/);
     await shots(page, 'persist-reconnected');
     // the GPU's own errors after the loss are expected here
-    errors.splice(0, errors.length, ...errors.filter((e) => !/device|lost|destroyed/i.test(e)));
+    dropDeviceLossErrors(errors);
   });
 
   it('downloads the checkpoint as safetensors (Hugging Face names, config inside) and as ONNX', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     const [download] = await Promise.all([page.waitForEvent('download'), selectedItem(page).getByTestId('run-export-safetensors').click()]);
     expect(download.suggestedFilename()).toMatch(/^rlvr-lab-grpo-tiny-.*-step3\.safetensors$/);
     const file = decodeSafetensors(new Uint8Array(readFileSync((await download.path())!)), download.suggestedFilename());

@@ -5,11 +5,10 @@
 // losing the page's own device (no run active) shows the reconnect banner, and reconnecting
 // clears it. Screenshots: test-artifacts/pool-*.png.
 // Run with `npx vite build --outDir dist-x && RLVR_DIST=dist-x npx vitest run --project e2e test/e2e/pool.test.ts`.
-import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { ARTIFACTS, collectErrors, gotoLab, newPage, shot, startLab, stopPreview } from './harness';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, closeLab, dropDeviceLossErrors, openLab, requireAdapter, shot, type Lab } from './harness';
 
 /** Long runs of 2 problems × 4 samples, a checkpoint after every step, evaluation only at the start and the end. */
 const SETUP = 'policy=tiny&seed=3&steps=40&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=0&evalProblems=4&evalN=4&samplesPerStep=3&checkpointEvery=1';
@@ -56,34 +55,14 @@ async function waitRuns(page: Page, what: string, want: ({ state?: string; minSt
 }
 
 describe('a worker per run (built app, headless Chromium)', () => {
-  let server: ChildProcess | null = null;
-  let browser: Browser | null = null;
-  let base = '';
-  let page: Page;
-  let errors: string[];
-  let adapterStatus: string | null = null;
-
+  let lab: Lab, page: Page, errors: string[];
   beforeAll(async () => {
-    ({ server, browser, base } = await startLab());
-    page = await newPage(browser);
-    errors = collectErrors(page);
-    await gotoLab(page, `${base}?debug&${SETUP}`);
-    adapterStatus = await page.getAttribute('[data-testid=adapter-info]', 'data-status');
+    ({ page, errors } = lab = await openLab(`?debug&${SETUP}`));
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopPreview(server);
-  });
-
-  function requireAdapter(ctx: TestContext): void {
-    if (adapterStatus === 'ready') return;
-    if (process.env.CI === 'true') throw new Error(`no WebGPU adapter in Chromium (adapter panel status: ${adapterStatus})`);
-    ctx.skip(`no WebGPU adapter in this Chromium (status ${adapterStatus}); CI=true makes this a failure`);
-  }
+  afterAll(() => closeLab(lab));
 
   it('trains two runs at once, each in an engine worker of its own', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     await page.waitForFunction(() => !document.querySelector('[data-testid=run-start]')?.hasAttribute('disabled'), null, { timeout: 10_000 });
     expect(engineWorkers(page)).toBe(1);
     const t0 = Date.now();
@@ -99,7 +78,7 @@ describe('a worker per run (built app, headless Chromium)', () => {
   });
 
   it('a device lost in one run\'s worker halts that run alone; it resumes from its checkpoint in a new worker', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     await item(page, 0).locator('.run-pick').click();
     await page.getByTestId('debug-lose-device').click();
     const lost = page.getByTestId('run-device-lost');
@@ -131,7 +110,7 @@ describe('a worker per run (built app, headless Chromium)', () => {
   });
 
   it('losing the page\'s own device (no run active) asks to reconnect; reconnecting clears it', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     await page.getByTestId('debug-lose-device').click();
     const banner = page.getByTestId('device-lost');
     await banner.waitFor({ timeout: 30_000 });
@@ -142,7 +121,7 @@ describe('a worker per run (built app, headless Chromium)', () => {
     await banner.waitFor({ state: 'detached', timeout: 60_000 });
     await page.waitForFunction(() => !document.querySelector('[data-testid=run-start]')?.hasAttribute('disabled'), null, { timeout: 10_000 });
     // the GPU's own errors after the losses are expected here
-    errors.splice(0, errors.length, ...errors.filter((e) => !/device|lost|destroyed/i.test(e)));
+    dropDeviceLossErrors(errors);
   });
 
   it('logs no console errors', () => {

@@ -5,11 +5,10 @@
 // the time; and back to steps. A second seed then overlays on its own clock without the seed
 // band, which returns by step. Screenshots: test-artifacts/xaxis-*.png.
 // Run with `npx vite build && npx vitest run --project e2e test/e2e/xaxis.test.ts`.
-import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { ARTIFACTS, collectErrors, gotoLab, newPage, shot, startLab, stopPreview } from './harness';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, chartsDrawn, closeLab, openLab, requireAdapter, shot, waitRunStatus, type Lab } from './harness';
 
 /** 2 steps of 2 problems × 4 samples, evaluation every step on 4 problems × 4 samples. */
 const SETUP = 'policy=tiny&seed=3&steps=2&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=1&evalProblems=4&evalN=4&samplesPerStep=1';
@@ -18,25 +17,15 @@ const CHARTS = ['reward', 'entropy', 'length', 'lr', 'pass1', 'passk', 'histogra
 /** "00:07", "00:00.4", "1:02:03" */
 const CLOCK = /^(\d{2}:\d{2}(\.\d)?|\d+:\d{2}:\d{2})$/;
 
-async function chartsDrawn(page: Page): Promise<void> {
-  await page.waitForFunction(() => !document.querySelector('[data-waiting]'), null, { timeout: 20_000, polling: 50 });
-}
-
 async function pointsOf(page: Page): Promise<Record<string, string | null>> {
   const out: Record<string, string | null> = {};
   for (const id of CHARTS) out[id] = await page.getByTestId(`chart-${id}`).getAttribute('data-points');
   return out;
 }
 
+/** Waits for the run's state at a step, then for the charts to draw it. */
 async function waitStatus(page: Page, state: string, step: number): Promise<void> {
-  await page.waitForFunction(
-    ([state, step]) => {
-      const el = document.querySelector('[data-testid=run-status]');
-      return el?.getAttribute('data-state') === state && el.getAttribute('data-step') === String(step);
-    },
-    [state, step] as const,
-    { timeout: RUN_TIMEOUT_MS, polling: 100 },
-  );
+  await waitRunStatus(page, state, step, RUN_TIMEOUT_MS);
   await chartsDrawn(page);
 }
 
@@ -59,34 +48,14 @@ async function xTicks(page: Page, id: string): Promise<string[]> {
 }
 
 describe('x-axis by wall time (built app, headless Chromium)', () => {
-  let server: ChildProcess | null = null;
-  let browser: Browser | null = null;
-  let page: Page;
-  let errors: string[];
-  let adapterStatus: string | null = null;
-
+  let lab: Lab, page: Page, errors: string[];
   beforeAll(async () => {
-    let base: string;
-    ({ server, browser, base } = await startLab());
-    page = await newPage(browser);
-    errors = collectErrors(page);
-    await gotoLab(page, `${base}?${SETUP}`);
-    adapterStatus = await page.getAttribute('[data-testid=adapter-info]', 'data-status');
+    ({ page, errors } = lab = await openLab(`?${SETUP}`));
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopPreview(server);
-  });
-
-  function requireAdapter(ctx: TestContext): void {
-    if (adapterStatus === 'ready') return;
-    if (process.env.CI === 'true') throw new Error(`no WebGPU adapter in Chromium (adapter panel status: ${adapterStatus})`);
-    ctx.skip(`no WebGPU adapter in this Chromium (status ${adapterStatus}); CI=true makes this a failure`);
-  }
+  afterAll(() => closeLab(lab));
 
   it('draws the same points by the run\'s compute time, with clock ticks and the knob change at its time, and back by step', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     // paused after one step, a new lr queued for step 2 (a knob-change mark), then to the end
     await page.getByTestId('run-start').click();
     await page.getByTestId('run-pause').click();
@@ -145,7 +114,7 @@ describe('x-axis by wall time (built app, headless Chromium)', () => {
   });
 
   it('overlays two seeds each on its own clock, without the band, which returns by step', async (ctx) => {
-    requireAdapter(ctx);
+    requireAdapter(ctx, lab);
     await page.getByTestId('field-seed').locator('input').fill('4');
     await page.getByTestId('run-start').click();
     await waitStatus(page, 'done', 2);
