@@ -64,7 +64,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
   gpu.destroy();
   const ks = Object.keys(results[0].start.passAtK).sort((a, b) => Number(a) - Number(b));
   const md = table(results, ks);
-  const cmd = `npm run ablate -- --loop ${f.loop} --seeds ${f.seeds} --steps ${f.steps} --eval-n ${f['eval-n']} --eval-problems ${f['eval-problems']}${f.ckpt ? ` --ckpt ${f.ckpt}` : ` --preset ${f.preset}`}`;
+  const cmd = `npm run ablate -- --loop ${f.loop} --seeds ${f.seeds} --steps ${f.steps} --eval-n ${f['eval-n']} --eval-problems ${f['eval-problems']}${f.ckpt ? ` --ckpt ${f.ckpt}` : ` --preset ${f.preset}`}${f.config ? ` --config ${f.config}` : ''}`;
   process.stdout.write(md + '\n');
   if (f.markdown) {
     const when = new Date().toISOString().slice(0, 10);
