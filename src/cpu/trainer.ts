@@ -7,10 +7,8 @@ import type { PgHyper, PgMetrics } from '../gpu/ops/pg';
 import type { OptimiserState } from '../loops/events';
 import { DEFAULT_ADAMW } from '../model/gpt';
 import { decayFlags } from '../model/params';
-import { assignAdvantages } from '../rl/advantages';
 import { pgHyperOf, type RlCoreConfig } from '../rl/config';
-import { filterZeroVariance } from '../rl/filter';
-import type { TrainStats } from '../rl/trainer';
+import { prepareUpdate, type TrainStats } from '../rl/trainer';
 import { packBatch, type PackedBatch, type Trajectory } from '../rl/trajectory';
 import { gptBackwardRef, gptForwardRef } from '../reference/gpt';
 import { softmaxLogpRef } from '../reference/loss';
@@ -100,17 +98,7 @@ export class CpuTrainer {
   /** One RL update on `trajs` (advantages computed here unless the estimator is external). */
   async train(trajs: readonly Trajectory[]): Promise<TrainStats> {
     const rl = this.rl;
-    const withAdv = assignAdvantages(trajs, rl);
-    // zero-variance groups are always counted (frac_reward_zero_std); dropped only when filtering
-    const filtered = filterZeroVariance(withAdv);
-    const kept = rl.filterZeroVariance ? filtered.kept : withAdv;
-    const stats: TrainStats = {
-      metrics: {},
-      keptGroups: rl.filterZeroVariance ? filtered.keptGroups : filtered.keptGroups + filtered.droppedGroups,
-      droppedGroups: rl.filterZeroVariance ? filtered.droppedGroups : 0,
-      fracZeroStd: filtered.fracZeroStd,
-      trajectories: kept.length, optimiserSteps: 0, rejectedSteps: 0,
-    };
+    const { kept, stats } = prepareUpdate(trajs, rl);
     if (kept.length === 0) return stats;
     const perMini = Math.ceil(kept.length / rl.miniBatches);
     const sums: Record<string, number> = {};

@@ -9,39 +9,18 @@ import { PolicyTrainer } from '../rl/trainer';
 import { ReferencePolicy } from '../rl/reference';
 import { rollout } from '../rl/rollout';
 import { evaluateSet } from '../eval/evaluate';
-import { EOS, decode, loadSet, makeRng, solvePrompt } from '../world/index';
-import { answerOf } from '../eval/score';
-import { validateGrpoConfig, type GrpoConfig } from './grpo_config';
+import { loadSet, makeRng } from '../world/index';
+import type { GrpoConfig } from './grpo_config';
 import type { LoopEvent, OptimiserState } from './events';
+import { applyKnobs, evalEvent, evalOptions, samplesEvent, stepMetrics, stepRollout, type LiveKnobs } from './grpo_step';
 
 export { GRPO_DEFAULTS, GRPO_FIELDS, validateGrpoConfig, type GrpoConfig } from './grpo_config';
 
-const kList = (n: number): number[] => {
-  const ks: number[] = [];
-  for (let k = 1; k <= n; k *= 2) ks.push(k);
-  if (ks[ks.length - 1] !== n) ks.push(n);
-  return ks;
-};
-
-/** Knobs that are safe to change while a run trains; they apply from the next step. */
-export interface LiveKnobs {
-  lr: number;
-  temperature: number;
-  beta: number;
-  entCoef: number;
-  clipLow: number;
-  clipHigh: number;
-}
+export type { LiveKnobs } from './grpo_step';
 
 /** Read at the top of every step: what the user changed since the last one (or nothing). */
 export interface LoopControls {
   pending(): Partial<LiveKnobs> | null;
-}
-
-/** Applies live changes; returns the config they produce (validated like any other). */
-function applyKnobs(c: GrpoConfig, k: Partial<LiveKnobs>): GrpoConfig {
-  const { lr, ...rl } = k;
-  return validateGrpoConfig({ ...c, ...(lr !== undefined ? { lr } : {}), rl: { ...c.rl, ...rl } }, 'live change');
 }
 
 /** Where a resumed run picks up: after `step` steps, with this optimiser state (a `checkpoint` event is one). */
@@ -98,8 +77,7 @@ export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, con
     return { type: 'checkpoint', step, params, optimiser, config: c };
   };
   const evaluate = async (step: number): Promise<LoopEvent> => {
-    const r = await evaluateSet(gpu, model, evalProblems, { n: c.evalN, ks: kList(c.evalN), seed: (c.seed * 1000 + 7) >>> 0, temperature: c.rl.temperature, maxNew: c.maxNewTokens });
-    return { type: 'eval', step, set: c.evalSet, passAtK: r.passAtK, avgAtK: r.avgAtK, majAtK: r.majAtK, meanEntropy: r.meanEntropy, meanLength: r.responseLength.mean, histogram: r.histogram.counts };
+    return evalEvent(c, step, await evaluateSet(gpu, model, evalProblems, evalOptions(c)));
   };
   try {
     if (resume) trainer.model.loadOptimiserState(resume.optimiser);
@@ -115,52 +93,13 @@ export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, con
         trainer.model.setHyper({ lr: c.lr });
       }
       const t0 = performance.now();
-      const batch = Array.from({ length: c.problemsPerStep }, () => train[Math.floor(rand() * train.length)]);
-      const trajs = await rollout(
-        decoder,
-        batch.map((p) => ({ prompt: solvePrompt(p.text), payload: p.answer })),
-        { groupSize: c.groupSize, role: 'solve', groupIdBase: step * c.problemsPerStep, seed: (c.seed * 7777 + step) >>> 0, temperature: c.rl.temperature, topK: 0, topP: c.topP, eosToken: EOS, maxNew: c.maxNewTokens },
-        (gold, response) => {
-          const { answer, text } = answerOf(response);
-          return { reward: answer === gold ? 1 : 0, text };
-        },
-      );
+      const r = stepRollout(c, step, train, rand);
+      const trajs = await rollout(decoder, r.prompts, r.opts, r.reward);
       if (c.rl.beta > 0 && !reference) reference = await ReferencePolicy.create(gpu, cfg, referenceBase, { rows, T: cfg.nPositions }, c.rl.temperature);
       if (reference) reference.setTemperature(c.rl.temperature);
       const stats = await trainer.train(reference ? await reference.annotate(trajs) : trajs);
-      const rewards = trajs.map((t) => t.reward);
-      const mean = rewards.reduce((a, x) => a + x, 0) / rewards.length;
-      const lengths = trajs.map((t) => t.responseTokens.length);
-      let entSum = 0, entN = 0;
-      for (const t of trajs) for (let i = 0; i < t.entropy.length; i++) (entSum += t.entropy[i]), entN++;
-      yield {
-        type: 'step', step, seconds: (performance.now() - t0) / 1000,
-        metrics: {
-          reward: mean,
-          reward_std: Math.sqrt(rewards.reduce((a, x) => a + (x - mean) ** 2, 0) / rewards.length),
-          frac_reward_zero_std: stats.fracZeroStd,
-          entropy: entN ? entSum / entN : 0,
-          'completions/mean_length': lengths.reduce((a, x) => a + x, 0) / lengths.length,
-          'completions/clipped_ratio': trajs.filter((t) => t.truncated).length / trajs.length,
-          kept_groups: stats.keptGroups,
-          dropped_groups: stats.droppedGroups,
-          optimiser_steps: stats.optimiserSteps,
-          rejected_steps: stats.rejectedSteps,
-          lr: trainer.model.hyperparameters.lr,
-          temperature: c.rl.temperature,
-          beta: c.rl.beta,
-          entCoef: c.rl.entCoef,
-          clip_low: c.rl.clipLow,
-          clip_high: c.rl.clipHigh,
-          ...stats.metrics,
-        },
-      };
-      if (c.samplesPerStep > 0) {
-        yield {
-          type: 'samples', step,
-          samples: trajs.slice(0, c.samplesPerStep).map((t) => ({ prompt: decode(t.promptTokens as number[]), response: t.text, reward: t.reward, entropy: Array.from(t.entropy) })),
-        };
-      }
+      yield { type: 'step', step, seconds: (performance.now() - t0) / 1000, metrics: stepMetrics(trajs, stats, c, trainer.model.hyperparameters.lr) };
+      if (c.samplesPerStep > 0) yield samplesEvent(c, step, trajs);
       if ((c.evalEvery > 0 && step % c.evalEvery === 0) || step === c.steps) yield await evaluate(step);
       if (grpoCheckpointDue(c, step)) {
         yield await checkpoint(step);

@@ -22,6 +22,26 @@ export interface TrainStats {
   rejectedSteps: number;
 }
 
+/**
+ * The part of an RL update before any mini-batch: advantages (unless external), the
+ * zero-variance count, and the trajectories kept; `stats` starts with no optimiser steps.
+ * Shared by the GPU trainer and CPU mode's (cpu/trainer.ts).
+ */
+export function prepareUpdate(trajs: readonly Trajectory[], rl: RlCoreConfig): { kept: Trajectory[]; stats: TrainStats } {
+  const withAdv = assignAdvantages(trajs, rl);
+  // zero-variance groups are always counted (frac_reward_zero_std); dropped only when filtering
+  const filtered = filterZeroVariance(withAdv);
+  const kept = rl.filterZeroVariance ? filtered.kept : withAdv;
+  const stats: TrainStats = {
+    metrics: {},
+    keptGroups: rl.filterZeroVariance ? filtered.keptGroups : filtered.keptGroups + filtered.droppedGroups,
+    droppedGroups: rl.filterZeroVariance ? filtered.droppedGroups : 0,
+    fracZeroStd: filtered.fracZeroStd,
+    trajectories: kept.length, optimiserSteps: 0, rejectedSteps: 0,
+  };
+  return { kept, stats };
+}
+
 export class PolicyTrainer {
   private constructor(readonly model: GPT, private readonly head: PgLossHead, private rl: RlCoreConfig) {}
 
@@ -51,17 +71,7 @@ export class PolicyTrainer {
   /** One RL update on `trajs` (advantages computed here unless the estimator is external). */
   async train(trajs: readonly Trajectory[]): Promise<TrainStats> {
     const rl = this.rl;
-    const withAdv = assignAdvantages(trajs, rl);
-    // zero-variance groups are always counted (frac_reward_zero_std); dropped only when filtering
-    const filtered = filterZeroVariance(withAdv);
-    const kept = rl.filterZeroVariance ? filtered.kept : withAdv;
-    const stats: TrainStats = {
-      metrics: {},
-      keptGroups: rl.filterZeroVariance ? filtered.keptGroups : filtered.keptGroups + filtered.droppedGroups,
-      droppedGroups: rl.filterZeroVariance ? filtered.droppedGroups : 0,
-      fracZeroStd: filtered.fracZeroStd,
-      trajectories: kept.length, optimiserSteps: 0, rejectedSteps: 0,
-    };
+    const { kept, stats } = prepareUpdate(trajs, rl);
     if (kept.length === 0) return stats;
     const rows = this.model.B;
     const perMini = Math.ceil(kept.length / rl.miniBatches);
