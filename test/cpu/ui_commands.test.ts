@@ -3,10 +3,11 @@
 // acts on the selected live run only when its button would be enabled. Also run ticking for
 // comparison in the store, and the screen wake lock held exactly while wanted.
 import { describe, expect, it, vi } from 'vitest';
-import type { AdapterReport, LabClient, RunBatch, RunStatus } from '../../src/lab/protocol';
+import type { AdapterReport, RunBatch, RunStatus } from '../../src/lab/protocol';
 import { command, commandForKey, type KeyTarget } from '../../src/state/commands';
 import { createLabStore } from '../../src/state/store';
 import { WakeLockKeeper, type WakeLockSentinelLike } from '../../src/state/wakeLock';
+import { fakeLabClient } from '../helpers/labClient';
 
 const READY: AdapterReport = { ok: true, adapter: { name: 'fake', vendor: 'v', architecture: 'a', description: '', features: [], limits: {} }, deviceLimits: {} };
 const key = (k: string, mods: Partial<{ ctrlKey: boolean; altKey: boolean; metaKey: boolean }> = {}) => ({ key: k, ctrlKey: false, altKey: false, metaKey: false, ...mods });
@@ -43,19 +44,11 @@ describe('commandForKey', () => {
 function storeWithRun() {
   let onBatch: (b: RunBatch) => void = () => undefined;
   const frames: (() => void)[] = [];
-  const client: LabClient = {
-    init: async () => READY, selfTestNames: async () => [], runSelfTests: async () => ({ passed: 0, failed: 0 }), startDemo: async () => 'done', stopDemo: async () => undefined,
+  const client = fakeLabClient({
+    init: async () => READY,
     startRun: (_spec, cb) => ((onBatch = cb), new Promise<RunStatus>(() => undefined)),
     pauseRun: vi.fn(async () => undefined), resumeRun: vi.fn(async () => undefined), stepRun: vi.fn(async () => undefined), stopRun: vi.fn(async () => undefined), setRunKnobs: vi.fn(async () => undefined),
-    registerPolicy: async () => undefined,
-    debugLoseDevice: async () => undefined,
-    reconnect: async () => ({ ok: false, reason: 'no-adapter', message: 'not in this test' }),
-    listCheckpoints: async () => [],
-    deleteCheckpoints: async () => undefined,
-    exportCheckpoint: async () => {
-      throw new Error('not in this test');
-    },
-  };
+  });
   let n = 0;
   const store = createLabStore(client, {
     fetchCatalog: async () => ({ defaultPolicy: 'tiny', policies: [{ name: 'tiny', description: '', params: null }] }), archive: null, newRunId: () => `r${++n}`, now: () => n,

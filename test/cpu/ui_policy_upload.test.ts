@@ -13,6 +13,7 @@ import { memoryPolicyArchive } from '../../src/state/policyArchive';
 import { pairFiles, readCheckpointFiles, uploadName, type BinaryFile } from '../../src/state/policyUpload';
 import { createLabStore } from '../../src/state/store';
 import { launcherToQuery, queryToLauncher } from '../../src/state/url';
+import { fakeLabClient } from '../helpers/labClient';
 
 const TINY = new Uint8Array(readFileSync(new URL('../../public/models/tiny/model.safetensors', import.meta.url)));
 const TINY_CONFIG = readFileSync(new URL('../../public/models/tiny/config.json', import.meta.url), 'utf8');
@@ -83,7 +84,7 @@ describe('checkpoint upload: the worker loader', () => {
 });
 
 function fakeClient(registerPolicy: LabClient['registerPolicy']): LabClient {
-  return new Proxy({ registerPolicy } as Partial<LabClient>, { get: (t, k) => (t as Record<string | symbol, unknown>)[k] ?? (async () => undefined) }) as LabClient;
+  return fakeLabClient({ registerPolicy });
 }
 
 async function newStore(client: LabClient, policies = memoryPolicyArchive()) {

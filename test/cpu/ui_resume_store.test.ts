@@ -9,6 +9,7 @@ import { memoryArchive, type RunArchive } from '../../src/state/archive';
 import { command } from '../../src/state/commands';
 import { INTERRUPTED } from '../../src/state/resume';
 import { createLabStore, type LabStore } from '../../src/state/store';
+import { fakeLabClient } from '../helpers/labClient';
 
 const READY: AdapterReport = { ok: true, adapter: { name: 'fake', vendor: 'v', architecture: 'a', description: '', features: [], limits: {} }, deviceLimits: {} };
 
@@ -21,25 +22,15 @@ interface FakeRun {
 function fakeClient(checkpoints: CheckpointInfo[]) {
   const runs: FakeRun[] = [];
   let onEvent: Parameters<LabClient['init']>[0] = () => undefined;
-  const client: LabClient = {
+  const client = fakeLabClient({
     init: async (cb) => ((onEvent = cb), READY),
-    selfTestNames: async () => [],
-    runSelfTests: async () => ({ passed: 0, failed: 0 }),
-    startDemo: async () => 'done',
-    stopDemo: async () => undefined,
     startRun: (spec, onBatch) => new Promise((finish) => void runs.push({ spec, onBatch, finish })),
-    pauseRun: async () => undefined,
-    resumeRun: async () => undefined,
-    stepRun: async () => undefined,
-    stopRun: async () => undefined,
-    setRunKnobs: async () => undefined,
-    registerPolicy: async () => undefined,
     debugLoseDevice: async () => onEvent({ type: 'device-lost', reason: 'destroyed', message: '' }),
     reconnect: vi.fn(async () => READY),
     listCheckpoints: async () => checkpoints,
     deleteCheckpoints: vi.fn(async () => undefined),
     exportCheckpoint: async (runId, format) => ({ filename: `${runId}.${format}`, mime: 'application/octet-stream', bytes: new Uint8Array([1, 2]) }),
-  };
+  });
   return { client, runs };
 }
 

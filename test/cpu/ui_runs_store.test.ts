@@ -3,9 +3,10 @@
 // the archive (a run that was computing becomes stopped, marked interrupted), and a run the
 // worker refuses ends as failed with the worker's message.
 import { describe, expect, it, vi } from 'vitest';
-import type { AdapterReport, LabClient, RunBatch, RunSpec, RunStatus } from '../../src/lab/protocol';
+import type { AdapterReport, RunBatch, RunSpec, RunStatus } from '../../src/lab/protocol';
 import { memoryArchive, type RunArchive } from '../../src/state/archive';
 import { createLabStore, selectBusy, type LabStore } from '../../src/state/store';
+import { fakeLabClient } from '../helpers/labClient';
 
 const READY: AdapterReport = { ok: true, adapter: { name: 'fake', vendor: 'v', architecture: 'a', description: '', features: [], limits: {} }, deviceLimits: {} };
 
@@ -30,29 +31,14 @@ interface FakeRun {
 
 function fakeClient() {
   const runs: FakeRun[] = [];
-  const client: LabClient = {
+  const client = fakeLabClient({
     init: async () => READY,
-    selfTestNames: async () => [],
-    runSelfTests: async () => ({ passed: 0, failed: 0 }),
-    startDemo: async () => 'done',
-    stopDemo: async () => undefined,
     startRun: (spec, onBatch) => new Promise((finish, fail) => void runs.push({ spec, onBatch, finish, fail })),
     pauseRun: vi.fn(async () => undefined),
-    resumeRun: async () => undefined,
     stepRun: async () => {
       throw new Error('run x is running; single steps need a paused run');
     },
-    stopRun: async () => undefined,
-    setRunKnobs: async () => undefined,
-    registerPolicy: async () => undefined,
-    debugLoseDevice: async () => undefined,
-    reconnect: async () => ({ ok: false, reason: 'no-adapter', message: 'not in this test' }),
-    listCheckpoints: async () => [],
-    deleteCheckpoints: async () => undefined,
-    exportCheckpoint: async () => {
-      throw new Error('not in this test');
-    },
-  };
+  });
   return { client, runs };
 }
 

@@ -4,7 +4,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { FrameQueue } from '../../src/state/frameQueue';
 import { appendBatches } from '../../src/state/points';
 import { createLabStore, selectBusy, type StoreServices } from '../../src/state/store';
-import type { AdapterReport, DemoBatch, DemoOutcome, EngineEvent, LabClient, SelfTestRow } from '../../src/lab/protocol';
+import type { AdapterReport, DemoBatch, DemoOutcome, EngineEvent, SelfTestRow } from '../../src/lab/protocol';
+import { fakeLabClient } from '../helpers/labClient';
 
 /** A frame scheduler the test advances by hand. */
 function manualFrames() {
@@ -45,7 +46,7 @@ function fakeClient(report: AdapterReport = READY) {
     fail: () => undefined,
   };
   let onEvent: ((e: EngineEvent) => void) | null = null;
-  const client: LabClient = {
+  const client = fakeLabClient({
     init: vi.fn(async (cb) => {
       onEvent = cb;
       return report;
@@ -66,21 +67,7 @@ function fakeClient(report: AdapterReport = READY) {
         demo.fail = reject;
       }),
     stopDemo: vi.fn(async () => demo.finish('stopped')),
-    startRun: async () => Promise.reject(new Error('no runs in this test')),
-    pauseRun: async () => undefined,
-    resumeRun: async () => undefined,
-    stepRun: async () => undefined,
-    stopRun: async () => undefined,
-    setRunKnobs: async () => undefined,
-    registerPolicy: async () => undefined,
-    debugLoseDevice: async () => undefined,
-    reconnect: async () => ({ ok: false, reason: 'no-adapter', message: 'not in this test' }),
-    listCheckpoints: async () => [],
-    deleteCheckpoints: async () => undefined,
-    exportCheckpoint: async () => {
-      throw new Error('not in this test');
-    },
-  };
+  });
   return { client, demo, emit: (e: EngineEvent) => onEvent?.(e) };
 }
 
