@@ -43,6 +43,7 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
     resume: { type: 'boolean', default: false },
     'card-samples': { type: 'number', default: 8 },
     'no-pack': { type: 'boolean', default: false },
+    'prompt-weight': { type: 'number', default: DEFAULT_PRETRAIN.promptWeight },
     'card-only': { type: 'boolean', default: false },
   });
   if (!(f.preset in GPT_PRESETS)) throw new CliError(`unknown --preset '${f.preset}' (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
@@ -50,7 +51,7 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
   const out = f.out || join('public', 'models', f.preset);
   let pc: PretrainConfig = {
     ...DEFAULT_PRETRAIN, seed: f.seed, steps: f.steps, batchSize: f.batch, lr: f.lr, evalEvery: f['eval-every'], patience: f.patience,
-    seqLen: Math.min(DEFAULT_PRETRAIN.seqLen, cfg.nPositions), pack: !f['no-pack'],
+    seqLen: Math.min(DEFAULT_PRETRAIN.seqLen, cfg.nPositions), pack: !f['no-pack'], promptWeight: f['prompt-weight'],
   };
   const table = buildTensorTable(cfg);
   if (f['card-only']) return rebuildCard(out, f.preset, f['card-samples'], !f.out);
@@ -62,7 +63,7 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
   if (f.resume) {
     if (!existsSync(resumeDir)) throw new CliError(`--resume: no ${resumeDir} to resume from`);
     const saved = JSON.parse(await readFile(join(resumeDir, 'trainer_state.json'), 'utf8'));
-    pc = saved.pretrain;
+    pc = { ...saved.pretrain, promptWeight: saved.pretrain.promptWeight ?? 0 }; // runs from before the prompt loss had none
     state = saved.state;
     state.bestEvalLoss = state.bestEvalLoss ?? Infinity;
     init = (await loadCheckpointDir(resumeDir)).params;

@@ -9,7 +9,7 @@ import type { TensorTable } from '../model/params';
 import { Decoder, type GenerateOpts } from '../model/decoder';
 import {
   EOS, ROLE_LIMITS, ROLES, conceptKey, conceptsOf, loadSet, makeRng, parseChallenge, parsePropose, parseTeach, parseVary,
-  responseText, sampleExample, type Example, type Role,
+  responseText, sampleExample, type Example, type ParseFailure, type Role,
 } from '../world/index';
 import type { PretrainConfig, PretrainState } from './run';
 import { evaluateSet, type EvalModel } from '../eval/evaluate';
@@ -50,6 +50,9 @@ async function roleMetrics(dec: Decoder, role: Exclude<Role, 'solve'>, count: nu
   return scoreRole(role, examples, texts);
 }
 
+/** Propose failures of a well-formed proposal whose reference solution does not check. */
+const TRACE_CHECK_FAILURES: ReadonlySet<ParseFailure> = new Set(['step_not_in_problem', 'wrong_step', 'incomplete_trace', 'answer_mismatch']);
+
 /** The role's parse rate and validity diagnostic of `texts`, the responses to `examples`' prompts. */
 export function scoreRole(role: Exclude<Role, 'solve'>, examples: readonly Example[], texts: readonly string[]): Record<string, number> {
   if (examples.length !== texts.length) throw new Error(`scoreRole: ${examples.length} examples but ${texts.length} responses`);
@@ -76,11 +79,10 @@ export function scoreRole(role: Exclude<Role, 'solve'>, examples: readonly Examp
       valid++;
       concepts.add(conceptKey(conceptsOf(r.value.problem.expr)));
     } else {
+      // parsed: a problem and a well-formed trace; valid: the trace also checks step by step
       const r = parsePropose(t);
-      if (r.ok) {
-        parsed++;
-        valid++;
-      }
+      if (r.ok || TRACE_CHECK_FAILURES.has(r.reason)) parsed++;
+      if (r.ok) valid++;
     }
   });
   const out: Record<string, number> = { samples: count, parseRate: parsed / count };
@@ -94,6 +96,31 @@ export function scoreRole(role: Exclude<Role, 'solve'>, examples: readonly Examp
   return out;
 }
 
+/**
+ * Solve pass@1 on the RL training distribution: the held-out per-level rates weighted by how
+ * many problems of each operation count the `train` set holds.
+ */
+export function trainWeighted(solve: Record<string, { pass1: number }>): { pass1: number; weights: Record<string, number> } {
+  const counts: Record<string, number> = {};
+  for (const p of loadSet('train')) counts[`ops${p.concepts.ops}`] = (counts[`ops${p.concepts.ops}`] ?? 0) + 1;
+  const total = Object.values(counts).reduce((a, c) => a + c, 0);
+  const weights: Record<string, number> = {};
+  let pass1 = 0;
+  for (const [k, c] of Object.entries(counts)) {
+    if (!solve[k]) throw new Error(`trainWeighted: no solve metrics for ${k}`);
+    weights[k] = +(c / total).toFixed(4);
+    pass1 += (c / total) * solve[k].pass1;
+  }
+  return { pass1, weights };
+}
+
+function recipeText(pc: PretrainConfig): string {
+  const rows = pc.pack === false ? 'one per row' : 'packed whole back to back in each row';
+  const w = pc.promptWeight ?? 0;
+  const loss = w > 0 ? `loss on response tokens and, at weight ${w}, on prompt tokens after the role token` : 'loss on response tokens';
+  return `gold examples of every role from src/world (sampleExample), ${rows}, ${loss}`;
+}
+
 export async function writeCard(
   gpu: Gpu, dir: string, cfg: GPTConfig, table: TensorTable, params: Float32Array, pc: PretrainConfig, state: PretrainState, n: number,
 ): Promise<{ summary: string }> {
@@ -105,17 +132,17 @@ export async function writeCard(
   const hist = state.history;
   const card = {
     model: { ...cfg, params: table.tensors.reduce((a, t) => a + t.size, 0) },
-    data: { recipe: pc.pack === false ? 'gold examples of every role from src/world (sampleExample), one per row, loss on response tokens' : 'gold examples of every role from src/world (sampleExample), packed whole back to back in each row, loss on response tokens', mix: pc.mix, curriculum: pc.curriculum },
+    data: { recipe: recipeText(pc), mix: pc.mix, curriculum: pc.curriculum, promptWeight: pc.promptWeight ?? 0 },
     training: {
       seed: pc.seed, steps: state.step, maxSteps: pc.steps, batchSize: pc.batchSize, seqLen: pc.seqLen, lr: pc.lr, warmup: pc.warmup,
       weightDecay: pc.weightDecay, responseTokensSeen: state.tokensSeen, adapter: gpu.adapterName,
       loss: { first: hist[0] ?? null, last: hist[hist.length - 1] ?? null, bestHeldOut: state.bestEvalLoss, curve: hist.map((h) => [h.step, +h.trainLoss.toFixed(4), +h.evalLoss.toFixed(4)]) },
     },
-    metrics: { sampling: { temperature: 1, samplesPerProblem: n }, solve, ...roles },
+    metrics: { sampling: { temperature: 1, samplesPerProblem: n }, solve, solveOnTrainingSet: trainWeighted(solve), ...roles },
   };
   await writeFile(join(dir, 'card.json'), JSON.stringify(card, null, 1) + '\n');
   const mean1 = Object.values(solve).reduce((a, r) => a + r.pass1, 0) / Object.keys(solve).length;
   return {
-    summary: `pretrained ${state.step} steps (seed ${pc.seed}) on every role; solve pass@1 ${mean1.toFixed(2)} averaged over 1-4 operations (see card.json)`,
+    summary: `pretrained ${state.step} steps (seed ${pc.seed}) on every role; solve pass@1 ${mean1.toFixed(2)} averaged over 1-4 operations, ${card.metrics.solveOnTrainingSet.pass1.toFixed(2)} on the training set's mix (see card.json)`,
   };
 }

@@ -1,12 +1,16 @@
 // Pretraining data: a seeded mixture of every role's gold examples, packed into [B, T] rows
-// with the loss on response tokens only. Batch `step` depends only on (seed, step), so a run
+// with the loss on response tokens and, at a chosen weight, on the prompt after its role token. Batch `step` depends only on (seed, step), so a run
 // resumed from a checkpoint sees exactly the batches an uninterrupted run would.
 import { EOS, PAD, ROLES, makeRng, sampleExample, type Role } from '../world/index';
 
 export type RoleMix = Readonly<Record<Role, number>>;
 
-/** Solve dominates (it is what RL trains); every generating role gets enough to be parseable. */
-export const DEFAULT_MIX: RoleMix = { solve: 0.55, vary: 0.15, challenge: 0.1, teach: 0.08, propose: 0.12 };
+/**
+ * Solve dominates (it is what RL trains); every generating role gets enough to be parseable.
+ * With the prompt loss on, vary prompts (a problem and its gold trace) and challenge documents
+ * (worked records) teach arithmetic too.
+ */
+export const DEFAULT_MIX: RoleMix = { solve: 0.6, vary: 0.12, challenge: 0.08, teach: 0.08, propose: 0.12 };
 
 export interface CurriculumSpec {
   /** operation counts drawn uniformly from 1..maxOps(progress) */
@@ -26,7 +30,8 @@ export function maxOpsAt(progress: number, c: CurriculumSpec): number {
 export interface PackedBatch {
   tokens: Uint32Array; // [B*T]
   targets: Uint32Array; // [B*T]
-  w: Float32Array; // [B*T]: −1/N on response targets (N = response targets in the batch), else 0
+  /** [B*T]: −1/W on response targets and −promptWeight/W on prompt targets after the role token (W the sum of those weights), else 0 */
+  w: Float32Array;
   responseTokens: number;
   roles: Role[];
 }
@@ -61,19 +66,25 @@ function drawExample(rand: () => number, mix: RoleMix, maxOps: number, T: number
 }
 
 /**
- * A batch of gold examples with the loss on response tokens. With `pack` (the default), each
+ * A batch of gold examples with the loss on response tokens and, weighted by `promptWeight`
+ * (0..1), on the prompt tokens after `<bos><role>` (the problem, trace or document the prompt
+ * carries; the role token itself is a draw from the mix, not something to learn). With `pack` (the default), each
  * row holds as many whole examples back to back as fit in T+1 tokens (an example that does not
  * fit opens the next row), which triples the response tokens per step at the world's
  * lengths; examples are separated by their EOS and the model learns to start afresh after
  * one. Without it, one example per row, right-padded. Examples longer than T+1 are redrawn.
  */
-export function pretrainBatch(seed: number, step: number, B: number, T: number, mix: RoleMix, maxOps: number, pack = true): PackedBatch {
+export function pretrainBatch(
+  seed: number, step: number, B: number, T: number, mix: RoleMix, maxOps: number, pack = true, promptWeight = 0,
+): PackedBatch {
+  if (!(promptWeight >= 0 && promptWeight <= 1)) throw new RangeError(`pretrainBatch: promptWeight must be in [0, 1] (got ${promptWeight})`);
   const rand = makeRng(((seed * 0x9e3779b1) ^ (step * 0x85ebca6b)) >>> 0);
   const tokens = new Uint32Array(B * T).fill(PAD);
   const targets = new Uint32Array(B * T).fill(PAD);
-  const mask = new Uint8Array(B * T);
+  const weight = new Float32Array(B * T);
   const roles: Role[] = [];
   let n = 0;
+  let total = 0;
   let carry: Drawn | null = null;
   for (let b = 0; b < B; b++) {
     // stream positions 0..T of this row; input t = stream[t], target t = stream[t+1]
@@ -94,8 +105,12 @@ export function pretrainBatch(seed: number, step: number, B: number, T: number, 
         if (t >= 1 && t - 1 < T) {
           targets[b * T + t - 1] = seq[j];
           if (j >= pl) {
-            mask[b * T + t - 1] = 1;
+            weight[b * T + t - 1] = 1;
+            total += 1;
             n++;
+          } else if (j >= 2 && promptWeight > 0) {
+            weight[b * T + t - 1] = promptWeight;
+            total += promptWeight;
           }
         }
       }
@@ -104,7 +119,7 @@ export function pretrainBatch(seed: number, step: number, B: number, T: number, 
     }
   }
   const w = new Float32Array(B * T);
-  for (let i = 0; i < w.length; i++) if (mask[i]) w[i] = -1 / n;
+  for (let i = 0; i < w.length; i++) if (weight[i]) w[i] = -weight[i] / total;
   return { tokens, targets, w, responseTokens: n, roles };
 }
 

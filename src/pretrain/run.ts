@@ -24,6 +24,11 @@ export interface PretrainConfig {
   curriculum: CurriculumSpec;
   /** several whole examples per row (see pretrainBatch); false: one padded example per row */
   pack: boolean;
+  /**
+   * Loss weight of prompt tokens after the role token, relative to response tokens (0..1). The
+   * held-out loss stays on response tokens only, so runs with different weights compare.
+   */
+  promptWeight: number;
 }
 
 export const DEFAULT_PRETRAIN: Omit<PretrainConfig, 'seed'> = {
@@ -39,6 +44,7 @@ export const DEFAULT_PRETRAIN: Omit<PretrainConfig, 'seed'> = {
   mix: DEFAULT_MIX,
   curriculum: DEFAULT_CURRICULUM,
   pack: true,
+  promptWeight: 1,
 };
 
 export interface PretrainState {
@@ -90,7 +96,7 @@ export async function pretrain(model: GPT, pc: PretrainConfig, state: PretrainSt
   while (state.step < pc.steps) {
     if (hooks.signal?.aborted) break;
     const s = state.step;
-    const b = pretrainBatch(pc.seed, s, pc.batchSize, pc.seqLen, pc.mix, maxOpsAt(s / pc.steps, pc.curriculum), pc.pack);
+    const b = pretrainBatch(pc.seed, s, pc.batchSize, pc.seqLen, pc.mix, maxOpsAt(s / pc.steps, pc.curriculum), pc.pack, pc.promptWeight);
     const lr = lrAt(s, pc.steps, pc.lr, pc.warmup);
     model.setHyper({ lr });
     model.setBatch(b.tokens, b.targets, b.w);

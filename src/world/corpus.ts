@@ -7,7 +7,7 @@
 // challenger can read a gold answer that the reasoner, who sees only the question, must compute.
 import { num, opNode, parseExpr, printExpr, type Expr, type Op } from './expr';
 import { evaluate, type Env } from './interpreter';
-import { toProblem, type Problem } from './generator';
+import { DEFAULT_MAX_OPERAND, toProblem, type Problem } from './generator';
 import { makeRng, pick, randInt, type Rng } from './rng';
 import { readInteger } from './trace';
 
@@ -118,7 +118,7 @@ export function loadCorpus(text: string): LoadedCorpus {
 export interface DocumentSpec {
   /** Statements in the document, 2..MAX_STATEMENTS. */
   statements: number;
-  /** Literals are drawn from 1..maxOperand (default 12). */
+  /** Literals are drawn from 1..maxOperand (default DEFAULT_MAX_OPERAND, as problems). */
   maxOperand?: number;
 }
 
@@ -126,7 +126,7 @@ const DOC_OPS: readonly Op[] = ['+', '-', '*', '+', '-', '*', 'min', 'max', 'mod
 
 /** A random document: a chain of named values, each built from earlier ones. */
 export function generateDocument(rng: Rng, spec: DocumentSpec): Document {
-  const { statements: n, maxOperand = 12 } = spec;
+  const { statements: n, maxOperand = DEFAULT_MAX_OPERAND } = spec;
   if (!Number.isInteger(n) || n < 2 || n > MAX_STATEMENTS) throw new RangeError(`generateDocument: statements must be in 2..${MAX_STATEMENTS}`);
   for (let attempt = 0; attempt < 1000; attempt++) {
     const doc = tryDocument(rng, n, maxOperand);

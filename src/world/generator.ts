@@ -7,13 +7,16 @@ import { pickWeighted, randInt, type Rng } from './rng';
 import { solveSteps, formatTrace } from './trace';
 
 export const MAX_OPS = 5;
-/** Operands 0..12 by default: small values are what a small model learns fastest (NOTES). */
-export const DEFAULT_MAX_OPERAND = 12;
+/**
+ * Operands 0..9 by default: small values are what a small model learns fastest (NOTES); with
+ * 0..12 the shipped small base reached only 0.17 average solve pass@1 in an hour of pretraining.
+ */
+export const DEFAULT_MAX_OPERAND = 9;
 
 export interface DifficultySpec {
   /** Operations (binary operators and function calls), 1..MAX_OPS. */
   ops: number;
-  /** Literals are drawn from 0..maxOperand (default 12). */
+  /** Literals are drawn from 0..maxOperand (default DEFAULT_MAX_OPERAND, 9). */
   maxOperand?: number;
   /** Largest tree height in operations (default: no limit beyond ops). */
   maxDepth?: number;

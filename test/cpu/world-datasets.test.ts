@@ -50,7 +50,8 @@ describe('world data sets', () => {
       const counts = [0, 0, 0, 0, 0];
       for (const p of loadSet(name)) counts[p.concepts.ops]++;
       expect(counts[0]).toBe(0);
-      for (let ops = 1; ops <= 4; ops++) expect(counts[ops], `${name} ops ${ops}`).toBeGreaterThan(loadSet(name).length / 8);
+      // distinct problems: with operands 0..9 only a few hundred 1-operation problems exist in all
+      for (let ops = 1; ops <= 4; ops++) expect(counts[ops], `${name} ops ${ops}`).toBeGreaterThan(loadSet(name).length / 12);
     }
   });
 

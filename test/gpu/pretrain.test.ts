@@ -50,6 +50,32 @@ describe('pretraining', () => {
     expect(boundaries).toBeGreaterThan(0);
   });
 
+  it('the prompt loss weighs prompt tokens after the role token, relative to response tokens', () => {
+    const B = 4, T = 64;
+    const off = pretrainBatch(9, 3, B, T, DEFAULT_MIX, 2, true, 0);
+    const half = pretrainBatch(9, 3, B, T, DEFAULT_MIX, 2, true, 0.5);
+    expect(Array.from(half.tokens)).toEqual(Array.from(off.tokens));
+    expect(half.w.reduce((s, x) => s + x, 0)).toBeCloseTo(-1, 5);
+    const responseW = -off.w.find((x) => x !== 0)!;
+    let promptTargets = 0, responseTargets = 0, halfResponseW = 0;
+    for (let i = 0; i < B * T; i++) {
+      if (off.w[i] !== 0) {
+        responseTargets++;
+        halfResponseW = -half.w[i];
+      } else if (half.w[i] !== 0) {
+        promptTargets++;
+        // never the role token (predicted from <bos>) nor the next example's <bos> (predicted from EOS)
+        expect(off.tokens[i]).not.toBe(EOS);
+        expect(decode([off.tokens[i]])).not.toBe('<bos>');
+      }
+    }
+    expect(responseW).toBeCloseTo(1 / off.responseTokens, 8);
+    expect(promptTargets).toBeGreaterThan(0);
+    for (let i = 0; i < B * T; i++) if (off.w[i] === 0 && half.w[i] !== 0) expect(-half.w[i]).toBeCloseTo(halfResponseW / 2, 8);
+    expect(responseTargets * halfResponseW + promptTargets * (halfResponseW / 2)).toBeCloseTo(1, 5);
+    expect(() => pretrainBatch(9, 3, B, T, DEFAULT_MIX, 2, true, 1.5)).toThrow(/promptWeight/);
+  });
+
   it('a resumed run ends bit-identical to an uninterrupted one', async () => {
     const gpu = await testGpu();
     const init = initParams(cfg, table, 5);
