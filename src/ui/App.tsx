@@ -15,6 +15,7 @@ import { HelpOverlay, useShortcuts } from './Shortcuts';
 import { useWakeLock } from './useWakeLock';
 import type { WakeLockStatus } from '../state/wakeLock';
 import type { Hideable } from '../state/url';
+import { ChartWarmup } from './charts/Warmup';
 
 const WAKE_TEXT: Record<WakeLockStatus, string> = {
   unsupported: 'This browser cannot keep the screen awake: keep it from sleeping while a run trains.',
@@ -56,6 +57,7 @@ export function App({ debug = false }: { debug?: boolean }) {
         <p className="tagline">Reinforcement learning with verifiable rewards, trained on your own GPU, in your browser.</p>
       </header>
       <main>
+        <ChartWarmup />
         <EngineAlerts />
         {!shown('launcher') && <AddressWarnings />}
         <CpuMode />

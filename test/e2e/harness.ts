@@ -4,7 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { TestContext } from 'vitest';
 
@@ -182,4 +183,49 @@ export async function waitRunStatus(page: Page, state: string, step: number, tim
 /** Drops the errors a lost GPU device logs on its own (expected after a device-loss test). */
 export function dropDeviceLossErrors(errors: string[]): void {
   errors.splice(0, errors.length, ...errors.filter((e) => !/device|lost|destroyed/i.test(e)));
+}
+
+/** The pids of this test process's descendants whose command line contains `marker`. */
+function descendantsWith(marker: string): number[] {
+  const parent = new Map<number, number>();
+  const cmd = new Map<number, string>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      cmd.set(Number(d), readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' '));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const mine = (pid: number): boolean => {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  return [...cmd].filter(([pid, c]) => c.includes(marker) && mine(pid)).map(([pid]) => pid);
+}
+
+/**
+ * Gives Chromium's GPU process (where SwiftShader runs WebGPU on the CPU) the lowest CPU priority,
+ * every thread of it. On a machine with a GPU the kernels run on the GPU and leave the cores to
+ * the page; here SwiftShader takes them, and a main-thread measurement would time its waiting
+ * for a core, not the page's work. Threads started later inherit the priority of their creator.
+ * Linux only (it reads /proc); throws when there is no GPU process to lower.
+ */
+export function lowerGpuProcessPriority(): number {
+  const pids = descendantsWith('--type=gpu-process');
+  if (pids.length === 0) throw new Error('lowerGpuProcessPriority: no Chromium GPU process under this test process');
+  let threads = 0;
+  for (const pid of pids) {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        setPriority(Number(tid), 19);
+        threads++;
+      } catch {
+        // the thread ended while we looked
+      }
+    }
+  }
+  return threads;
 }

@@ -11,22 +11,25 @@ import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { ARTIFACTS, chartsDrawn, closeLab, dropDeviceLossErrors, gotoLab, openLab, points, requireAdapter, shot, waitRunStatus, type Lab } from './harness';
+import { ARTIFACTS, chartsDrawn, closeLab, dropDeviceLossErrors, gotoLab, lowerGpuProcessPriority, openLab, points, requireAdapter, shot, waitRunStatus, type Lab } from './harness';
 
 /** A run small enough for SwiftShader: 3 steps of 2 problems × 4 samples, evaluation every step on 4 problems × 4 samples. */
 const SETUP = 'policy=tiny&seed=3&steps=3&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=1&evalProblems=4&evalN=4&samplesPerStep=3';
 const STEP_TIMEOUT_MS = 120_000;
 /**
- * Longest main-thread task allowed while a run streams; the goal is 50 ms. Each chart draws new
+ * Longest main-thread task allowed while a run streams: the issue's 50 ms. Each chart draws new
  * data in a task of its own (src/ui/charts/stagger.ts), so no task holds more than one recharts
- * drawing: before that, one step's eleven charts made one task of 170–420 ms. What is left over
- * 50 ms here is the page's first recharts drawing (its code still cold) and the Start click, seen
- * at 60–75 ms on 2 cores shared with SwiftShader and a CPU job (load ~8); traced, their own CPU
- * time is 35–70 ms, the rest is waiting for a core. Full-suite runs here measured 60–140 ms.
- * The bound leaves room for that contention (a flaky CI lands nothing); an engine on the main
- * thread would block for seconds per step. The issue's 50 ms is a real-GPU target.
+ * drawing (before that, one step's eleven charts made one task of 170–420 ms). The test gives
+ * Chromium's GPU process, where SwiftShader runs the kernels on the CPU, the lowest priority
+ * (lowerGpuProcessPriority): a machine with a GPU leaves the cores to the page, and here
+ * SwiftShader's threads took them, so the page's tasks measured 60–140 ms of mostly waiting.
  */
-const MAX_MAIN_THREAD_TASK_MS = 200;
+const MAX_MAIN_THREAD_TASK_MS = 50;
+
+/** Notes the page's clock at a phase of the test, to place long tasks in the log. */
+async function phase(page: Page, name: string): Promise<void> {
+  await page.evaluate((n) => (window as unknown as { phases: string[] }).phases.push(`${n} ${Math.round(performance.now())}`), name);
+}
 
 /** Waits for the run's state at a step, then for the charts to draw it. */
 async function waitStatus(page: Page, state: string, step: number): Promise<void> {
@@ -68,24 +71,35 @@ describe('run page (built app, headless Chromium)', () => {
   it('runs GRPO in the worker: pause before the first step, two single steps, resume to the end', async (ctx) => {
     requireAdapter(ctx, lab);
     await page.evaluate(() => {
-      const w = window as unknown as { longTasks: number[] };
+      const w = window as unknown as { longTasks: number[]; longTaskAt: number[]; phases: string[] };
       w.longTasks = [];
-      new PerformanceObserver((list) => list.getEntries().forEach((e) => w.longTasks.push(e.duration))).observe({ type: 'longtask' });
+      w.longTaskAt = [];
+      w.phases = [];
+      new PerformanceObserver((list) => list.getEntries().forEach((e) => {
+        w.longTasks.push(e.duration);
+        w.longTaskAt.push(Math.round(e.startTime));
+      })).observe({ type: 'longtask' });
     });
+    const lowered = lowerGpuProcessPriority();
+    expect(lowered).toBeGreaterThan(0);
     await page.getByTestId('run-start').click();
+    await phase(page, 'start');
     await page.getByTestId('run-pause').click();
     await waitStatus(page, 'paused', 0);
+    await phase(page, 'paused at 0');
     expect(await points(page, 'passk')).toBe(3);
     expect(await points(page, 'reward')).toBe(0);
 
     await page.getByTestId('run-step').click();
     await waitStatus(page, 'paused', 1);
+    await phase(page, 'paused at 1');
     expect(await points(page, 'reward')).toBe(1);
     expect(await points(page, 'entropy')).toBe(1);
     expect(await page.getByTestId('sample').count()).toBe(3);
 
     await page.getByTestId('run-step').click();
     await waitStatus(page, 'paused', 2);
+    await phase(page, 'paused at 2');
     expect(await points(page, 'reward')).toBe(2);
     expect(await points(page, 'pass1')).toBe(3);
     await shot(page, 'lab-paused');
@@ -104,11 +118,14 @@ describe('run page (built app, headless Chromium)', () => {
     expect(await page.getByTestId('knobs-error').count()).toBe(0);
     await knobs.screenshot({ path: path.join(ARTIFACTS, 'lab-knobs.png') });
     await apply.click();
+    await phase(page, 'knobs applied');
     await expect(page.getByTestId('knobs-note').textContent()).resolves.toMatch(/Queued: .*lr.* step 3/);
     expect(await page.getByTestId('chart-lr').getAttribute('data-marks')).toBe('0');
 
     await page.getByTestId('run-resume').click();
+    await phase(page, 'resumed');
     await waitStatus(page, 'done', 3);
+    await phase(page, 'done');
     // the new lr is what step 3 reported, and the step it took effect is marked and labelled
     const lrChart = page.getByTestId('chart-lr');
     await expect(lrChart.locator('.chart-value').textContent()).resolves.toBe('5.00e-5');
@@ -119,9 +136,25 @@ describe('run page (built app, headless Chromium)', () => {
     await lrChart.screenshot({ path: path.join(ARTIFACTS, 'lab-knob-change.png') });
     expect(await knobs.getAttribute('data-editable')).toBe('false');
     // the engine runs in the worker: the page's main thread never blocks for long
-    const longTasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
-    console.log(`main-thread long tasks during the run: ${longTasks.length}, longest ${Math.max(0, ...longTasks).toFixed(0)} ms: ${longTasks.map((t) => t.toFixed(0)).join(" ")}`);
+    const { longTasks, longTaskAt, phases } = await page.evaluate(() => {
+      const w = window as unknown as { longTasks: number[]; longTaskAt: number[]; phases: string[] };
+      return { longTasks: w.longTasks, longTaskAt: w.longTaskAt, phases: w.phases };
+    });
+    console.log(`main-thread long tasks during the run: ${longTasks.length}, longest ${Math.max(0, ...longTasks).toFixed(0)} ms: ${longTasks.map((t, i) => `${t.toFixed(0)} ms at ${longTaskAt[i]}`).join(', ')}; phases: ${phases.join(', ')}`);
     expect(Math.max(0, ...longTasks)).toBeLessThan(MAX_MAIN_THREAD_TASK_MS);
+    // and the observer does see a long task: a 120 ms busy loop on the main thread
+    const seen = await page.evaluate(async () => {
+      const w = window as unknown as { longTasks: number[] };
+      const before = w.longTasks.length;
+      await new Promise<void>((resolve) => setTimeout(() => {
+        const t = performance.now();
+        while (performance.now() - t < 120);
+        resolve();
+      }));
+      await new Promise((r) => setTimeout(r, 200));
+      return w.longTasks.slice(before);
+    });
+    expect(Math.max(0, ...seen)).toBeGreaterThanOrEqual(120);
     for (const id of ['reward', 'entropy', 'length', 'clip', 'kl', 'filtered', 'lr']) expect(await points(page, id), `chart-${id}`).toBe(3);
     expect(await points(page, 'pass1')).toBe(4);
     expect(await points(page, 'histogram')).toBe(10);
