@@ -62,8 +62,8 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
   let optState: { m: Float32Array; v: Float32Array; step: number } | null = null;
   if (f.resume) {
     if (!existsSync(resumeDir)) throw new CliError(`--resume: no ${resumeDir} to resume from`);
-    const saved = JSON.parse(await readFile(join(resumeDir, 'trainer_state.json'), 'utf8'));
-    pc = { ...saved.pretrain, promptWeight: saved.pretrain.promptWeight ?? 0 }; // runs from before the prompt loss had none
+    const saved = await readSavedRun(resumeDir);
+    pc = saved.pretrain;
     state = saved.state;
     state.bestEvalLoss = state.bestEvalLoss ?? Infinity;
     init = (await loadCheckpointDir(resumeDir)).params;
@@ -95,14 +95,21 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
   if (!f.out) await listInCatalog(f.preset, table.tensors.reduce((a, t) => a + t.size, 0), card.summary);
 }
 
+/** The pretraining config and state saved in a resume folder (by saveResume). */
+async function readSavedRun(resumeDir: string): Promise<{ pretrain: PretrainConfig; state: PretrainState; adamStep: number }> {
+  const saved = JSON.parse(await readFile(join(resumeDir, 'trainer_state.json'), 'utf8'));
+  // runs saved before the prompt loss existed had none
+  return { ...saved, pretrain: { ...saved.pretrain, promptWeight: saved.pretrain.promptWeight ?? 0 } };
+}
+
 /**
  * Measures the base metrics of a finished pretraining again and rewrites card.json (after a fix
  * to a metric): the parameters from model.safetensors, the recipe and loss curve from resume/.
  */
 async function rebuildCard(out: string, preset: string, samples: number, catalog: boolean): Promise<void> {
-  const statePath = join(out, 'resume', 'trainer_state.json');
-  if (!existsSync(statePath)) throw new CliError(`--card-only: no ${statePath} (the card needs the run's saved state)`);
-  const saved = JSON.parse(await readFile(statePath, 'utf8')) as { pretrain: PretrainConfig; state: PretrainState };
+  const resumeDir = join(out, 'resume');
+  if (!existsSync(join(resumeDir, 'trainer_state.json'))) throw new CliError(`--card-only: no ${join(resumeDir, 'trainer_state.json')} (the card needs the run's saved state)`);
+  const saved = await readSavedRun(resumeDir);
   const ckpt = await loadCheckpointDir(out);
   const gpu = await createNodeGpu();
   try {

@@ -16,17 +16,14 @@ export function withCpuMode(gpu: LabClient, createCpu: () => CpuRunClient): { cl
   let starting: Promise<void> | null = null;
   // the worker that showed CPU mode works, kept for the first CPU run
   let spare: CpuRunClient | null = null;
-  const cpu = new RunWorkerPool<CpuRunClient>(async () => {
-    const c = spare ?? createCpu();
-    spare = null;
-    try {
-      await c.ready();
+  const cpu = new RunWorkerPool<CpuRunClient>(
+    () => {
+      const c = spare ?? createCpu();
+      spare = null;
       return c;
-    } catch (e) {
-      c.terminate();
-      throw e;
-    }
-  });
+    },
+    (c) => c.ready(),
+  );
   const owners = new Map<string, RunClient>();
   const owner = (runId: string): RunClient => owners.get(runId) ?? (on ? cpu : gpu);
   const client: LabClient = {
@@ -47,8 +44,7 @@ export function withCpuMode(gpu: LabClient, createCpu: () => CpuRunClient): { cl
     stopRun: (runId) => owner(runId).stopRun(runId),
     setRunKnobs: (runId, knobs) => owner(runId).setRunKnobs(runId, knobs),
     async deleteCheckpoints(runIds) {
-      const active = runIds.filter((id) => cpu.has(id));
-      if (active.length > 0) throw new Error(`run ${active.join(', ')} is still active; stop it before deleting its checkpoint`);
+      cpu.refuseActive(runIds);
       return gpu.deleteCheckpoints(runIds);
     },
   };

@@ -20,18 +20,34 @@ interface Entry<W> {
 }
 
 /**
- * The runs of one kind of worker. `open` makes a worker ready for a run (and closes it again if
- * that fails). A command sent while the run's worker is still opening waits for it and reaches
- * the worker after the start, in the order the commands were sent.
+ * The runs of one kind of worker. `create` opens a worker for a run and `prepare` makes it ready
+ * to start it; a worker whose preparing fails is closed again. A command sent while the run's
+ * worker is still opening waits for it and reaches the worker after the start, in the order the
+ * commands were sent.
  */
 export class RunWorkerPool<W extends RunWorker> {
   private readonly entries = new Map<string, Entry<W>>();
 
-  constructor(private readonly open: (spec: RunSpec) => Promise<W>) {}
+  constructor(
+    private readonly create: (spec: RunSpec) => W,
+    private readonly prepare: (worker: W, spec: RunSpec) => Promise<void>,
+  ) {}
 
-  /** True from the run's start until it has ended and its worker is closed. */
-  has(runId: string): boolean {
-    return this.entries.has(runId);
+  private async open(spec: RunSpec): Promise<W> {
+    const w = this.create(spec);
+    try {
+      await this.prepare(w, spec);
+      return w;
+    } catch (e) {
+      w.terminate();
+      throw e;
+    }
+  }
+
+  /** Throws unless every run of `runIds` has ended here (a run's checkpoint is deleted only then). */
+  refuseActive(runIds: readonly string[]): void {
+    const active = runIds.filter((id) => this.entries.has(id));
+    if (active.length > 0) throw new Error(`run ${active.join(', ')} is still active; stop it before deleting its checkpoint`);
   }
 
   /** Open workers (one per run not yet ended). */
@@ -110,22 +126,20 @@ export function withRunWorkers(main: LabClient, createWorker: () => WorkerLabCli
   const uploads = new Map<string, Upload>();
   let job: Job | null = null;
 
-  const pool = new RunWorkerPool<WorkerLabClient>(async (spec) => {
-    const send = onEvent;
-    if (!send) throw new Error('the engine has not been started yet');
-    const w = createWorker();
-    try {
+  const pool = new RunWorkerPool<WorkerLabClient>(
+    () => {
+      if (!onEvent) throw new Error('the engine has not been started yet');
+      return createWorker();
+    },
+    async (w, spec) => {
+      const send = onEvent!;
       const r = await w.init((e) => send({ ...e, runId: spec.runId }));
       if (!r.ok) throw new Error(`run ${spec.runId} got no GPU device of its own: ${r.message}`);
       // a resumed run takes its parameters from the checkpoint, but its base policy is still its KL reference
       const up = uploads.get(spec.policy);
       if (up) await w.registerPolicy(spec.policy, up.safetensors, up.configJson);
-      return w;
-    } catch (e) {
-      w.terminate();
-      throw e;
-    }
-  });
+    },
+  );
 
   const refuseDuringJob = () => {
     if (job) throw new Error(`the engine is busy with the ${job}; wait for it to finish`);
@@ -175,8 +189,7 @@ export function withRunWorkers(main: LabClient, createWorker: () => WorkerLabCli
       return (await pool.worker(runId)).debugLoseDevice();
     },
     async deleteCheckpoints(runIds) {
-      const active = runIds.filter((id) => pool.has(id));
-      if (active.length > 0) throw new Error(`run ${active.join(', ')} is still active; stop it before deleting its checkpoint`);
+      pool.refuseActive(runIds);
       return main.deleteCheckpoints(runIds);
     },
   };

@@ -116,7 +116,7 @@ export function trainWeighted(solve: Record<string, { pass1: number }>): { pass1
 
 function recipeText(pc: PretrainConfig): string {
   const rows = pc.pack === false ? 'one per row' : 'packed whole back to back in each row';
-  const w = pc.promptWeight ?? 0;
+  const w = pc.promptWeight;
   const loss = w > 0 ? `loss on response tokens and, at weight ${w}, on prompt tokens after the role token` : 'loss on response tokens';
   return `gold examples of every role from src/world (sampleExample), ${rows}, ${loss}`;
 }
@@ -132,7 +132,7 @@ export async function writeCard(
   const hist = state.history;
   const card = {
     model: { ...cfg, params: table.tensors.reduce((a, t) => a + t.size, 0) },
-    data: { recipe: recipeText(pc), mix: pc.mix, curriculum: pc.curriculum, promptWeight: pc.promptWeight ?? 0 },
+    data: { recipe: recipeText(pc), mix: pc.mix, curriculum: pc.curriculum, promptWeight: pc.promptWeight },
     training: {
       seed: pc.seed, steps: state.step, maxSteps: pc.steps, batchSize: pc.batchSize, seqLen: pc.seqLen, lr: pc.lr, warmup: pc.warmup,
       weightDecay: pc.weightDecay, responseTokensSeen: state.tokensSeen, adapter: gpu.adapterName,

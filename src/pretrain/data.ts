@@ -1,6 +1,7 @@
 // Pretraining data: a seeded mixture of every role's gold examples, packed into [B, T] rows
-// with the loss on response tokens and, at a chosen weight, on the prompt after its role token. Batch `step` depends only on (seed, step), so a run
-// resumed from a checkpoint sees exactly the batches an uninterrupted run would.
+// with the loss on response tokens and, at a chosen weight, on the prompt after its role token.
+// Batch `step` depends only on (seed, step), so a run resumed from a checkpoint sees exactly the
+// batches an uninterrupted run would.
 import { EOS, PAD, ROLES, makeRng, sampleExample, type Role } from '../world/index';
 
 export type RoleMix = Readonly<Record<Role, number>>;
@@ -68,11 +69,11 @@ function drawExample(rand: () => number, mix: RoleMix, maxOps: number, T: number
 /**
  * A batch of gold examples with the loss on response tokens and, weighted by `promptWeight`
  * (0..1), on the prompt tokens after `<bos><role>` (the problem, trace or document the prompt
- * carries; the role token itself is a draw from the mix, not something to learn). With `pack` (the default), each
- * row holds as many whole examples back to back as fit in T+1 tokens (an example that does not
- * fit opens the next row), which triples the response tokens per step at the world's
- * lengths; examples are separated by their EOS and the model learns to start afresh after
- * one. Without it, one example per row, right-padded. Examples longer than T+1 are redrawn.
+ * carries; the role token itself is a draw from the mix, not something to learn). With `pack`
+ * (the default), each row holds as many whole examples back to back as fit in T+1 tokens (an
+ * example that does not fit opens the next row), which triples the response tokens per step at
+ * the world's lengths; examples are separated by their EOS and the model learns to start afresh
+ * after one. Without it, one example per row, right-padded. Examples longer than T+1 are redrawn.
  */
 export function pretrainBatch(
   seed: number, step: number, B: number, T: number, mix: RoleMix, maxOps: number, pack = true, promptWeight = 0,

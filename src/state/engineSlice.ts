@@ -6,6 +6,7 @@ import type { StateCreator } from 'zustand/vanilla';
 import type { AdapterSummary } from '../gpu/device';
 import type { EngineEvent, LabClient, NoGpuReason } from '../lab/protocol';
 import type { LabState } from './store';
+import { isFinished } from './runsSlice';
 
 export type AdapterState =
   | { status: 'idle' }
@@ -93,7 +94,7 @@ export const createEngineSlice =
       async debugLoseDevice() {
         const s = get();
         const run = s.runs.selected ? s.runs.byId[s.runs.selected] : undefined;
-        await client.debugLoseDevice(run?.live && !['done', 'stopped', 'failed'].includes(run.status.state) ? run.id : undefined);
+        await client.debugLoseDevice(run?.live && !isFinished(run.status.state) ? run.id : undefined);
       },
 
       dismissRunLoss(runId) {

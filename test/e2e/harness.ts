@@ -222,8 +222,9 @@ export function lowerGpuProcessPriority(): number {
       try {
         setPriority(Number(tid), 19);
         threads++;
-      } catch {
-        // the thread ended while we looked
+      } catch (e) {
+        // the thread ended while we looked; anything else is a real failure
+        if ((e as { info?: { code?: string } }).info?.code !== 'ESRCH') throw e;
       }
     }
   }
