@@ -6,7 +6,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
-import { ARTIFACTS, closeLab, gotoLab, openLab, points, shot, waitRunStatus, type Lab } from './harness';
+import { ARTIFACTS, chartsDrawn, closeLab, gotoLab, openLab, points, shot, waitRunStatus, type Lab } from './harness';
 
 /** lab.test.ts's small set-up, two steps: 2 problems × 4 samples a step, evaluation every step on 4 problems × 4 samples. */
 const SETUP = 'policy=tiny&seed=3&steps=2&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=1&evalProblems=4&evalN=4&samplesPerStep=3';
@@ -58,8 +58,9 @@ describe('the page without WebGPU (CPU mode)', () => {
     const item = page.getByTestId('run-item').first();
     expect(await item.getAttribute('data-state')).toBe('done');
     await expect(item.locator('.run-label').textContent()).resolves.toBe('#1 GRPO · tiny · CPU');
-    // the charts draw the last batch on a later frame than the status shows it
+    // the charts draw the last batch on a later frame than the status shows it, one chart per task
     await page.waitForFunction(() => document.querySelector('[data-testid=chart-reward]')?.getAttribute('data-points') === '2', null, { timeout: 10_000 });
+    await chartsDrawn(page);
     expect(await points(page, 'entropy')).toBe(2);
     expect(await points(page, 'passk')).toBeGreaterThan(0);
     expect(await page.getByTestId('sample').count()).toBeGreaterThan(0);

@@ -13,7 +13,7 @@ import type { RunStatus } from '../../src/lab/protocol';
 import { validateGrpoConfig } from '../../src/loops/grpo_config';
 import { runFile } from '../../src/state/exportRun';
 import { appendChunk, EMPTY_RUN_DATA } from '../../src/state/runData';
-import { ARTIFACTS, closeLab, gotoLab, openLab, requireAdapter, ROOT, shot, type Lab } from './harness';
+import { ARTIFACTS, chartsDrawn, closeLab, gotoLab, openLab, requireAdapter, ROOT, shot, type Lab } from './harness';
 
 /** One RL step of the tiny policy, evaluated before and after on 2 problems × 2 samples. */
 const SETUP = 'seed=3&steps=1&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=1&evalProblems=2&evalN=2&samplesPerStep=2';
@@ -68,8 +68,7 @@ describe('import, upload, PNG export and lesson links (built app, headless Chrom
     expect(await item.getAttribute('data-state')).toBe('done');
     await expect(item.locator('.run-label').textContent()).resolves.toMatch(/^#\d+ GRPO · small \(imported\)$/);
     await page.waitForFunction(() => document.querySelector('[data-testid=chart-reward]')?.getAttribute('data-points') === '3', null, { timeout: 10_000 });
-    // charts draw new data one per task (src/ui/charts/stagger.ts)
-    await page.waitForFunction(() => !document.querySelector('[data-waiting]'), null, { timeout: 20_000 });
+    await chartsDrawn(page);
     expect(await page.getByTestId('chart-pass1').getAttribute('data-points')).toBe('2');
     expect(await page.getByTestId('run-import-error').count()).toBe(0);
 
