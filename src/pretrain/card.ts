@@ -117,7 +117,7 @@ export function trainWeighted(solve: Record<string, { pass1: number }>): { pass1
 function recipeText(pc: PretrainConfig): string {
   const rows = pc.pack === false ? 'one per row' : 'packed whole back to back in each row';
   const w = pc.promptWeight;
-  const loss = w > 0 ? `loss on response tokens and, at weight ${w}, on prompt tokens after the role token` : 'loss on response tokens';
+  const loss = w > 0 ? `loss on response tokens and, at weight ${w}, on prompt tokens after the role token through the prompt's first <sep> (not a propose prompt's earlier proposals)` : 'loss on response tokens';
   return `gold examples of every role from src/world (sampleExample), ${rows}, ${loss}`;
 }
 

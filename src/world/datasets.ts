@@ -3,7 +3,7 @@
 // each other and from the training set by canonical expression text, and `sampleExample`
 // never uses a held-out problem either.
 import { generateProblem, type Difficulty, type Problem } from './generator';
-import { makeRng, randInt, type Rng } from './rng';
+import { makeRng, randInt, shuffled, type Rng } from './rng';
 
 export interface SetInfo {
   name: string;
@@ -17,7 +17,18 @@ interface SetDefinition extends SetInfo {
   seed: number;
   /** Difficulty of the next problem (may vary from draw to draw). */
   difficulty: (rng: Rng) => Difficulty;
+  /** Problems per operation count (index 0 = 1 operation), drawn level by level, then shuffled; sums to size. */
+  levels?: readonly number[];
 }
+
+/**
+ * The training set's problems per operation count, 1..4. RL learns from groups whose answers
+ * differ, and the base's pass rate falls steeply with operations (small's card: about 0.6, 0.3,
+ * 0.1 and 0.05 for 1..4), so the set leans to 1-2 operations and keeps 3-4 as the harder tail
+ * (a uniform mix put 60 % of the problems where nearly every group is all wrong). With operands
+ * 0..9 about 400 one-operation problems are not held out; the set takes 250 of them.
+ */
+export const TRAIN_LEVELS: readonly number[] = [250, 400, 225, 125];
 
 const levelSet = (ops: number): SetDefinition => ({
   name: `eval-ops${ops}`,
@@ -52,11 +63,12 @@ const DEFINITIONS: readonly SetDefinition[] = [
   },
   {
     name: 'train',
-    description: 'training set with gold answers, 1 to 4 operations (distinct problems, so fewer with 1: few exist)',
-    size: 2000,
+    description: `training set with gold answers, ${TRAIN_LEVELS.join(' / ')} problems of 1 / 2 / 3 / 4 operations, shuffled`,
+    size: TRAIN_LEVELS.reduce((a, n) => a + n, 0),
     heldOut: false,
     seed: 1,
     difficulty: (rng) => randInt(rng, 1, 4),
+    levels: TRAIN_LEVELS,
   },
 ];
 
@@ -67,14 +79,21 @@ function buildAll(): Map<string, readonly Problem[]> {
   const sets = new Map<string, readonly Problem[]>();
   for (const def of DEFINITIONS) {
     const rng = makeRng(def.seed);
-    const problems: Problem[] = [];
-    for (let draws = 0; problems.length < def.size; draws++) {
-      if (draws > def.size * 50) throw new Error(`data set ${def.name}: too few distinct problems`);
-      const p = generateProblem(rng, def.difficulty(rng));
-      if (taken.has(p.text)) continue;
-      taken.add(p.text);
-      problems.push(p);
-    }
+    let problems: Problem[] = [];
+    const draw = (count: number, difficulty: (rng: Rng) => Difficulty, what: string) => {
+      const start = problems.length;
+      for (let draws = 0; problems.length - start < count; draws++) {
+        if (draws > count * 50) throw new Error(`data set ${def.name}: too few distinct problems ${what}`);
+        const p = generateProblem(rng, difficulty(rng));
+        if (taken.has(p.text)) continue;
+        taken.add(p.text);
+        problems.push(p);
+      }
+    };
+    if (def.levels) {
+      def.levels.forEach((count, i) => draw(count, () => i + 1, `with ${i + 1} operation${i ? 's' : ''}`));
+      problems = shuffled(rng, problems);
+    } else draw(def.size, def.difficulty, '');
     sets.set(def.name, problems);
   }
   return sets;

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { isHeldOut, listSets, loadSet, splitTargets } from '../../src/world/datasets';
+import { isHeldOut, listSets, loadSet, splitTargets, TRAIN_LEVELS } from '../../src/world/datasets';
 import { sampleExample } from '../../src/world/examples';
 import { evaluate } from '../../src/world/interpreter';
 import { makeRng } from '../../src/world/rng';
@@ -53,6 +53,15 @@ describe('world data sets', () => {
       // distinct problems: with operands 0..9 only a few hundred 1-operation problems exist in all
       for (let ops = 1; ops <= 4; ops++) expect(counts[ops], `${name} ops ${ops}`).toBeGreaterThan(loadSet(name).length / 12);
     }
+  });
+
+  it('builds the training set level by level and shuffles it, so any prefix has the same mix', () => {
+    const counts = (ps: readonly { concepts: { ops: number } }[]) => [1, 2, 3, 4].map((ops) => ps.filter((p) => p.concepts.ops === ops).length);
+    const train = loadSet('train');
+    expect(counts(train)).toEqual([...TRAIN_LEVELS]);
+    // the GRPO loop uses the first 256 by default: each level within 40 % of its share
+    const head = counts(train.slice(0, 256));
+    TRAIN_LEVELS.forEach((n, i) => expect(Math.abs(head[i] - (256 * n) / train.length), `ops ${i + 1}`).toBeLessThan((0.4 * 256 * n) / train.length));
   });
 
   it('keeps sets free of duplicates and held-out sets disjoint from everything', () => {

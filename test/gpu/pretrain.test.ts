@@ -6,8 +6,8 @@ import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';
 import { initParams } from '../../src/model/init';
 import { createPretrainModel, DEFAULT_PRETRAIN, freshState, pretrain, type PretrainConfig, type PretrainState } from '../../src/pretrain/run';
-import { maxOpsAt, pretrainBatch, DEFAULT_MIX } from '../../src/pretrain/data';
-import { decode, EOS, PAD } from '../../src/world/index';
+import { maxOpsAt, pretrainBatch, promptLossEnd, DEFAULT_MIX } from '../../src/pretrain/data';
+import { decode, EOS, PAD, SEP } from '../../src/world/index';
 
 const cfg = GPT_PRESETS.tiny;
 const table = buildTensorTable(cfg);
@@ -74,6 +74,44 @@ describe('pretraining', () => {
     for (let i = 0; i < B * T; i++) if (off.w[i] === 0 && half.w[i] !== 0) expect(-half.w[i]).toBeCloseTo(halfResponseW / 2, 8);
     expect(responseTargets * halfResponseW + promptTargets * (halfResponseW / 2)).toBeCloseTo(1, 5);
     expect(() => pretrainBatch(9, 3, B, T, DEFAULT_MIX, 2, true, 1.5)).toThrow(/promptWeight/);
+  });
+
+  it("a propose prompt's earlier proposals carry no prompt loss; its target does", () => {
+    const B = 8, T = 128;
+    const only = { solve: 0, vary: 0, challenge: 0, teach: 0, propose: 1 };
+    const off = pretrainBatch(4, 2, B, T, only, 3, true, 0);
+    const on = pretrainBatch(4, 2, B, T, only, 3, true, 1);
+    const BOS_ID = on.tokens[0];
+    expect(decode([BOS_ID])).toBe('<bos>');
+    let targetLoss = 0, earlierTokens = 0, examples = 0;
+    for (let b = 0; b < B; b++) {
+      for (let s = b * T; s < (b + 1) * T; s++) {
+        if (on.tokens[s] !== BOS_ID) continue;
+        // the prompt runs from <bos> at s to the position r whose target is the response's first token
+        let r = s;
+        while (r < (b + 1) * T && off.w[r] === 0) r++;
+        if (r === (b + 1) * T) continue; // the row ends inside this prompt
+        examples++;
+        const firstSep = on.tokens.subarray(s, r + 1).indexOf(SEP) + s;
+        expect(firstSep).toBeGreaterThan(s + 1);
+        expect(on.w[s]).toBe(0); // the role token
+        for (let j = s + 1; j < r; j++) {
+          // position j predicts tokens[j + 1]: the target and its <sep> carry loss, earlier proposals none
+          if (j + 1 <= firstSep) {
+            expect(on.w[j]).not.toBe(0);
+            targetLoss++;
+          } else {
+            expect(on.w[j]).toBe(0);
+            earlierTokens++;
+          }
+        }
+      }
+    }
+    expect(examples).toBeGreaterThan(B);
+    expect(targetLoss).toBeGreaterThan(0);
+    expect(earlierTokens).toBeGreaterThan(0);
+    expect(promptLossEnd([1, 2, SEP, 3, SEP])).toBe(3);
+    expect(promptLossEnd([1, 2, 3])).toBe(3);
   });
 
   it('a resumed run ends bit-identical to an uninterrupted one', async () => {
