@@ -5,7 +5,7 @@
 // A statement may also state its value (`b=a+5=12`); the loader then checks it. The challenge
 // prompt shows the document as a worked record with every computed value (`b=a+5=12`), so the
 // challenger can read a gold answer that the reasoner, who sees only the question, must compute.
-import { num, opNode, parseExpr, printExpr, type Expr, type Op } from './expr';
+import { MAX_TEXT_CHARS, num, opNode, parseExpr, printExpr, type Expr, type Op } from './expr';
 import { evaluate, type Env } from './interpreter';
 import { DEFAULT_MAX_OPERAND, toProblem, type Problem } from './generator';
 import { makeRng, pick, randInt, type Rng } from './rng';
@@ -32,6 +32,7 @@ export type DocumentParse = { ok: true; doc: Document } | { ok: false; message: 
 /** Parses one document line (no whitespace). Never throws. */
 export function parseDocument(line: string): DocumentParse {
   if (line.length === 0) return { ok: false, message: 'empty document' };
+  if (line.length > MAX_TEXT_CHARS) return { ok: false, message: `${line.length} characters, at most ${MAX_TEXT_CHARS}` };
   const parts = line.split(';');
   if (parts.length > MAX_STATEMENTS) return { ok: false, message: `${parts.length} statements, at most ${MAX_STATEMENTS}` };
   const statements: Statement[] = [];

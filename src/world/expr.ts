@@ -45,7 +45,8 @@ export type ParseErrorKind =
   | 'number_too_large' // a literal beyond VALUE_LIMIT
   | 'unknown_name' // letters that are neither a function nor (in documents) a variable
   | 'variable_not_allowed' // a variable in a problem (problems are self-contained)
-  | 'too_deep'; // nesting beyond MAX_NESTING, refused before it can exhaust the stack
+  | 'too_deep' // nesting beyond MAX_NESTING, refused before it can exhaust the stack
+  | 'too_long'; // a text beyond MAX_TEXT_CHARS, refused before it is read
 
 export interface ParseError {
   kind: ParseErrorKind;
@@ -62,6 +63,16 @@ export interface ParseOptions {
 }
 
 const MAX_NESTING = 32;
+
+/**
+ * Longest text any of the world's parsers reads (expressions, role texts, documents). Every
+ * legitimate text is far shorter: a prompt or response fits CONTEXT_TOKENS = 128 tokens, one
+ * character each but for at most three concept tags, and even a worked solution of a
+ * 40-character problem stays under 400 characters. Refusing longer input at once keeps
+ * parsing fast and bounds a tree's depth, so the recursive printer, interpreter and trace
+ * checker cannot exhaust the stack (a 14 000-character `1+1+…+1` did).
+ */
+export const MAX_TEXT_CHARS = 512;
 
 type Token =
   | { type: 'num'; value: number; pos: number }
@@ -206,6 +217,9 @@ class Parser {
 /** Parses text into a syntax tree, or says why it cannot. Never throws. */
 export function parseExpr(text: string, options: ParseOptions = {}): ParseResult {
   if (text.length === 0) return { ok: false, error: { kind: 'empty', position: 0, message: 'empty expression' } };
+  if (text.length > MAX_TEXT_CHARS) {
+    return { ok: false, error: { kind: 'too_long', position: MAX_TEXT_CHARS, message: `${text.length} characters, at most ${MAX_TEXT_CHARS}` } };
+  }
   try {
     return { ok: true, expr: new Parser(lex(text), options).parseAll() };
   } catch (e) {

@@ -22,6 +22,7 @@ export {
   BINARY_OPS,
   FUNCTIONS,
   VALUE_LIMIT,
+  MAX_TEXT_CHARS,
   parseExpr,
   printExpr,
   countOps,

@@ -8,7 +8,7 @@
 //   propose    <bos><propose>TARGET<sep>(EARLIER<sep>)*  → PROBLEM=TRACE<eos>
 //
 // Parsers take the response text before EOS (see `responseText` in tokenizer.ts).
-import { parseExpr, printExpr, type Expr } from './expr';
+import { MAX_TEXT_CHARS, parseExpr, printExpr, type Expr, type ParseErrorKind } from './expr';
 import { renderDocument, MAX_DOCUMENT_CHARS, type Document } from './corpus';
 import { evaluate } from './interpreter';
 import { BOS, CONCEPT_TAGS, encode, EOS, ROLE_TOKEN, SEP, TAG_TOKEN, type ConceptTag, type Role } from './tokenizer';
@@ -44,7 +44,7 @@ export type ParseFailure =
   | 'bad_problem' // the problem does not parse
   | 'problem_out_of_range' // a literal or intermediate value beyond ±999
   | 'mod_by_zero'
-  | 'too_long' // a problem longer than MAX_PROBLEM_CHARS
+  | 'too_long' // a problem longer than MAX_PROBLEM_CHARS, or a text beyond MAX_TEXT_CHARS
   | 'bad_tag' // not a concept tag, or a repeated one
   | 'too_many_tags'
   | 'missing_trace' // propose: no '=' between problem and solution
@@ -68,10 +68,18 @@ export interface ParsedProblem {
 
 const fail = (reason: ParseFailure) => ({ ok: false as const, reason });
 
+/** The checks every generating role makes before reading: something, and not too much. */
+function refuseShape(text: string): RoleParse<never> | null {
+  if (text.length === 0) return fail('empty');
+  return text.length > MAX_TEXT_CHARS ? fail('too_long') : null;
+}
+
+const PROBLEM_FAILURE: Partial<Record<ParseErrorKind, ParseFailure>> = { number_too_large: 'problem_out_of_range', too_long: 'too_long' };
+
 /** A self-contained problem: parses, fits MAX_PROBLEM_CHARS, evaluates within the bounds. */
 export function readProblem(text: string): RoleParse<ParsedProblem> {
   const parsed = parseExpr(text);
-  if (!parsed.ok) return fail(parsed.error.kind === 'number_too_large' ? 'problem_out_of_range' : 'bad_problem');
+  if (!parsed.ok) return fail(PROBLEM_FAILURE[parsed.error.kind] ?? 'bad_problem');
   const canonical = printExpr(parsed.expr);
   if (canonical.length > MAX_PROBLEM_CHARS) return fail('too_long');
   const r = evaluate(parsed.expr);
@@ -104,7 +112,8 @@ export const varyPrompt = (problemText: string, solution: string): number[] =>
 export const varyResponse = (variantText: string): number[] => response(variantText);
 
 export function parseVary(text: string): RoleParse<{ problem: ParsedProblem }> {
-  if (text.length === 0) return fail('empty');
+  const refused = refuseShape(text);
+  if (refused) return refused;
   const p = readProblem(text);
   return p.ok ? { ok: true, value: { problem: p.value } } : p;
 }
@@ -119,7 +128,8 @@ export const challengeResponse = (questionText: string, gold: number): number[] 
 
 /** `QUESTION#GOLD`: the question is everything before the last '#', the gold after it. */
 export function parseChallenge(text: string): RoleParse<{ question: ParsedProblem; gold: number }> {
-  if (text.length === 0) return fail('empty');
+  const refused = refuseShape(text);
+  if (refused) return refused;
   const at = text.lastIndexOf(ANSWER_MARKER);
   if (at < 0) return fail('missing_marker');
   const gold = readInteger(text.slice(at + 1));
@@ -139,7 +149,8 @@ export function teachResponse(problemText: string, tags: readonly ConceptTag[]):
 
 /** A problem followed by at most three distinct concept tags. */
 export function parseTeach(text: string): RoleParse<{ problem: ParsedProblem; tags: ConceptTag[] }> {
-  if (text.length === 0) return fail('empty');
+  const refused = refuseShape(text);
+  if (refused) return refused;
   const cut = text.indexOf('<');
   const problem = readProblem(cut < 0 ? text : text.slice(0, cut));
   if (!problem.ok) return problem;
@@ -174,7 +185,8 @@ export const proposeResponse = (problemText: string, solution: string): number[]
 
 /** A proposal passes when it parses and its reference solution checks step by step. */
 export function parsePropose(text: string): RoleParse<{ problem: ParsedProblem; steps: Step[]; answer: number }> {
-  if (text.length === 0) return fail('empty');
+  const refused = refuseShape(text);
+  if (refused) return refused;
   const eq = text.indexOf('=');
   if (eq < 0) return fail('missing_trace');
   const problem = readProblem(text.slice(0, eq));
