@@ -4,8 +4,11 @@
 //   - otherwise draws y from the sampling distribution q = softmax(logits[b] / temperature)
 //     restricted to the top-k tokens (topK = 0: off), then to the smallest top-p nucleus of
 //     those (cumulative probability >= topP, at least one token; topP >= 1: off), renormalised;
-//     writes tokens[b, t] = y, logp[b, t] = log q(y), entropy[b, t] = -sum q log q, and sets
-//     done[b] = 1 when y == eos or t - promptLen[b] + 1 >= maxNew.
+//     writes tokens[b, t] = y, logp[b, t] = log pi(y) and entropy[b, t] = -sum pi log pi of the
+//     policy's full temperature-scaled distribution pi = softmax(logits[b] / temperature) (not
+//     of the renormalised nucleus q: the trainer's log pi is the full softmax, so the importance
+//     ratio is exactly 1 before any update, as in veRL and TRL; LOOPS.md section 0 defines the
+//     entropy metric on pi), and sets done[b] = 1 when y == eos or t - promptLen[b] + 1 >= maxNew.
 //   temperature == 0 is greedy: the argmax (lowest index on ties), logp = entropy = 0.
 // Rows whose sequence is done or past Tmax are untouched.
 //
@@ -49,7 +52,8 @@ var<workgroup> zs: array<vec4<f32>, VCAP / 4>;  // scaled logits
 var<workgroup> es: array<vec4<f32>, VCAP / 4>;  // exp(z - max z)
 var<workgroup> maxPart: array<f32, WG>;
 var<workgroup> topKPart: array<f32, WG>;
-var<workgroup> keptPart: array<vec2<f32>, WG>;  // (sum e, sum e (z - max)) over kept tokens
+var<workgroup> keptPart: array<f32, WG>;        // sum e over kept tokens (the draw's mass)
+var<workgroup> fullPart: array<vec2<f32>, WG>;  // (sum e, sum e (z - max)) over every token
 var<workgroup> wMode: u32;
 var<workgroup> cutDraw: atomic<u32>;
 var<workgroup> lastKept: atomic<u32>;
@@ -132,11 +136,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   for (var j = 1u; j < WG; j++) {
     mx = max(mx, maxPart[j]);
   }
+  var full = vec2<f32>(0.0);
   for (var q = tid; q < VCAP / 4u; q += WG) {
     let z4 = zs[q];
     let valid = vec4<u32>(4u * q) + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(p.V);
-    es[q] = select(vec4<f32>(0.0), exp(z4 - mx), valid);
+    let e4 = select(vec4<f32>(0.0), exp(z4 - mx), valid);
+    es[q] = e4;
+    full += vec2<f32>(dot(e4, vec4<f32>(1.0)), dot(e4, select(vec4<f32>(0.0), z4 - mx, valid)));
   }
+  fullPart[tid] = full;
   workgroupBarrier();
 
   var kTop = p.V;
@@ -177,23 +185,22 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
   let thr = p.topP * zK;
   var keep: array<bool, TPT>;
-  var keptSum = vec2<f32>(0.0);
+  var keptSum = 0.0;
   for (var k = 0u; k < nOwn; k++) {
     let i = tid + k * WG;
     // rank 0 is always kept (S = 0), even for a tiny topP
     keep[k] = i < p.V && rank[k] < kTop && (p.topP >= 1.0 || excl[k] < thr || rank[k] == 0u);
     if (keep[k]) {
-      keptSum += vec2<f32>(eAt(i), eAt(i) * (zAt(i) - mx));
+      keptSum += eAt(i);
     }
   }
   keptPart[tid] = keptSum;
   workgroupBarrier();
 
-  var kept = vec2<f32>(0.0);
+  var zn = 0.0;
   for (var j = 0u; j < WG; j++) {
-    kept += keptPart[j];
+    zn += keptPart[j];
   }
-  let zn = kept.x;
   let bits = philox4x32(vec4<u32>(t, b, 0u, 0u), vec2<u32>(p.seed, 0u));
   let u = f32(bits.x >> 8u) * (1.0 / 16777216.0);
   let goal = u * zn;
@@ -220,11 +227,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   for (var k = 0u; k < nOwn; k++) {
     let i = tid + k * WG;
     if (i < p.V && rank[k] == pick) {
-      // q_i = e_i / zn; H = log zn - sum_kept e (z - max) / zn
-      let logZ = log(zn);
+      // pi_i = e_i / Z over every token; H = log Z - sum e (z - max) / Z
+      var all = vec2<f32>(0.0);
+      for (var j = 0u; j < WG; j++) {
+        all += fullPart[j];
+      }
+      let logZ = log(all.x);
       tokens[row] = i;
       logp[row] = select((zAt(i) - mx) - logZ, 0.0, greedy);
-      entropy[row] = select(logZ - kept.y / zn, 0.0, greedy);
+      entropy[row] = select(logZ - all.y / all.x, 0.0, greedy);
       if (i == p.eos || t - promptLen[b] + 1u >= p.maxNew) {
         done[b] = 1u;
       }

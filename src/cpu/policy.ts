@@ -13,7 +13,7 @@ import { geluForwardRef, layernormForwardRef } from '../reference/layers';
 import { matmulForwardRef, matmulRef } from '../reference/matmul';
 import { residualForwardRef } from '../reference/elementwise';
 import {
-  attentionDecodeRef, drawRef, encoderDecodeRef, entropyRef, kvCacheWriteRef, sampleUniformRef, samplingDistributionRef, sortedOrderRef,
+  attentionDecodeRef, drawTokenRef, encoderDecodeRef, entropyRef, kvCacheWriteRef, policyDistributionRef,
   type DecodeDimsRef,
 } from '../reference/decode';
 import { breathe } from './breathe';
@@ -185,11 +185,12 @@ export class CpuDecoder implements SamplingDecoder {
       const logits = seq.step(row, s);
       const t = s + 1;
       if (t < P) continue;
-      const q = samplingDistributionRef(logits, o.temperature, o.topK, o.topP);
-      const y = o.temperature === 0 ? sortedOrderRef(logits)[0] : drawRef(logits, q, sampleUniformRef(o.seed, b, t));
+      const y = drawTokenRef(logits, o, b, t);
       row[t] = y;
-      gen.logp[b * Tmax + t] = Math.log(q[y]);
-      gen.entropy[b * Tmax + t] = entropyRef(q);
+      // log π and H of the full temperature-scaled distribution, as the GPU sampler reports them
+      const pi = policyDistributionRef(logits, o.temperature);
+      gen.logp[b * Tmax + t] = o.temperature === 0 ? 0 : Math.log(pi[y]);
+      gen.entropy[b * Tmax + t] = o.temperature === 0 ? 0 : entropyRef(pi);
       n++;
       if (y === o.eosToken) return { n, finished: true };
       if (n >= o.maxNew) break;

@@ -122,6 +122,15 @@ export function samplingDistributionRef(logits: Arr, temperature: number, topK: 
   return q;
 }
 
+/**
+ * The policy's distribution π = softmax(logits / temperature) over every token, before top-k and
+ * top-p: what the sampler reports log π and the entropy of (the trainer's log π is this one, so
+ * the importance ratio is 1 before any update). temperature 0: the greedy one-hot.
+ */
+export function policyDistributionRef(logits: Arr, temperature: number): Float64Array {
+  return samplingDistributionRef(logits, temperature, 0, 1);
+}
+
 /** -sum q log q (0 log 0 = 0). */
 export function entropyRef(q: Arr): number {
   let h = 0;
@@ -169,6 +178,12 @@ export function drawRef(logits: Arr, q: Arr, u: number): number {
   return last;
 }
 
+/** The token the sampler draws for sequence b at position t: from the top-k / top-p distribution, greedy at temperature 0. */
+export function drawTokenRef(logits: Arr, o: { temperature: number; topK: number; topP: number; seed: number }, b: number, t: number): number {
+  if (o.temperature === 0) return sortedOrderRef(logits)[0];
+  return drawRef(logits, samplingDistributionRef(logits, o.temperature, o.topK, o.topP), sampleUniformRef(o.seed, b, t));
+}
+
 export interface SampleStateRef {
   tokens: Uint32Array; // (B, Tmax)
   promptLen: Uint32Array; // (B)
@@ -195,11 +210,11 @@ export function sampleStepRef(
       continue;
     }
     const z = Array.prototype.slice.call(logits, b * d.V, (b + 1) * d.V) as number[];
-    const q = samplingDistributionRef(z, o.temperature, o.topK, o.topP);
-    const y = o.temperature === 0 ? sortedOrderRef(z)[0] : drawRef(z, q, sampleUniformRef(o.seed, b, t));
+    const y = drawTokenRef(z, o, b, t);
     st.tokens[row] = y;
-    st.logp[row] = Math.log(q[y]);
-    st.entropy[row] = entropyRef(q);
+    const pi = policyDistributionRef(z, o.temperature);
+    st.logp[row] = o.temperature === 0 ? 0 : Math.log(pi[y]);
+    st.entropy[row] = o.temperature === 0 ? 0 : entropyRef(pi);
     if (y === o.eosToken || t - st.promptLen[b] + 1 >= o.maxNew) st.done[b] = 1;
   }
 }

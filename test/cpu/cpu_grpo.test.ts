@@ -35,12 +35,12 @@ const STEP_KEYS = [
 ].sort();
 
 /** log π(y_t) of each response token under the policy at temperature 1 (what the sampler would report with top-p 1). */
-function responseLogp(policy: CpuPolicy, prompt: number[], response: number[]): number[] {
+function responseLogp(policy: CpuPolicy, prompt: number[], response: number[], temperature = 1): number[] {
   const seq = [...prompt, ...response];
   const T = seq.length;
   const targets = new Uint32Array(T);
   for (let t = 0; t + 1 < T; t++) targets[t] = seq[t + 1];
-  const fw = gptForwardRef(cfg, table, policy.params, { B: 1, T, tokens: seq, targets, w: new Float64Array(T) });
+  const fw = gptForwardRef(cfg, table, policy.params, { B: 1, T, tokens: seq, targets, w: new Float64Array(T), temperature });
   return response.map((_, j) => fw.logp[prompt.length - 1 + j]);
 }
 
@@ -62,11 +62,15 @@ describe('CPU policy', () => {
     expectClose('decode vs forward logits', decoded, full, { atol: 1e-12, rtol: 1e-10 });
   });
 
-  it('samples with the log-probs the training forward computes (ρ ≡ 1), deterministically per seed', async () => {
+  it.each([
+    { temperature: 1, topK: 0, topP: 1 },
+    { temperature: 1, topK: 0, topP: 0.7 },
+    { temperature: 0.8, topK: 4, topP: 0.9 },
+  ])('samples with the log-probs the training forward computes (ρ ≡ 1, whatever top-k / top-p keep), deterministically per seed: %o', async (sampling) => {
     const policy = new CpuPolicy(cfg, init);
     const decoder = policy.decoder({ B: 4, Tmax: cfg.nPositions });
     const prompts = [{ prompt: solvePrompt('1+2'), payload: 3 }, { prompt: solvePrompt('4*5'), payload: 20 }];
-    const opts = { groupSize: 2, role: 'solve' as const, groupIdBase: 0, seed: 5, temperature: 1, topK: 0, topP: 1, eosToken: EOS, maxNew: 10 };
+    const opts = { groupSize: 2, role: 'solve' as const, groupIdBase: 0, seed: 5, ...sampling, eosToken: EOS, maxNew: 10 };
     const a = await rollout(decoder, prompts, opts, () => ({ reward: 0, text: '' }));
     const b = await rollout(decoder, prompts, opts, () => ({ reward: 0, text: '' }));
     expect(a.map((t) => t.responseTokens)).toEqual(b.map((t) => t.responseTokens));
@@ -74,7 +78,7 @@ describe('CPU policy', () => {
       expect(tr.responseTokens.length).toBeGreaterThan(0);
       expect(tr.responseTokens.length).toBeLessThanOrEqual(10);
       expect(tr.truncated).toBe(tr.responseTokens[tr.responseTokens.length - 1] !== EOS);
-      expectClose('sampling logp vs forward logp', tr.oldLogp, responseLogp(policy, tr.promptTokens as number[], tr.responseTokens as number[]), { atol: 1e-6, rtol: 1e-6 }); // float32 storage
+      expectClose('sampling logp vs forward logp', tr.oldLogp, responseLogp(policy, tr.promptTokens as number[], tr.responseTokens as number[], sampling.temperature), { atol: 1e-6, rtol: 1e-6 }); // float32 storage
     }
   });
 });

@@ -25,15 +25,20 @@ describe('GRPO on the tiny policy', () => {
     gpu = await testGpu();
   });
 
-  it('one update changes every parameter tensor; with μ = 1 the ratio is 1 and nothing is clipped', async () => {
-    const rl = resolveRlConfig('grpo');
+  it.each([
+    { temperature: 1, topK: 0, topP: 1 },
+    { temperature: 1, topK: 0, topP: 0.7 },
+    { temperature: 0.7, topK: 5, topP: 1 },
+    { temperature: 1.3, topK: 8, topP: 0.8 },
+  ])('one update changes every parameter tensor; with μ = 1 the ratio is 1 and nothing is clipped, whatever the sampler keeps: %o', async (sampling) => {
+    const rl = resolveRlConfig('grpo', { temperature: sampling.temperature });
     const trainer = await PolicyTrainer.create(gpu, cfg, init, rl, { rows: 8, T: cfg.nPositions });
     trainer.model.setHyper({ lr: 1e-3, weightDecay: 0 });
     const decoder = await Decoder.create(gpu, cfg, table, trainer.model.params, { B: 8, Tmax: cfg.nPositions });
     let i = 0;
     // alternating rewards inside each group: every group has signal
     const trajs = await rollout(decoder, [{ prompt: solvePrompt('1+2'), payload: 3 }, { prompt: solvePrompt('4*5'), payload: 20 }],
-      { groupSize: 4, role: 'solve', groupIdBase: 0, seed: 5, temperature: 1, topK: 0, topP: 1, eosToken: EOS, maxNew: 12 },
+      { groupSize: 4, role: 'solve', groupIdBase: 0, seed: 5, ...sampling, eosToken: EOS, maxNew: 12 },
       () => ({ reward: i++ % 2, text: '' }));
     const before = await trainer.model.readParams();
     const stats = await trainer.train(trajs);
@@ -45,7 +50,9 @@ describe('GRPO on the tiny policy', () => {
     expect(unchanged).toEqual([]);
     expect(stats.optimiserSteps).toBe(1);
     expect(stats.rejectedSteps).toBe(0);
-    // sampler (KV cache) and training forward agree to float32 rounding
+    // sampler (KV cache) and training forward agree to float32 rounding: the sampler's log π is
+    // the full temperature-scaled softmax's, not the renormalised nucleus's (which made the
+    // ratio the nucleus mass: 58 % of tokens clipped at top-p 0.7 before this was fixed)
     expect(Math.abs(stats.metrics['ratio/mean'] - 1)).toBeLessThan(1e-3);
     expect(stats.metrics['clip_ratio/region_mean']).toBe(0);
   });

@@ -6,6 +6,7 @@ import { asRef, type Dispatch, type Gpu } from '../../src/gpu/runtime';
 import { createDecodeBuffers, decodeAdvance, sampleStep, type DecodeBuffers, type DecodeDims, type SampleOpts } from '../../src/gpu/ops/decode';
 import {
   entropyRef,
+  policyDistributionRef,
   philox4x32Ref,
   sampleStepRef,
   sampleUniformRef,
@@ -180,8 +181,10 @@ describe('sample_step distribution', () => {
       const y = got.tokens[b * Tmax + 3];
       expect(q[y], `sequence ${b} drew token ${y} outside the support`).toBeGreaterThan(0);
       // f32 softmax over up to 1000 logits of magnitude ~10
-      expectClose(`logp b=${b}`, [got.logp[b * Tmax + 3]], [Math.log(q[y])], { atol: 2e-5, rtol: 1e-5 });
-      expectClose(`entropy b=${b}`, [got.entropy[b * Tmax + 3]], [entropyRef(q)], { atol: 2e-5, rtol: 1e-5 });
+      // log π and H of the full temperature-scaled distribution, whatever top-k / top-p drew from
+      const pi = policyDistributionRef(row, temperature);
+      expectClose(`logp b=${b}`, [got.logp[b * Tmax + 3]], [Math.log(pi[y])], { atol: 2e-5, rtol: 1e-5 });
+      expectClose(`entropy b=${b}`, [got.entropy[b * Tmax + 3]], [entropyRef(pi)], { atol: 2e-5, rtol: 1e-5 });
       // the same uniform through the reference's inverse CDF gives the same token unless it
       // lies within f32 rounding of a cumulative boundary
       const u = sampleUniformRef(opts.seed, b, 3);
