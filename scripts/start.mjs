@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // `npm start`: build the app if dist/ is missing or older than its sources, then serve dist/
 // with `vite preview` on http://localhost:$PORT (default 5173). Uses only the project's own
-// dependencies, so it works right after `npm install`.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+// dependencies, so it works right after `npm install`. Every response carries the page's
+// Content-Security-Policy as a header too (only a header can forbid framing) and nosniff.
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, preview } from 'vite';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -37,6 +38,43 @@ function parsePort(raw) {
   return port;
 }
 
+const META_CSP = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/i;
+
+/**
+ * The headers every response carries. The policy is the one in the page's meta tag, read from
+ * the built index.html so the two cannot drift apart (the worker, onnxruntime's wasm and blob:
+ * images are allowed there), plus `frame-ancestors 'none'`, which a meta tag cannot set.
+ */
+export function securityHeaders(indexHtml) {
+  const meta = META_CSP.exec(indexHtml);
+  if (!meta) throw new Error('the built index.html has no Content-Security-Policy meta tag to send as a header');
+  return {
+    'Content-Security-Policy': `${meta[1]}; frame-ancestors 'none'`,
+    'X-Content-Type-Options': 'nosniff',
+  };
+}
+
+/** A plugin that sets the headers before any other middleware answers, 404s included. */
+function securityHeadersPlugin(headers) {
+  const setHeaders = (_req, res, next) => {
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    next();
+  };
+  return { name: 'rlvr-security-headers', configurePreviewServer: (server) => void server.middlewares.use(setHeaders) };
+}
+
+/** Serves `root`/dist with `vite preview`; `configFile: false` skips root's vite.config (tests). */
+export async function serve({ root, port, configFile }) {
+  const headers = securityHeaders(readFileSync(path.join(root, 'dist', 'index.html'), 'utf8'));
+  return preview({
+    root,
+    configFile,
+    logLevel: 'warn',
+    plugins: [securityHeadersPlugin(headers)],
+    preview: { port, host: 'localhost', strictPort: true, open: false },
+  });
+}
+
 async function main() {
   const port = parsePort(process.env.PORT);
   const reason = buildReason();
@@ -46,7 +84,7 @@ async function main() {
   } else {
     console.log('rlvr-lab: dist/ is up to date, skipping the build');
   }
-  const server = await preview({ root: ROOT, logLevel: 'warn', preview: { port, host: 'localhost', strictPort: true, open: false } });
+  const server = await serve({ root: ROOT, port });
   const url = server.resolvedUrls?.local[0] ?? `http://localhost:${port}/`;
   console.log(`\n  RLVR Lab is running at  ${url}\n  Open it in Chrome or Edge (WebGPU). Press Ctrl+C to stop.\n`);
   const stop = () => server.close().then(() => process.exit(0));
@@ -54,7 +92,11 @@ async function main() {
   process.on('SIGTERM', stop);
 }
 
-main().catch((e) => {
-  console.error(`rlvr-lab: ${e instanceof Error ? e.message : e}`);
-  process.exit(1);
-});
+// Imported by the tests for `serve`; run as a script by `npm start` (import.meta.url is the
+// real path, argv[1] the path as typed, so compare real paths).
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  main().catch((e) => {
+    console.error(`rlvr-lab: ${e instanceof Error ? e.message : e}`);
+    process.exit(1);
+  });
+}

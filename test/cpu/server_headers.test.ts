@@ -1,0 +1,92 @@
+// `npm start`'s server (scripts/start.mjs) against a tiny dist/ in a temporary folder: every
+// response carries the page's CSP as a header (plus frame-ancestors 'none') and nosniff, and
+// nothing outside dist/ can be read.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PreviewServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serve } from '../../scripts/start.mjs';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SECRET = 'outside-dist-secret-5f3a';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, 'localhost', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A GET with the path sent exactly as written (fetch would normalise `..` away). */
+function get(url: URL, rawPath: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: rawPath, headers: { accept: 'text/html,*/*' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const metaCsp = (html: string) => /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1];
+
+describe('npm start serves like a careful static host', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rlvr-serve-'));
+  const indexHtml = readFileSync(join(ROOT, 'index.html'), 'utf8');
+  let server: PreviewServer;
+  let base: URL;
+
+  beforeAll(async () => {
+    mkdirSync(join(dir, 'dist', 'assets'), { recursive: true });
+    writeFileSync(join(dir, 'dist', 'index.html'), indexHtml);
+    writeFileSync(join(dir, 'dist', 'assets', 'app.js'), 'export {};\n');
+    writeFileSync(join(dir, 'secret.txt'), SECRET);
+    writeFileSync(join(dir, 'package.json'), `{"secret":"${SECRET}"}`);
+    server = await serve({ root: dir, port: await freePort(), configFile: false });
+    base = new URL(server.resolvedUrls?.local[0] ?? '');
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends the meta tag\'s CSP as a header, plus frame-ancestors \'none\' and nosniff, on every response', async () => {
+    const csp = metaCsp(indexHtml);
+    expect(csp).toContain("script-src 'self' 'wasm-unsafe-eval'");
+    for (const path of ['/', '/index.html', '/assets/app.js', '/assets/missing.js', '/no/such/page']) {
+      const r = await get(base, path);
+      expect(r.headers['content-security-policy'], path).toBe(`${csp}; frame-ancestors 'none'`);
+      expect(r.headers['x-content-type-options'], path).toBe('nosniff');
+    }
+    expect((await get(base, '/assets/app.js')).body).toBe('export {};\n');
+  });
+
+  it('refuses every path that leads out of dist/', async () => {
+    const attempts = [
+      '/../secret.txt', '/%2e%2e/secret.txt', '/..%2fsecret.txt', '/%2e%2e%2fsecret.txt', '/assets/../../secret.txt',
+      '/assets/%2e%2e/%2e%2e/secret.txt', '//../secret.txt', '/..%5csecret.txt', '/..\\secret.txt', '/../package.json',
+      `/@fs${join(dir, 'secret.txt')}`, `/${join(dir, 'secret.txt')}`,
+    ];
+    for (const path of attempts) {
+      const r = await get(base, path);
+      expect(r.body, path).not.toContain(SECRET);
+    }
+  });
+});
