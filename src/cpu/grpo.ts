@@ -8,7 +8,7 @@ import { rollout } from '../rl/rollout';
 import { evaluateWith } from '../eval/evaluate';
 import { loadSet, makeRng } from '../world/index';
 import { grpoCheckpointDue, type GrpoConfig, type GrpoResumePoint, type LoopControls } from '../loops/grpo';
-import { applyKnobs, evalEvent, evalOptions, samplesEvent, stepMetrics, stepRollout } from '../loops/grpo_step';
+import { applyKnobs, evalEvent, evalOptions, samplesEvent, sampleStep, stepMetrics } from '../loops/grpo_step';
 import type { LoopEvent } from '../loops/events';
 import { breathe } from './breathe';
 import { CpuPolicy } from './policy';
@@ -27,7 +27,7 @@ export async function* runGrpoCpu(cfg: GPTConfig, init: Float32Array, config: Gr
   const train = loadSet(c.trainSet).slice(0, c.trainProblems);
   const evalProblems = loadSet(c.evalSet).slice(0, c.evalProblems).map((p, i) => ({ id: i, text: p.text, answer: p.answer }));
   const policy = new CpuPolicy(cfg, init);
-  const trainer = new CpuTrainer(policy, c.rl);
+  const trainer = new CpuTrainer(policy, c.rl, c.maxNewTokens);
   trainer.setHyper({ lr: c.lr, weightDecay: c.weightDecay });
   if (resume) trainer.loadOptimiserState(resume.optimiser);
   const decoder = policy.decoder({ B: Math.min(64, c.problemsPerStep * c.groupSize), Tmax: cfg.nPositions });
@@ -54,13 +54,13 @@ export async function* runGrpoCpu(cfg: GPTConfig, init: Float32Array, config: Gr
       trainer.setHyper({ lr: c.lr });
     }
     const t0 = performance.now();
-    const r = stepRollout(c, step, train, rand);
-    const trajs = await rollout(decoder, r.prompts, r.opts, r.reward);
+    const sampled = await sampleStep(c, step, train, rand, (r) => rollout(decoder, r.prompts, r.opts, r.reward));
+    const trajs = sampled.train;
     if (c.rl.beta > 0 && !reference) reference = new CpuReferencePolicy(cfg, referenceBase, c.rl.temperature);
     reference?.setTemperature(c.rl.temperature);
     const stats = await trainer.train(reference ? await reference.annotate(trajs) : trajs);
-    yield { type: 'step', step, seconds: (performance.now() - t0) / 1000, metrics: stepMetrics(trajs, stats, c, trainer.hyperparameters.lr) };
-    if (c.samplesPerStep > 0) yield samplesEvent(c, step, trajs);
+    yield { type: 'step', step, seconds: (performance.now() - t0) / 1000, metrics: stepMetrics(sampled, stats, c, trainer.hyperparameters.lr) };
+    if (c.samplesPerStep > 0) yield samplesEvent(c, step, sampled.all);
     if ((c.evalEvery > 0 && step % c.evalEvery === 0) || step === c.steps) yield await evaluate(step);
     if (grpoCheckpointDue(c, step)) {
       yield checkpoint(step);

@@ -7,7 +7,7 @@ import type { PgHyper, PgMetrics } from '../gpu/ops/pg';
 import type { OptimiserState } from '../loops/events';
 import { DEFAULT_ADAMW } from '../model/gpt';
 import { decayFlags } from '../model/params';
-import { pgHyperOf, type RlCoreConfig } from '../rl/config';
+import { constantNormOf, pgHyperOf, type RlCoreConfig } from '../rl/config';
 import { prepareUpdate, type TrainStats } from '../rl/trainer';
 import { packBatch, type PackedBatch, type Trajectory } from '../rl/trajectory';
 import { gptBackwardRef, gptForwardRef } from '../reference/gpt';
@@ -16,6 +16,7 @@ import { adamwRef, gradNormSqRef } from '../reference/optim';
 import { pgLossRef } from '../reference/pg';
 import { PAD } from '../world/tokenizer';
 import { breathe } from './breathe';
+import { combineUpdateMetrics, type OptimiserStepMetrics } from '../rl/update_metrics';
 import type { CpuPolicy } from './policy';
 
 export interface PgGradients {
@@ -58,7 +59,8 @@ export class CpuTrainer {
   private hyper: AdamWHyper = { ...DEFAULT_ADAMW };
   private stepCount = 0;
 
-  constructor(readonly policy: CpuPolicy, private rl: RlCoreConfig) {
+  /** `maxNewTokens`: the longest response, constant_norm's L_max unless the config sets one */
+  constructor(readonly policy: CpuPolicy, private rl: RlCoreConfig, private readonly maxNewTokens: number) {
     const n = policy.table.totalFloats;
     this.m = new Float64Array(n);
     this.v = new Float64Array(n);
@@ -101,12 +103,12 @@ export class CpuTrainer {
     const { kept, stats } = prepareUpdate(trajs, rl);
     if (kept.length === 0) return stats;
     const perMini = Math.ceil(kept.length / rl.miniBatches);
-    const sums: Record<string, number> = {};
+    const parts: OptimiserStepMetrics[] = [];
     for (let epoch = 0; epoch < rl.epochs; epoch++) {
       for (let i = 0; i < kept.length; i += perMini) {
         const mini = kept.slice(i, i + perMini);
         const packed = packBatch(mini, {
-          T: positionsNeeded(mini), aggregation: rl.aggregation, constantNormTokens: rl.constantNormTokens, maskTruncated: rl.maskTruncated, padToken: PAD,
+          T: positionsNeeded(mini), aggregation: rl.aggregation, constantNormTokens: constantNormOf(rl, this.maxNewTokens), maskTruncated: rl.maskTruncated, padToken: PAD,
         });
         // the KL estimator only with reference log-probs; β > 0 without them throws what to change (as the GPU head)
         const g = pgGradients(this.policy, packed, pgHyperOf(rl, packed.refLogp !== null), rl.temperature);
@@ -114,11 +116,11 @@ export class CpuTrainer {
         const status = adamwRef(this.policy.params, this.m, this.v, g.grads, this.flags, g.normSq, { ...this.hyper, step: this.stepCount });
         if (status !== 0) stats.rejectedSteps++;
         stats.optimiserSteps++;
-        for (const [k, v] of Object.entries({ ...g.metrics, grad_norm: Math.sqrt(g.normSq) })) sums[k] = (sums[k] ?? 0) + v;
+        parts.push({ ...g.metrics, grad_norm: Math.sqrt(g.normSq) });
         await breathe();
       }
     }
-    for (const [k, v] of Object.entries(sums)) stats.metrics[k] = v / stats.optimiserSteps;
+    stats.metrics = combineUpdateMetrics(parts, rl.epochs);
     return stats;
   }
 }

@@ -12,7 +12,7 @@ import { evaluateSet } from '../eval/evaluate';
 import { loadSet, makeRng } from '../world/index';
 import type { GrpoConfig } from './grpo_config';
 import type { LoopEvent, OptimiserState } from './events';
-import { applyKnobs, evalEvent, evalOptions, samplesEvent, stepMetrics, stepRollout, type LiveKnobs } from './grpo_step';
+import { applyKnobs, evalEvent, evalOptions, samplesEvent, sampleStep, stepMetrics, type LiveKnobs } from './grpo_step';
 
 export { GRPO_DEFAULTS, GRPO_FIELDS, validateGrpoConfig, type GrpoConfig } from './grpo_config';
 
@@ -61,7 +61,7 @@ export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, con
   const train = loadSet(c.trainSet).slice(0, c.trainProblems);
   const evalProblems = loadSet(c.evalSet).slice(0, c.evalProblems).map((p, i) => ({ id: i, text: p.text, answer: p.answer }));
   const rows = Math.ceil((c.problemsPerStep * c.groupSize) / c.rl.miniBatches);
-  const trainer = await PolicyTrainer.create(gpu, cfg, init, c.rl, { rows, T: cfg.nPositions });
+  const trainer = await PolicyTrainer.create(gpu, cfg, init, c.rl, { rows, T: cfg.nPositions, maxNewTokens: c.maxNewTokens });
   trainer.model.setHyper({ lr: c.lr, weightDecay: c.weightDecay });
   const decoder = await Decoder.create(gpu, cfg, table, trainer.model.params, { B: Math.min(64, c.problemsPerStep * c.groupSize), Tmax: cfg.nPositions });
   const model = { cfg, table, params: trainer.model.params };
@@ -93,13 +93,13 @@ export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, init: Float32Array, con
         trainer.model.setHyper({ lr: c.lr });
       }
       const t0 = performance.now();
-      const r = stepRollout(c, step, train, rand);
-      const trajs = await rollout(decoder, r.prompts, r.opts, r.reward);
+      const sampled = await sampleStep(c, step, train, rand, (r) => rollout(decoder, r.prompts, r.opts, r.reward));
+      const trajs = sampled.train;
       if (c.rl.beta > 0 && !reference) reference = await ReferencePolicy.create(gpu, cfg, referenceBase, { rows, T: cfg.nPositions }, c.rl.temperature);
       if (reference) reference.setTemperature(c.rl.temperature);
       const stats = await trainer.train(reference ? await reference.annotate(trajs) : trajs);
-      yield { type: 'step', step, seconds: (performance.now() - t0) / 1000, metrics: stepMetrics(trajs, stats, c, trainer.model.hyperparameters.lr) };
-      if (c.samplesPerStep > 0) yield samplesEvent(c, step, trajs);
+      yield { type: 'step', step, seconds: (performance.now() - t0) / 1000, metrics: stepMetrics(sampled, stats, c, trainer.model.hyperparameters.lr) };
+      if (c.samplesPerStep > 0) yield samplesEvent(c, step, sampled.all);
       if ((c.evalEvery > 0 && step % c.evalEvery === 0) || step === c.steps) yield await evaluate(step);
       if (grpoCheckpointDue(c, step)) {
         yield await checkpoint(step);

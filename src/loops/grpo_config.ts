@@ -55,6 +55,9 @@ export function validateGrpoConfig(obj: unknown, where = 'grpo'): GrpoConfig {
   const { rl, ...rest } = obj;
   const base = validateFields(rest, GRPO_FIELDS, where, GRPO_DEFAULTS);
   const rlc = validateRlConfig(rl ?? {}, `${where}.rl`, resolveRlConfig('grpo'));
+  if (rlc.advantage === 'external') {
+    throw new ConfigError(`${where}.rl.advantage = external: the grpo loop computes its advantages from rewards (group_std, none or batch_std); external advantages come from a loop that supplies them (datpo)`);
+  }
   const perStep = base.problemsPerStep * base.groupSize;
   if (rlc.miniBatches > perStep) throw new ConfigError(`${where}.rl.miniBatches = ${rlc.miniBatches} exceeds the ${perStep} trajectories per step; lower it or raise problemsPerStep`);
   // β ≥ 0 and a KL estimator (klType, an enum with no null) come from the RL core's fields; with

@@ -130,6 +130,16 @@ export function diffFromDefaults(c: RlCoreConfig, base: RlCoreConfig = DEFAULT_R
   return Object.fromEntries(KEYS.filter((k) => c[k] !== base[k]).map((k) => [k, c[k]])) as Partial<RlCoreConfig>;
 }
 
+/**
+ * L_max of constant_norm: the config's constantNormTokens, or (null, the default) the loop's
+ * longest response, maxNewTokens, as Dr. GRPO and SPICE normalise by the generation budget.
+ */
+export function constantNormOf(c: Pick<RlCoreConfig, 'constantNormTokens'>, maxNewTokens: number): number {
+  const l = c.constantNormTokens ?? maxNewTokens;
+  if (!Number.isInteger(l) || l < 1) throw new ConfigError(`constant_norm needs L_max ≥ 1: constantNormTokens = ${c.constantNormTokens}, maxNewTokens = ${maxNewTokens}`);
+  return l;
+}
+
 /** The loss kernel's scalars; `hasReference` says whether this batch carries refLogp. */
 export function pgHyperOf(c: RlCoreConfig, hasReference: boolean): PgHyper {
   if (c.beta > 0 && !hasReference) throw new ConfigError(`beta = ${c.beta} needs reference log-probs in the batch; compute refLogp or set beta to 0`);

@@ -8,11 +8,12 @@ import { assignAdvantages } from './advantages';
 import { filterZeroVariance } from './filter';
 import { makePgLossHead, type PgLossHead } from './loss_head';
 import { packBatch, type Trajectory } from './trajectory';
-import { pgHyperOf, type RlCoreConfig } from './config';
+import { constantNormOf, pgHyperOf, type RlCoreConfig } from './config';
 import { PAD } from '../world/tokenizer';
+import { combineUpdateMetrics, type OptimiserStepMetrics } from './update_metrics';
 
 export interface TrainStats {
-  /** mean over the mini-batch steps of each pg metric (loss, clip_ratio/*, kl, entropy, ...) */
+  /** the update's loss-head metrics over its optimiser steps (rl/update_metrics.ts) */
   metrics: Record<string, number>;
   keptGroups: number;
   droppedGroups: number;
@@ -43,17 +44,20 @@ export function prepareUpdate(trajs: readonly Trajectory[], rl: RlCoreConfig): {
 }
 
 export class PolicyTrainer {
-  private constructor(readonly model: GPT, private readonly head: PgLossHead, private rl: RlCoreConfig) {}
+  private constructor(readonly model: GPT, private readonly head: PgLossHead, private rl: RlCoreConfig, private readonly maxNewTokens: number) {}
 
-  /** A trainable policy of at most `rows` trajectories per mini-batch, each ≤ T tokens. */
-  static async create(gpu: Gpu, cfg: GPTConfig, init: Float32Array, rl: RlCoreConfig, shape: { rows: number; T: number }, opts: GPTOptions = {}): Promise<PolicyTrainer> {
+  /**
+   * A trainable policy of at most `rows` trajectories per mini-batch, each ≤ T tokens, whose
+   * responses are at most `maxNewTokens` long (constant_norm's L_max unless the config sets one).
+   */
+  static async create(gpu: Gpu, cfg: GPTConfig, init: Float32Array, rl: RlCoreConfig, shape: { rows: number; T: number; maxNewTokens: number }, opts: GPTOptions = {}): Promise<PolicyTrainer> {
     // the head takes the KL estimator whenever a batch carries refLogp and drops it when none
     // does (a batch without refLogp under β > 0 is refused there, saying what to change)
     const head = makePgLossHead(gpu, { B: shape.rows, T: shape.T }, pgHyperOf(rl, true));
     const model = await GPT.create(gpu, cfg, init, { B: shape.rows, T: shape.T }, { ...opts, lossHead: head.lossHead });
     model.setTemperature(rl.temperature);
     model.setHyper({ maxGradNorm: rl.maxGradNorm });
-    return new PolicyTrainer(model, head, rl);
+    return new PolicyTrainer(model, head, rl, shape.maxNewTokens);
   }
 
   destroy(): void {
@@ -76,12 +80,12 @@ export class PolicyTrainer {
     const rows = this.model.B;
     const perMini = Math.ceil(kept.length / rl.miniBatches);
     if (perMini > rows) throw new Error(`a mini-batch of ${perMini} trajectories exceeds the trainer's ${rows} rows; raise miniBatches or the trainer size`);
-    const sums: Record<string, number> = {};
+    const parts: OptimiserStepMetrics[] = [];
     for (let epoch = 0; epoch < rl.epochs; epoch++) {
       for (let i = 0; i < kept.length; i += perMini) {
         const mini = kept.slice(i, i + perMini);
         const packed = packBatch(mini, {
-          T: this.model.T, B: rows, aggregation: rl.aggregation, constantNormTokens: rl.constantNormTokens, maskTruncated: rl.maskTruncated, padToken: PAD,
+          T: this.model.T, B: rows, aggregation: rl.aggregation, constantNormTokens: constantNormOf(rl, this.maxNewTokens), maskTruncated: rl.maskTruncated, padToken: PAD,
         });
         this.model.setBatch(packed.tokens, packed.targets);
         this.head.setBatch(packed);
@@ -89,10 +93,10 @@ export class PolicyTrainer {
         const [m, status, normSq] = await Promise.all([this.head.readMetrics(), this.model.gpu.readU32(this.model.status), this.model.gpu.readF32(this.model.normSq)]);
         if (status[0] !== 0) stats.rejectedSteps++;
         stats.optimiserSteps++;
-        for (const [k, v] of Object.entries({ ...m, grad_norm: Math.sqrt(normSq[0]) })) sums[k] = (sums[k] ?? 0) + v;
+        parts.push({ ...m, grad_norm: Math.sqrt(normSq[0]) });
       }
     }
-    for (const [k, v] of Object.entries(sums)) stats.metrics[k] = v / stats.optimiserSteps;
+    stats.metrics = combineUpdateMetrics(parts, rl.epochs);
     return stats;
   }
 }

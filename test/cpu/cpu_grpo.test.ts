@@ -31,7 +31,7 @@ const STEP_KEYS = [
   'reward', 'reward_std', 'frac_reward_zero_std', 'entropy', 'completions/mean_length', 'completions/clipped_ratio',
   'kept_groups', 'dropped_groups', 'optimiser_steps', 'rejected_steps', 'lr', 'temperature', 'beta', 'entCoef', 'clip_low', 'clip_high',
   'loss', 'loss/pg', 'loss/kl', 'loss/entropy', 'clip_ratio/low_mean', 'clip_ratio/high_mean', 'clip_ratio/region_mean', 'clip_ratio/dual_mean',
-  'kl', 'ratio/mean', 'tokens', 'grad_norm',
+  'kl', 'ratio/mean', 'tokens', 'grad_norm', 'update/entropy', 'gen_batches', 'dynamic_sampling/exhausted',
 ].sort();
 
 /** log π(y_t) of each response token under the policy at temperature 1 (what the sampler would report with top-p 1). */
@@ -131,7 +131,7 @@ describe('CPU GRPO step', () => {
 
   it('one trainer step updates every tensor with AdamW and reports the pg metrics and grad norm', async () => {
     const policy = new CpuPolicy(cfg, init);
-    const trainer = new CpuTrainer(policy, rl);
+    const trainer = new CpuTrainer(policy, rl, 16);
     trainer.setHyper({ lr: 1e-3, weightDecay: 0 });
     const before = policy.params.slice();
     const expected = handGrads(policy, -A / 5, A / 5);
@@ -165,7 +165,7 @@ describe('CPU frozen reference policy', () => {
       const fw = gptForwardRef(cfg, table, policy.params, { B: 1, T: seq.length, tokens: seq, targets, w: new Float64Array(seq.length), temperature: 0.8 });
       expectClose('refLogp', tr.refLogp, Array.from(tr.refLogp, (_, j) => fw.logp[prompt.length - 1 + j]), { atol: 1e-6, rtol: 1e-6 }); // float32 storage
     });
-    const trainer = new CpuTrainer(policy, rl);
+    const trainer = new CpuTrainer(policy, rl, 16);
     trainer.setHyper({ lr: 1e-2, weightDecay: 0 });
     // β > 0 without reference log-probs says what to change
     await expect(trainer.train(trajs)).rejects.toThrow(/compute refLogp or set beta to 0/);

@@ -71,9 +71,9 @@ describe('CPU engine vs GPU engine', () => {
       // alternating rewards inside each group: every group carries signal
       (_gold, response) => ({ reward: i++ % 2, text: answerOf(response).text }),
     );
-    const gpuTrainer = await PolicyTrainer.create(gpu, cfg, init, rl, { rows: 8, T: cfg.nPositions });
+    const gpuTrainer = await PolicyTrainer.create(gpu, cfg, init, rl, { rows: 8, T: cfg.nPositions, maxNewTokens: 24 });
     gpuTrainer.model.setHyper({ lr: 1e-4, weightDecay: 0.1 });
-    const cpuTrainer = new CpuTrainer(policy, rl);
+    const cpuTrainer = new CpuTrainer(policy, rl, 24);
     cpuTrainer.setHyper({ lr: 1e-4, weightDecay: 0.1 });
     const onGpu = await gpuTrainer.train(trajs);
     const onCpu = await cpuTrainer.train(trajs);

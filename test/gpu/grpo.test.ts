@@ -32,7 +32,7 @@ describe('GRPO on the tiny policy', () => {
     { temperature: 1.3, topK: 8, topP: 0.8 },
   ])('one update changes every parameter tensor; with μ = 1 the ratio is 1 and nothing is clipped, whatever the sampler keeps: %o', async (sampling) => {
     const rl = resolveRlConfig('grpo', { temperature: sampling.temperature });
-    const trainer = await PolicyTrainer.create(gpu, cfg, init, rl, { rows: 8, T: cfg.nPositions });
+    const trainer = await PolicyTrainer.create(gpu, cfg, init, rl, { rows: 8, T: cfg.nPositions, maxNewTokens: 12 });
     trainer.model.setHyper({ lr: 1e-3, weightDecay: 0 });
     const decoder = await Decoder.create(gpu, cfg, table, trainer.model.params, { B: 8, Tmax: cfg.nPositions });
     let i = 0;
@@ -61,7 +61,7 @@ describe('GRPO on the tiny policy', () => {
     // reward 1 iff the response opens with one of 8 of the 64 tokens (about 1 in 8 at random init)
     const rewarded = new Set([10, 11, 12, 13, 14, 15, 16, 17]);
     const rl = resolveRlConfig('grpo');
-    const trainer = await PolicyTrainer.create(gpu, cfg, init, rl, { rows: 32, T: cfg.nPositions });
+    const trainer = await PolicyTrainer.create(gpu, cfg, init, rl, { rows: 32, T: cfg.nPositions, maxNewTokens: 12 });
     trainer.model.setHyper({ lr: 1e-2, weightDecay: 0 });
     const decoder = await Decoder.create(gpu, cfg, table, trainer.model.params, { B: 32, Tmax: cfg.nPositions });
     const prompts = ['1+2', '4*5', '7-3', '9+9'].map((t) => ({ prompt: solvePrompt(t), payload: 0 }));

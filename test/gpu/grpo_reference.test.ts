@@ -35,7 +35,7 @@ describe('GRPO frozen reference policy', () => {
 
   it('scores as the trainer before any update (KL 0) and as the float64 forward; stays frozen while the KL grows', async () => {
     const rl = resolveRlConfig('grpo', { beta: 0.04, klType: 'k3', temperature: TEMP });
-    const trainer = await PolicyTrainer.create(gpu, cfg, init, rl, { rows: 8, T });
+    const trainer = await PolicyTrainer.create(gpu, cfg, init, rl, { rows: 8, T, maxNewTokens: 10 });
     trainer.model.setHyper({ lr: 1e-2, weightDecay: 0 });
     const reference = await ReferencePolicy.create(gpu, cfg, init, { rows: 8, T }, TEMP);
     const decoder = await Decoder.create(gpu, cfg, table, trainer.model.params, { B: 8, Tmax: T });

@@ -1,0 +1,117 @@
+// The GRPO step's engine-free parts with a scripted sampler (responses and rewards chosen here):
+// DAPO's dynamic sampling draws new problems until the batch holds problemsPerStep informative
+// groups (at most maxGenBatches extra batches) and reports the batches it took; the step
+// metrics keep one meaning per name (`entropy` is the sampling entropy of every rollout, the loss
+// head's is `update/entropy`); reward_std is TRL's (per-group Bessel std, averaged); update
+// metrics are token-weighted across mini-batches.
+import { describe, expect, it } from 'vitest';
+import { sampleStep, stepMetrics, rewardStd, stepRollout, type StepRollout } from '../../src/loops/grpo_step';
+import { validateGrpoConfig } from '../../src/loops/grpo_config';
+import { combineUpdateMetrics, type OptimiserStepMetrics } from '../../src/rl/update_metrics';
+import type { Rollout } from '../../src/rl/rollout';
+import type { TrainStats } from '../../src/rl/trainer';
+import { loadSet, makeRng } from '../../src/world/index';
+
+const train = loadSet('train').slice(0, 64);
+
+/** A scripted sampler: batch k's groups get the reward patterns script[k] (one array per group). */
+function scripted(script: number[][][], entropy = 1) {
+  const calls: StepRollout[] = [];
+  const sample = async (r: StepRollout): Promise<Rollout<number>[]> => {
+    const k = calls.length;
+    calls.push(r);
+    const out: Rollout<number>[] = [];
+    r.prompts.forEach((p, g) => {
+      for (let i = 0; i < r.opts.groupSize; i++) {
+        out.push({
+          role: 'solve', groupId: r.opts.groupIdBase + g, promptTokens: p.prompt, responseTokens: [1, 2], lossMask: [1, 1],
+          oldLogp: [-1, -1], entropy: [entropy * (k + 1), entropy * (k + 1)], reward: script[k][g][i], truncated: false, payload: p.payload, text: '',
+        });
+      }
+    });
+    return out;
+  };
+  return { calls, sample };
+}
+
+const flat = [0, 0, 0, 0];
+const mixed = [1, 0, 0, 1];
+
+describe('dynamic sampling (DAPO) in the GRPO step', () => {
+  const dapo = validateGrpoConfig({ problemsPerStep: 2, groupSize: 4, rl: { filterZeroVariance: true, dynamicSampling: true, maxGenBatches: 3 } });
+
+  it('draws new problems until problemsPerStep informative groups are kept, then trains on the first of them', async () => {
+    const s = scripted([[flat, mixed], [flat, flat], [mixed, mixed]]);
+    const r = await sampleStep(dapo, 1, train, makeRng(1), s.sample);
+    expect(r.genBatches).toBe(3);
+    expect(r.exhausted).toBe(false);
+    expect(r.all.length).toBe(3 * 2 * 4);
+    // batch 0's group 1, then batch 2's group 0 (its group 1 is surplus)
+    expect([...new Set(r.train.map((t) => t.groupId))]).toEqual([1, 4]);
+    // each extra batch draws problems and a sampling seed of its own, and numbers its groups apart
+    expect(new Set(s.calls.map((c) => c.opts.seed)).size).toBe(3);
+    expect(s.calls.map((c) => c.opts.groupIdBase)).toEqual([0, 2, 4]);
+    expect(s.calls[1].prompts.map((p) => p.prompt)).not.toEqual(s.calls[0].prompts.map((p) => p.prompt));
+  });
+
+  it('stops after maxGenBatches extra batches and trains on what it kept, saying so', async () => {
+    const s = scripted([[flat, mixed], [flat, flat], [flat, flat], [flat, flat], [mixed, mixed]]);
+    const r = await sampleStep(dapo, 1, train, makeRng(1), s.sample);
+    expect(r.genBatches).toBe(4); // the first and maxGenBatches = 3 extra
+    expect(r.exhausted).toBe(true);
+    expect([...new Set(r.train.map((t) => t.groupId))]).toEqual([1]);
+  });
+
+  it('is off by default: one batch, every rollout trained on (filtering is the trainer\'s)', async () => {
+    const c = validateGrpoConfig({ problemsPerStep: 2, groupSize: 4 });
+    const s = scripted([[flat, flat]]);
+    const r = await sampleStep(c, 1, train, makeRng(1), s.sample);
+    expect([r.genBatches, r.exhausted, r.train.length, s.calls.length]).toEqual([1, false, 8, 1]);
+  });
+
+  it('keeps batch 0 on the run\'s generator: problemsPerStep draws a step, whatever the extra batches drew', async () => {
+    const a = makeRng(7), b = makeRng(7);
+    await sampleStep(dapo, 1, train, a, scripted([[flat, flat], [flat, flat], [flat, flat], [flat, flat]]).sample);
+    stepRollout(dapo, 1, train, b, 0);
+    expect(a()).toBe(b());
+  });
+});
+
+describe('step metrics', () => {
+  const c = validateGrpoConfig({ problemsPerStep: 2, groupSize: 4, rl: { filterZeroVariance: true, dynamicSampling: true, maxGenBatches: 3 } });
+  const stats: TrainStats = { metrics: { loss: 0.5, entropy: 9, kl: 0, tokens: 8 }, keptGroups: 1, droppedGroups: 0, fracZeroStd: 0.5, trajectories: 4, optimiserSteps: 1, rejectedSteps: 0 };
+
+  it('entropy is the sampling entropy over every rollout; the loss head\'s is update/entropy', async () => {
+    const s = await sampleStep(c, 1, train, makeRng(1), scripted([[flat, flat], [mixed, mixed]], 0.25).sample);
+    const m = stepMetrics(s, stats, c, 1e-4);
+    // batch 0 rollouts have entropy 0.25, batch 1's 0.5: the mean over all 16 is 0.375
+    expect(m.entropy).toBeCloseTo(0.375, 12);
+    expect(m['update/entropy']).toBe(9);
+    expect(m.gen_batches).toBe(2);
+    expect(m['dynamic_sampling/exhausted']).toBe(0);
+    expect(m.reward).toBe(4 / 16);
+  });
+
+  it('reward_std is the mean of each group\'s Bessel std (TRL)', () => {
+    const t = (groupId: number, reward: number) => ({ role: 'solve' as const, groupId, reward });
+    // group 0: 1,0,0,1 → std √(1/3); group 1: all 0 → 0
+    expect(rewardStd([t(0, 1), t(0, 0), t(0, 0), t(0, 1), t(1, 0), t(1, 0), t(1, 0), t(1, 0)])).toBeCloseTo(Math.sqrt(1 / 3) / 2, 12);
+  });
+});
+
+describe('combineUpdateMetrics', () => {
+  const part = (tokens: number, clipLow: number, kl: number, loss: number): OptimiserStepMetrics => ({
+    loss, 'loss/pg': loss, 'loss/kl': 0, 'loss/entropy': 0, 'clip_ratio/low_mean': clipLow, 'clip_ratio/high_mean': 0, 'clip_ratio/region_mean': clipLow,
+    'clip_ratio/dual_mean': 0, kl, entropy: 1, 'ratio/mean': 1, tokens, grad_norm: 2,
+  });
+
+  it('weights token means by tokens, averages losses over optimiser steps, counts one pass of tokens', () => {
+    const m = combineUpdateMetrics([part(30, 0.1, 0.2, 1), part(10, 0.5, 0.6, 3), part(30, 0.1, 0.2, 1), part(10, 0.5, 0.6, 3)], 2);
+    expect(m['clip_ratio/low_mean']).toBeCloseTo((30 * 0.1 + 10 * 0.5) / 40, 12);
+    expect(m['clip_ratio/region_mean']).toBeCloseTo(0.2, 12);
+    expect(m.kl).toBeCloseTo((30 * 0.2 + 10 * 0.6) / 40, 12);
+    expect(m.loss).toBe(2);
+    expect(m.tokens).toBe(40);
+    expect(combineUpdateMetrics([], 1)).toEqual({});
+  });
+});
