@@ -28,6 +28,8 @@ function checkCounts(n: number, c: number, k: number, what: string): void {
  * Unbiased pass@k (Chen et al. 2021): the probability that a random k-subset of the n
  * samples holds at least one of the c correct ones, 1 − C(n−c, k)/C(n, k), evaluated as the
  * product 1 − Π_{i=n−c+1..n} (1 − k/i), which never forms a large binomial.
+ * k > n is an error with a message, a deliberate difference: Chen et al.'s code returns 1 there
+ * (n − c < k holds), which would report pass@k = 1 for a problem never solved.
  */
 export function passAtK(n: number, c: number, k: number): number {
   checkCounts(n, c, k, 'passAtK');

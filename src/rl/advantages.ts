@@ -1,10 +1,15 @@
 // Advantage estimators (LOOPS.md §0). Groups are keyed by role and groupId, so two roles that
 // reuse a groupId never share a baseline; batch_std pools per role, never across roles.
-import type { AdvantageEstimator, RlCoreConfig } from './config';
+import type { AdvantageEstimator, RlCoreConfig, SingletonAdvantage } from './config';
 import type { Trajectory } from './trajectory';
 
 export interface AdvantageOptions {
   estimator: AdvantageEstimator;
+  /**
+   * A group of one: 'zero' (default, TRL) gives A = 0, it has no baseline to compare with;
+   * 'verl' takes veRL's mean 0 and std 1 for it, so A = r (scaled as the estimator scales).
+   */
+  singleton?: SingletonAdvantage;
   /** ε added to the std (group_std, batch_std) */
   eps: number;
   /** n − 1 denominator for the std */
@@ -48,7 +53,9 @@ export function std(xs: readonly number[], bessel: boolean): number {
  *   group_std  A = (r − mean_g)/(std_g + ε)
  *   none       A = r − mean_g                       (Dr. GRPO)
  *   batch_std  A = (r − mean_g)/(std_role + ε), std_role over every reward of the role in the batch
- * A group of size 1 gets A = 0. `external` has nothing to compute: use assignAdvantages.
+ * A group of size 1 gets A = 0 (a deliberate difference from veRL, which gives it mean 0 and
+ * std 1, so A = r; `singleton: 'verl'` does that). `external` has nothing to compute: use
+ * assignAdvantages.
  */
 export function computeAdvantages(trajs: readonly Pick<Trajectory, 'role' | 'groupId' | 'reward'>[], opts: AdvantageOptions): Float64Array {
   if (opts.estimator === 'external') throw new Error("computeAdvantages: estimator 'external' takes the loop's advantages; call assignAdvantages");
@@ -62,10 +69,11 @@ export function computeAdvantages(trajs: readonly Pick<Trajectory, 'role' | 'gro
   }
   for (const idx of groupIndices(trajs).values()) {
     const rewards = idx.map((i) => trajs[i].reward);
-    if (idx.length < 2) continue; // no baseline from one sample: A = 0
-    const m = mean(rewards);
+    const lone = idx.length < 2;
+    if (lone && opts.singleton !== 'verl') continue; // no baseline from one sample: A = 0
+    const m = lone ? 0 : mean(rewards);
     let scale = 1;
-    if (opts.estimator === 'group_std') scale = 1 / (std(rewards, opts.bessel) + opts.eps);
+    if (opts.estimator === 'group_std') scale = 1 / ((lone ? 1 : std(rewards, opts.bessel)) + opts.eps);
     else if (opts.estimator === 'batch_std') scale = 1 / ((roleStd.get(trajs[idx[0]].role) as number) + opts.eps);
     idx.forEach((i, j) => (out[i] = (rewards[j] - m) * scale));
   }
@@ -73,13 +81,13 @@ export function computeAdvantages(trajs: readonly Pick<Trajectory, 'role' | 'gro
 }
 
 /** Copies of the trajectories with `advantage` set by the configured estimator. */
-export function assignAdvantages(trajs: readonly Trajectory[], cfg: Pick<RlCoreConfig, 'advantage' | 'advEps' | 'bessel'>): Trajectory[] {
+export function assignAdvantages(trajs: readonly Trajectory[], cfg: Pick<RlCoreConfig, 'advantage' | 'advEps' | 'bessel'> & Partial<Pick<RlCoreConfig, 'singletonAdvantage'>>): Trajectory[] {
   if (cfg.advantage === 'external') {
     trajs.forEach((tr, i) => {
       if (tr.advantage === undefined) throw new Error(`trajectory ${i} (role ${tr.role}, group ${tr.groupId}): advantage 'external' but the loop supplied none`);
     });
     return trajs.slice();
   }
-  const adv = computeAdvantages(trajs, { estimator: cfg.advantage, eps: cfg.advEps, bessel: cfg.bessel });
+  const adv = computeAdvantages(trajs, { estimator: cfg.advantage, eps: cfg.advEps, bessel: cfg.bessel, singleton: cfg.singletonAdvantage });
   return trajs.map((tr, i) => ({ ...tr, advantage: adv[i] }));
 }

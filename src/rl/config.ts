@@ -8,17 +8,23 @@ export type { Field, FieldSpec } from '../config/fields';
 
 export type AdvantageEstimator = 'group_std' | 'none' | 'batch_std' | 'external';
 export type Aggregation = 'token_mean' | 'seq_mean_token_mean' | 'seq_mean_token_sum' | 'constant_norm';
+/** A group of one response: no baseline (A = 0, ours and TRL's) or veRL's mean 0 and std 1 (A = r). */
+export type SingletonAdvantage = 'zero' | 'verl';
+/** N of the seq_mean_* aggregations: every trajectory (TRL) or only those with a token in the loss (veRL). */
+export type SeqMeanCount = 'all' | 'unmasked';
 
 export interface RlCoreConfig {
   readonly advantage: AdvantageEstimator;
   readonly advEps: number;
   readonly bessel: boolean;
+  readonly singletonAdvantage: SingletonAdvantage;
   readonly clipLow: number;
   readonly clipHigh: number;
   readonly dualClipC: number | null;
   readonly ratioLevel: RatioLevel;
   readonly aggregation: Aggregation;
   readonly constantNormTokens: number | null;
+  readonly seqMeanCount: SeqMeanCount;
   readonly klType: KlType;
   readonly beta: number;
   readonly klClamp: number;
@@ -41,6 +47,11 @@ export const RL_CORE_FIELDS: FieldSpecs<RlCoreConfig> = {
   },
   advEps: { default: 1e-6, type: num(0, { minExclusive: true }), help: 'ε added to the std in group_std and batch_std', paper: '1e-6 (veRL, SvS); 1e-4 (TRL, OpenSIR)' },
   bessel: { default: true, type: { kind: 'boolean' }, help: 'std with the n − 1 (Bessel) denominator', paper: 'true (torch.std)' },
+  singletonAdvantage: {
+    default: 'zero', type: { kind: 'enum', choices: ['zero', 'verl'] },
+    help: 'a group of one response has no baseline: zero gives it A = 0 (it does not train); verl takes mean 0 and std 1 as veRL does, so A = r (a deliberate difference: a lone reward is not an advantage)',
+    paper: 'zero; verl in veRL-based code (SvS)',
+  },
   clipLow: { default: 0.2, type: num(0, { max: 1 }), help: 'ε_low: with A < 0 the ratio is clipped below 1 − ε_low', paper: '0.2' },
   clipHigh: { default: 0.28, type: num(0), help: 'ε_high: with A > 0 the ratio is clipped above 1 + ε_high (clip-higher)', paper: '0.28 (DAPO); 0.2 symmetric in PPO/GRPO' },
   dualClipC: { default: null, type: num(1, { minExclusive: true, nullable: true }), help: 'dual clip for A < 0: the surrogate is capped at −c·A; null = off', paper: '3 (SvS)' },
@@ -50,10 +61,19 @@ export const RL_CORE_FIELDS: FieldSpecs<RlCoreConfig> = {
     help: 'how token losses are summed: token_mean Σℓ/ΣM; seq_mean_token_mean mean over sequences of their token mean; seq_mean_token_sum mean over sequences of their token sum; constant_norm Σℓ/(N·L_max)',
     paper: 'token_mean (DAPO); seq_mean_token_mean (GRPO); constant_norm (Dr. GRPO, SPICE)',
   },
+  seqMeanCount: {
+    default: 'all', type: { kind: 'enum', choices: ['all', 'unmasked'] },
+    help: 'N of seq_mean_token_mean and seq_mean_token_sum: all counts every trajectory of the mini-batch (TRL); unmasked only those with a token in the loss (veRL); they differ when maskTruncated masks whole responses',
+    paper: 'all (TRL); unmasked (veRL)',
+  },
   constantNormTokens: { default: null, type: num(1, { integer: true, nullable: true }), help: 'L_max of constant_norm; null = the loop\'s maxNewTokens', paper: 'maxNewTokens' },
   klType: { default: 'k3', type: { kind: 'enum', choices: ['k1', 'k2', 'k3'] }, help: 'KL estimator to the frozen reference, δ = log π_ref − log π: k1 = −δ, k2 = δ²/2, k3 = e^δ − δ − 1', paper: 'k3 (GRPO, OpenSIR)' },
   beta: { default: 0, type: num(0), help: 'KL coefficient β (0 = no reference model needed)', paper: '0; 0.04 (GRPO); 1e-4 (OpenSIR)' },
-  klClamp: { default: 10, type: num(0, { minExclusive: true }), help: 'δ is clamped to ±klClamp before the estimator (no gradient beyond)', paper: '10' },
+  klClamp: {
+    default: 10, type: num(0, { minExclusive: true }),
+    help: 'δ is clamped to ±klClamp before the estimator (no gradient beyond). A deliberate difference: veRL clamps δ to ±20 and then k3 itself to ±10; TRL does not clamp (a large klClamp, e.g. 1e6, is TRL\'s)',
+    paper: '10',
+  },
   entCoef: { default: 0, type: num(-Infinity), help: 'entropy bonus: the loss gets −entCoef·Σ c·H', paper: '0' },
   epochs: { default: 1, type: num(1, { integer: true }), help: 'μ: passes over each rollout batch; with μ = 1 and one mini-batch ρ ≡ 1 and the clip is inert', paper: '1; 2 (DATPO)' },
   miniBatches: { default: 1, type: num(1, { integer: true }), help: 'optimiser steps per epoch (the batch is split into this many parts)', paper: '1' },

@@ -85,7 +85,7 @@ export class PolicyTrainer {
       for (let i = 0; i < kept.length; i += perMini) {
         const mini = kept.slice(i, i + perMini);
         const packed = packBatch(mini, {
-          T: this.model.T, B: rows, aggregation: rl.aggregation, constantNormTokens: constantNormOf(rl, this.maxNewTokens), maskTruncated: rl.maskTruncated, padToken: PAD,
+          T: this.model.T, B: rows, aggregation: rl.aggregation, constantNormTokens: constantNormOf(rl, this.maxNewTokens), maskTruncated: rl.maskTruncated, seqMeanCount: rl.seqMeanCount, padToken: PAD,
         });
         this.model.setBatch(packed.tokens, packed.targets);
         this.head.setBatch(packed);

@@ -6,7 +6,7 @@
 // P + R − 1 ≤ T positions (its last token is only ever a target). Everything per response
 // token (loss mask, old / reference log-probs, advantage) lands on that position.
 import type { Role } from '../world/tokenizer';
-import type { Aggregation } from './config';
+import type { Aggregation, SeqMeanCount } from './config';
 
 export interface Trajectory {
   role: Role;
@@ -41,6 +41,8 @@ export interface PackOptions {
   constantNormTokens?: number | null;
   /** mask truncated responses out of the loss */
   maskTruncated?: boolean;
+  /** N of the seq_mean_* modes: every trajectory ('all', default, TRL) or those with a token in the loss ('unmasked', veRL) */
+  seqMeanCount?: SeqMeanCount;
   /** token id written at padding positions (never in the loss) */
   padToken?: number;
 }
@@ -63,8 +65,12 @@ export interface PackedBatch {
   responseLength: Int32Array; // (B)
 }
 
-/** c_t of each aggregation mode over a [B, T] mask of rows 0..nSeq−1 (see LOOPS.md §0). */
-export function aggregationCoefs(mask: ArrayLike<number>, dims: { B: number; T: number }, nSeq: number, mode: Aggregation, lMax?: number | null): Float64Array {
+/**
+ * c_t of each aggregation mode over a [B, T] mask of rows 0..nSeq−1 (see LOOPS.md §0). N of the
+ * seq_mean_* modes counts every trajectory, as TRL does; veRL counts only the rows with a token
+ * in the loss (`seqMeanCount: 'unmasked'`), which differs when whole responses are masked.
+ */
+export function aggregationCoefs(mask: ArrayLike<number>, dims: { B: number; T: number }, nSeq: number, mode: Aggregation, lMax?: number | null, seqMeanCount: SeqMeanCount = 'all'): Float64Array {
   const { B, T } = dims;
   const coef = new Float64Array(B * T);
   if (mode === 'constant_norm' && !(typeof lMax === 'number' && lMax >= 1)) {
@@ -74,7 +80,12 @@ export function aggregationCoefs(mask: ArrayLike<number>, dims: { B: number; T: 
   const lengths = new Float64Array(B);
   for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) lengths[b] += mask[b * T + t];
   for (let b = 0; b < B; b++) total += lengths[b];
-  const N = Math.max(nSeq, 1);
+  let counted = nSeq;
+  if (seqMeanCount === 'unmasked') {
+    counted = 0;
+    for (let b = 0; b < nSeq; b++) if (lengths[b] > 0) counted++;
+  }
+  const N = Math.max(counted, 1);
   for (let b = 0; b < B; b++) {
     let scale: number;
     if (mode === 'token_mean') scale = total > 0 ? 1 / total : 0;
@@ -164,6 +175,6 @@ export function packBatch(trajs: readonly Trajectory[], opts: PackOptions): Pack
     out.responseStart[b] = P - 1;
     out.responseLength[b] = R;
   });
-  out.coef.set(aggregationCoefs(out.mask, { B, T }, trajs.length, opts.aggregation, opts.constantNormTokens));
+  out.coef.set(aggregationCoefs(out.mask, { B, T }, trajs.length, opts.aggregation, opts.constantNormTokens, opts.seqMeanCount));
   return out;
 }

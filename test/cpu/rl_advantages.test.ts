@@ -22,6 +22,19 @@ const batch = [
 ];
 const eps = 1e-6;
 
+describe('a group of one response', () => {
+  it('gets A = 0 by default (no baseline), or veRL\'s A = r with mean 0 and std 1', () => {
+    const lone = [traj('solve', 0, 1), traj('solve', 1, 0), traj('solve', 1, 1)];
+    expect(computeAdvantages(lone, { estimator: 'group_std', eps, bessel: true })[0]).toBe(0);
+    expect(computeAdvantages(lone, { estimator: 'group_std', eps, bessel: true, singleton: 'verl' })[0]).toBeCloseTo(1 / (1 + eps), 15);
+    expect(computeAdvantages(lone, { estimator: 'none', eps, bessel: true, singleton: 'verl' })[0]).toBe(1);
+    // groups of two or more are unaffected
+    const a = computeAdvantages(lone, { estimator: 'none', eps, bessel: true, singleton: 'verl' });
+    expect([a[1], a[2]]).toEqual([-0.5, 0.5]);
+    expect(assignAdvantages(lone, { advantage: 'group_std', advEps: eps, bessel: true, singletonAdvantage: 'verl' })[0].advantage).toBeCloseTo(1 / (1 + eps), 15);
+  });
+});
+
 describe('advantage estimators', () => {
   it('group_std with Bessel: (r − mean_g)/(std_g + ε), never pooled across roles', () => {
     const a = computeAdvantages(batch, { estimator: 'group_std', eps, bessel: true });

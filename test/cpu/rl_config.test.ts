@@ -7,8 +7,8 @@ import {
 describe('RL core config', () => {
   it('defaults are the LOOPS.md §0 values', () => {
     expect(DEFAULT_RL_CORE).toEqual({
-      advantage: 'group_std', advEps: 1e-6, bessel: true, clipLow: 0.2, clipHigh: 0.28, dualClipC: null, ratioLevel: 'token',
-      aggregation: 'token_mean', constantNormTokens: null, klType: 'k3', beta: 0, klClamp: 10, entCoef: 0, epochs: 1, miniBatches: 1,
+      advantage: 'group_std', advEps: 1e-6, bessel: true, singletonAdvantage: 'zero', clipLow: 0.2, clipHigh: 0.28, dualClipC: null, ratioLevel: 'token',
+      aggregation: 'token_mean', constantNormTokens: null, seqMeanCount: 'all', klType: 'k3', beta: 0, klClamp: 10, entCoef: 0, epochs: 1, miniBatches: 1,
       filterZeroVariance: false, dynamicSampling: false, maxGenBatches: 10, maskTruncated: false, maxGradNorm: 1.0, temperature: 1.0,
     });
     for (const [k, f] of Object.entries(RL_CORE_FIELDS)) {

@@ -96,6 +96,19 @@ describe('aggregation weights by hand', () => {
     expect(r.loss).toBeCloseTo(want, 7);
   });
 
+  it('seq_mean N counts every trajectory (TRL), or with seqMeanCount unmasked only those with a token in the loss (veRL)', () => {
+    // sequence 1 fully masked (a truncated response under maskTruncated): N = 2 or 1
+    const m = [1, 1, 0, 0, 0, 0, 0, 0];
+    const d = { B: 2, T: 4 };
+    expect(Array.from(aggregationCoefs(m, d, 2, 'seq_mean_token_mean')).slice(0, 2)).toEqual([1 / 4, 1 / 4]);
+    expect(Array.from(aggregationCoefs(m, d, 2, 'seq_mean_token_mean', null, 'unmasked')).slice(0, 2)).toEqual([1 / 2, 1 / 2]);
+    expect(Array.from(aggregationCoefs(m, d, 2, 'seq_mean_token_sum', null, 'unmasked')).slice(0, 2)).toEqual([1, 1]);
+    // token_mean does not count sequences
+    expect(Array.from(aggregationCoefs(m, d, 2, 'token_mean', null, 'unmasked')).slice(0, 2)).toEqual([1 / 2, 1 / 2]);
+    const p = packBatch([traj([9], [1, 2], { advantage: 1 }), traj([9], [3], { advantage: 1, truncated: true })], { T: 4, aggregation: 'seq_mean_token_mean', maskTruncated: true, seqMeanCount: 'unmasked' });
+    expect(Array.from(p.coef.slice(0, 2))).toEqual([1 / 2, 1 / 2]);
+  });
+
   it('an empty mask gives zero weights rather than a division by zero', () => {
     for (const mode of ['token_mean', 'seq_mean_token_mean'] as const) {
       expect(Array.from(aggregationCoefs([0, 0, 0, 0], { B: 2, T: 2 }, 2, mode))).toEqual([0, 0, 0, 0]);
