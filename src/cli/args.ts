@@ -1,4 +1,5 @@
-// A small, strict flag parser: `--name value` and boolean `--flag`; unknown flags are errors.
+// A small, strict flag parser: `--name value` and boolean `--flag` (or `--flag=true|false`);
+// unknown flags are errors. Value checkers shared by the commands follow it.
 export class CliError extends Error {
   override name = 'CliError';
 }
@@ -10,26 +11,66 @@ export interface FlagSpec {
 export type Flags<S extends FlagSpec> = { [K in keyof S]: S[K]['type'] extends 'number' ? number : S[K]['type'] extends 'boolean' ? boolean : string };
 
 export function parseArgs<S extends FlagSpec>(argv: string[], spec: S): Flags<S> {
+  return readArgs(argv, spec).flags;
+}
+
+/** parseArgs, plus the names of the flags the command line gave (not their defaults). */
+export function readArgs<S extends FlagSpec>(argv: string[], spec: S): { flags: Flags<S>; given: ReadonlySet<string> } {
   const out: Record<string, string | number | boolean | undefined> = {};
+  const given = new Set<string>();
   for (const [k, s] of Object.entries(spec)) out[k] = s.default;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (!arg.startsWith('--')) throw new CliError(`unexpected argument '${arg}'`);
-    const [rawName, inline] = arg.slice(2).split('=', 2);
+    // split at the first '=' only: a value may hold '=' itself
+    const eq = arg.indexOf('=');
+    const rawName = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    const inline = eq < 0 ? undefined : arg.slice(eq + 1);
     const s = spec[rawName];
     if (!s) throw new CliError(`unknown flag --${rawName} (known: ${Object.keys(spec).map((k) => '--' + k).join(', ')})`);
+    given.add(rawName);
     if (s.type === 'boolean') {
-      out[rawName] = inline === undefined ? true : inline !== 'false';
+      out[rawName] = booleanValue(rawName, inline);
       continue;
     }
     const value = inline ?? argv[++i];
     if (value === undefined) throw new CliError(`--${rawName} needs a value`);
     if (s.type === 'number') {
-      const n = Number(value);
+      // Number('') is 0: an empty value is a mistake, not zero
+      const n = value.trim() === '' ? NaN : Number(value);
       if (!Number.isFinite(n)) throw new CliError(`--${rawName} must be a number, got '${value}'`);
       out[rawName] = n;
     } else out[rawName] = value;
   }
   for (const [k, s] of Object.entries(spec)) if (s.required && out[k] === undefined) throw new CliError(`--${k} is required`);
-  return out as Flags<S>;
+  return { flags: out as Flags<S>, given };
+}
+
+/** `--flag` is true; `--flag=true` and `--flag=false` say so; anything else is a mistake, not true. */
+function booleanValue(name: string, inline: string | undefined): boolean {
+  if (inline === undefined || inline === 'true') return true;
+  if (inline === 'false') return false;
+  throw new CliError(`--${name} is a switch: give it alone or as --${name}=true / --${name}=false, got '${inline}'`);
+}
+
+export function positiveInt(name: string, v: number): number {
+  if (!Number.isInteger(v) || v < 1) throw new CliError(`--${name} must be a positive integer, got ${v}`);
+  return v;
+}
+
+export function nonNegativeInt(name: string, v: number): number {
+  if (!Number.isInteger(v) || v < 0) throw new CliError(`--${name} must be a non-negative integer, got ${v}`);
+  return v;
+}
+
+/** A rate or scale: finite and above zero. */
+export function positiveNumber(name: string, v: number): number {
+  if (!(Number.isFinite(v) && v > 0)) throw new CliError(`--${name} must be a positive number, got ${v}`);
+  return v;
+}
+
+/** Seeds feed u32 generators: a larger value would silently wrap to another seed. */
+export function seedFlag(v: number): number {
+  if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new CliError(`--seed must be an integer in [0, 2^32), got ${v}`);
+  return v;
 }

@@ -1,5 +1,5 @@
 // rlvr-lab init: a randomly initialised policy (GPT-2 init, seeded) as a checkpoint folder.
-import { parseArgs, CliError } from './args';
+import { parseArgs, CliError, seedFlag } from './args';
 import { GPT_PRESETS, type GPTPresetName } from '../model/config';
 import { buildTensorTable } from '../model/params';
 import { initParams } from '../model/init';
@@ -12,10 +12,17 @@ export async function initCommand(argv: string[]): Promise<void> {
     out: { type: 'string', required: true },
   });
   if (!(f.preset in GPT_PRESETS)) throw new CliError(`unknown --preset '${f.preset}' (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
-  if (!Number.isInteger(f.seed) || f.seed < 0) throw new CliError(`--seed must be a non-negative integer, got ${f.seed}`);
+  seedFlag(f.seed);
+  if (f.out.trim() === '') throw new CliError(`--out must name a directory for the checkpoint, got '${f.out}'`);
   const cfg = GPT_PRESETS[f.preset as GPTPresetName];
   const table = buildTensorTable(cfg);
   const params = initParams(cfg, table, f.seed);
-  await saveCheckpointDir(f.out, cfg, params, table, { preset: f.preset, seed: String(f.seed), origin: 'rlvr-lab init' });
+  try {
+    await saveCheckpointDir(f.out, cfg, params, table, { preset: f.preset, seed: String(f.seed), origin: 'rlvr-lab init' });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === undefined) throw err;
+    throw new CliError(`--out: cannot write the checkpoint to ${f.out} (${code})`, { cause: err });
+  }
   process.stderr.write(`wrote ${f.out}/model.safetensors and config.json (${f.preset}, seed ${f.seed})\n`);
 }

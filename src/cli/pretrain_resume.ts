@@ -1,0 +1,99 @@
+// The resume point of `rlvr-lab pretrain`: OUT/resume/ holds the parameters (model.safetensors +
+// config.json), the AdamW moments (optimizer.safetensors) and the trainer state
+// (trainer_state.json: recipe, progress, Adam step, preset). Written atomically (a temporary
+// folder renamed over the old one); read back with every part checked before any GPU work, so a
+// damaged or foreign save is refused with a message naming the folder.
+import { existsSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CliError } from './args';
+import type { GPTConfig } from '../model/config';
+import { loadCheckpointDir, saveCheckpointDir } from '../model/checkpoint_node';
+import { CheckpointError, decodeSafetensors, encodeSafetensors } from '../model/safetensors';
+import type { GPT } from '../model/gpt';
+import type { PretrainConfig, PretrainState } from '../pretrain/run';
+
+export const TRAINER_STATE = 'trainer_state.json';
+export const OPTIMIZER_FILE = 'optimizer.safetensors';
+
+/** What trainer_state.json holds. */
+export interface SavedRun {
+  pretrain: PretrainConfig;
+  state: PretrainState;
+  adamStep: number;
+  preset: string;
+}
+
+export interface ResumePoint extends SavedRun {
+  params: Float32Array;
+  optimizer: { m: Float32Array; v: Float32Array; step: number };
+}
+
+export async function saveResume(dir: string, model: GPT, pc: PretrainConfig, state: PretrainState, preset: string): Promise<void> {
+  const tmp = join(dir, 'resume.tmp');
+  await rm(tmp, { recursive: true, force: true });
+  const opt = await model.readOptimiserState();
+  await saveCheckpointDir(tmp, model.cfg, await model.readParams(), model.table, { preset, step: String(state.step) });
+  await writeFile(join(tmp, OPTIMIZER_FILE), encodeSafetensors([
+    { name: 'adam.m', shape: [opt.m.length], data: opt.m },
+    { name: 'adam.v', shape: [opt.v.length], data: opt.v },
+  ]));
+  const saved: SavedRun = { pretrain: pc, state, adamStep: opt.step, preset };
+  await writeFile(join(tmp, TRAINER_STATE), JSON.stringify(saved, null, 1));
+  await rm(join(dir, 'resume'), { recursive: true, force: true });
+  await rename(tmp, join(dir, 'resume'));
+}
+
+async function readPart(resumeDir: string, file: string): Promise<Buffer> {
+  try {
+    return await readFile(join(resumeDir, file));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new CheckpointError(`resume point ${resumeDir}: cannot read ${file} (${code}); the save is incomplete: restore it, or start again without --resume`, { cause: err });
+  }
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** trainer_state.json, checked for the fields a resumed run reads. */
+export async function readSavedRun(resumeDir: string): Promise<SavedRun> {
+  const text = (await readPart(resumeDir, TRAINER_STATE)).toString('utf8');
+  const damaged = (why: string) => new CheckpointError(`resume point ${resumeDir}: ${TRAINER_STATE} ${why}; the save is damaged: restore it, or start again without --resume`);
+  let saved: unknown;
+  try {
+    saved = JSON.parse(text);
+  } catch (err) {
+    throw damaged(`is not JSON (${(err as Error).message})`);
+  }
+  if (!isObject(saved) || !isObject(saved.pretrain) || !isObject(saved.state)) throw damaged('lacks its pretrain or state object');
+  if (!Number.isInteger(saved.state.step) || !Number.isInteger(saved.adamStep)) throw damaged('lacks an integer state.step or adamStep');
+  if (typeof saved.preset !== 'string') throw damaged('does not say which preset it was saved by');
+  // runs saved before the prompt loss existed had none
+  const pretrain = { ...saved.pretrain, promptWeight: saved.pretrain.promptWeight ?? 0 } as PretrainConfig;
+  const state = saved.state as unknown as PretrainState;
+  // JSON writes Infinity (no evaluation yet) as null
+  return { pretrain, state: { ...state, bestEvalLoss: state.bestEvalLoss ?? Infinity }, adamStep: saved.adamStep as number, preset: saved.preset };
+}
+
+const sameArchitecture = (a: GPTConfig, b: GPTConfig) =>
+  a.vocabSize === b.vocabSize && a.nPositions === b.nPositions && a.nEmbd === b.nEmbd && a.nLayer === b.nLayer && a.nHead === b.nHead;
+
+/** Every part of OUT/resume for a run of `preset` (architecture `cfg`), or why it cannot resume. */
+export async function readResumePoint(resumeDir: string, preset: string, cfg: GPTConfig): Promise<ResumePoint> {
+  if (!existsSync(resumeDir)) throw new CliError(`--resume: no ${resumeDir} to resume from`);
+  const saved = await readSavedRun(resumeDir);
+  if (saved.preset !== preset) {
+    throw new CliError(`--resume: ${resumeDir} was saved by a ${saved.preset} run, not ${preset}; resume it with --preset ${saved.preset}, or give another --out`);
+  }
+  const ckpt = await loadCheckpointDir(resumeDir);
+  if (!sameArchitecture(ckpt.cfg, cfg)) throw new CliError(`--resume: the model in ${resumeDir} is not the ${preset} architecture`);
+  const opt = decodeSafetensors(new Uint8Array(await readPart(resumeDir, OPTIMIZER_FILE)), `${resumeDir}/${OPTIMIZER_FILE}`);
+  const moment = (name: string): Float32Array => {
+    const data = opt.tensors.get(name)?.data;
+    if (!data || data.length !== ckpt.table.totalFloats) {
+      throw new CheckpointError(`resume point ${resumeDir}: ${OPTIMIZER_FILE} has no ${name} of ${ckpt.table.totalFloats} floats; the save is damaged: restore it, or start again without --resume`);
+    }
+    return data;
+  };
+  return { ...saved, params: ckpt.params, optimizer: { m: moment('adam.m'), v: moment('adam.v'), step: saved.adamStep } };
+}
