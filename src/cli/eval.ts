@@ -2,7 +2,7 @@
 // and pass@k / avg@k / maj@k. The progress bar goes to stderr; with --json stdout carries
 // nothing but the JSON document.
 import { existsSync, statSync } from 'node:fs';
-import { parseArgs, CliError } from './args';
+import { parseArgs, CliError, positiveInt, seedFlag } from './args';
 import { loadCheckpointDir } from '../model/checkpoint_node';
 import { createNodeGpu } from '../gpu/node';
 import { listSets, loadSet } from '../world';
@@ -36,18 +36,12 @@ export function parseKs(text: string | undefined, n: number): number[] {
   return [...new Set(ks)];
 }
 
-export function positiveInt(name: string, v: number): number {
-  if (!Number.isInteger(v) || v < 1) throw new CliError(`--${name} must be a positive integer, got ${v}`);
-  return v;
-}
+export { positiveInt };
 
+/** The checkpoint at --ckpt; loadCheckpointDir's errors name the directory already. */
 export async function loadModel(dir: string) {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new CliError(`--ckpt ${dir}: no such directory`);
-  try {
-    return await loadCheckpointDir(dir);
-  } catch (e) {
-    throw new CliError(`--ckpt ${dir}: ${(e as Error).message}`);
-  }
+  return loadCheckpointDir(dir);
 }
 
 /** The sampling flags every sampling command takes (eval, ttsp-targets). */
@@ -63,7 +57,7 @@ export const SAMPLING_FLAGS = {
 
 /** Checks the sampling flags; returns evaluateSet's options (without n and ks). */
 export function samplingOptions(f: { seed: number; temperature: number; 'top-p': number; 'max-new': number; batch: number }) {
-  if (!Number.isInteger(f.seed) || f.seed < 0 || f.seed > 0xffffffff) throw new CliError(`--seed must be an integer in [0, 2^32), got ${f.seed}`);
+  seedFlag(f.seed);
   if (!(f.temperature > 0)) throw new CliError(`--temperature must be positive, got ${f.temperature}`);
   if (!(f['top-p'] > 0 && f['top-p'] <= 1)) throw new CliError(`--top-p must lie in (0, 1], got ${f['top-p']}`);
   return { seed: f.seed, temperature: f.temperature, topP: f['top-p'], maxNew: positiveInt('max-new', f['max-new']), batch: positiveInt('batch', f.batch) };

@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { parseArgs, CliError } from './args';
 import { loadCheckpointDir } from '../model/checkpoint_node';
 import { exportOnnx } from '../onnx/export';
+import { whyModelCannotServe } from '../eval/evaluate';
 
 export async function exportOnnxCommand(argv: string[]): Promise<void> {
   const f = parseArgs(argv, {
@@ -13,6 +14,9 @@ export async function exportOnnxCommand(argv: string[]): Promise<void> {
   });
   if (f.out === '' || f.out.endsWith('/')) throw new CliError(`--out must name a file (e.g. model.onnx), got '${f.out}'`);
   const ckpt = await loadCheckpointDir(f.ckpt);
+  // an ONNX file of a model that cannot read or answer the world's prompts serves nobody
+  const unfit = whyModelCannotServe(ckpt.cfg);
+  if (unfit) throw new CliError(`checkpoint ${f.ckpt}: ${unfit}; nothing exported`);
   const bytes = exportOnnx(ckpt.cfg, ckpt.table, ckpt.params, ckpt.meta);
   try {
     await mkdir(dirname(f.out), { recursive: true });

@@ -2,6 +2,10 @@
 import { CliError } from './args';
 import { CheckpointError } from '../model/safetensors';
 import { ConfigError } from '../model/config';
+import { GpuUnavailableError } from '../gpu/runtime';
+
+/** Errors that are the user's to fix (flags, files, the machine): one line, exit code 2. */
+const USER_ERRORS = [CliError, CheckpointError, ConfigError, GpuUnavailableError];
 
 type Command = (argv: string[]) => Promise<void>;
 
@@ -37,8 +41,8 @@ export async function main(argv: string[]): Promise<number> {
     await (await cmd.load())(rest);
     return 0;
   } catch (e) {
-    if (e instanceof CliError || e instanceof CheckpointError || e instanceof ConfigError) {
-      process.stderr.write(`rlvr-lab ${name}: ${e.message}\n`);
+    if (USER_ERRORS.some((kind) => e instanceof kind)) {
+      process.stderr.write(`rlvr-lab ${name}: ${(e as Error).message}\n`);
       return 2;
     }
     process.stderr.write(`rlvr-lab ${name}: ${(e as Error).stack ?? e}\n`);

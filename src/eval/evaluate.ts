@@ -86,6 +86,17 @@ function checkOptions(o: Required<EvalOptions>, problems: readonly EvalProblem[]
   if (!int(o.maxNew, 1)) throw new RangeError(`evaluateSet: maxNew must be a positive integer, got ${o.maxNew}`);
 }
 
+/**
+ * Why the model cannot serve the world at all, or null: another vocabulary than the world's
+ * tokenizer, or a context that cannot hold the longest solve prompt and one answer token.
+ */
+export function whyModelCannotServe(cfg: GPTConfig): string | null {
+  if (cfg.vocabSize !== VOCAB_SIZE) return `the model's vocabulary has ${cfg.vocabSize} tokens, the world's tokenizer ${VOCAB_SIZE}`;
+  const need = ROLE_LIMITS.solve.prompt + 1;
+  if (cfg.nPositions < need) return `the model's context is ${cfg.nPositions} tokens; the world's solve prompts need up to ${need} with one answer token`;
+  return null;
+}
+
 /** Why the model cannot sample solve responses for these problems (tokenizer, context), or null. */
 export function whyModelCannotSolve(cfg: GPTConfig, problems: readonly EvalProblem[]): string | null {
   if (cfg.vocabSize !== VOCAB_SIZE) return `the model's vocabulary has ${cfg.vocabSize} tokens, the world's tokenizer ${VOCAB_SIZE}`;

@@ -1,7 +1,7 @@
 // Device creation shared by the browser and Node: ask the adapter for the limits our kernels
 // need (storage buffers per stage above the default 8, the adapter's largest buffers) and the
 // optional features we use.
-import { Gpu, GpuError } from './runtime';
+import { Gpu, GpuUnavailableError } from './runtime';
 
 export interface AdapterSummary {
   name: string;
@@ -53,7 +53,7 @@ export async function createGpuFromAdapter(adapter: GPUAdapter, sources: Readonl
   const requiredLimits: Record<string, number> = {};
   for (const k of LIMITS_WE_RAISE) requiredLimits[k] = Number(adapter.limits[k]);
   if (requiredLimits.maxStorageBuffersPerShaderStage < MIN_STORAGE_BUFFERS) {
-    throw new GpuError(
+    throw new GpuUnavailableError(
       `this adapter allows ${requiredLimits.maxStorageBuffersPerShaderStage} storage buffers per shader stage; RLVR Lab's kernels need ${MIN_STORAGE_BUFFERS}`,
     );
   }

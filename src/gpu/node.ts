@@ -4,7 +4,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { createGpuFromAdapter } from './device';
-import { GpuError, type Gpu } from './runtime';
+import { GpuUnavailableError, type Gpu } from './runtime';
 
 export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const SHADER_DIR = fileURLToPath(new URL('../../shaders/', import.meta.url));
@@ -42,11 +42,11 @@ async function requestAdapterNode(): Promise<GPUAdapter | null> {
   return adapter;
 }
 
-/** A Gpu on Node, or a GpuError that says why there is none. */
+/** A Gpu on Node, or a GpuUnavailableError that says why there is none. */
 export async function createNodeGpu(): Promise<Gpu> {
   const adapter = await requestAdapterNode();
   if (!adapter) {
-    throw new GpuError(
+    throw new GpuUnavailableError(
       'no WebGPU adapter: install a Vulkan driver, or Debian\'s chromium and libvulkan1 packages for the SwiftShader CPU driver ' +
         `(${SWIFTSHADER_ICD}), or set VK_ICD_FILENAMES`,
     );

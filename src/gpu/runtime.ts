@@ -28,6 +28,15 @@ export class GpuError extends Error {
   override name = 'GpuError';
 }
 
+/**
+ * No usable GPU here: no adapter, or one without what the kernels need. A matter of the
+ * machine's set-up, not a bug, so the CLI reports it in one line (other GpuErrors keep their
+ * stack trace).
+ */
+export class GpuUnavailableError extends GpuError {
+  override name = 'GpuUnavailableError';
+}
+
 export interface GpuStats {
   dispatches: number;
   submits: number;

@@ -72,6 +72,17 @@ export function parseCheckpoint(safetensorsBytes: Uint8Array, configJsonText: st
   return { cfg, params, table, meta };
 }
 
+/** The first NaN or ±Inf in the parameters, by tensor name; null when every value is finite. */
+export function firstNonFinite(params: Float32Array, table: TensorTable): { tensor: string; index: number; value: number } | null {
+  for (const t of table.tensors) {
+    for (let i = 0; i < t.size; i++) {
+      const v = params[t.offset + i];
+      if (!Number.isFinite(v)) return { tensor: t.name, index: i, value: v };
+    }
+  }
+  return null;
+}
+
 const MASK_BUFFER = /^h\.\d+\.attn\.(bias|masked_bias)$/;
 
 /**

@@ -3,7 +3,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GPTConfig } from './config';
-import { CONFIG_FILE, MODEL_FILE, parseCheckpoint, serializeCheckpoint, type Checkpoint, type CheckpointMeta, type HfExtras } from './checkpoint';
+import { CONFIG_FILE, firstNonFinite, MODEL_FILE, parseCheckpoint, serializeCheckpoint, type Checkpoint, type CheckpointMeta, type HfExtras } from './checkpoint';
 import { adapterFileNames, parseAdapter, serializeAdapter, type LoraSpec } from './lora';
 import type { TensorTable } from './params';
 import { CheckpointError } from './safetensors';
@@ -33,10 +33,26 @@ export async function saveCheckpointDir(
   await writeFile(join(dir, CONFIG_FILE), configJson);
 }
 
+/**
+ * Reads dir/config.json and dir/model.safetensors. Every error names the directory, and
+ * weights holding NaN or ±Inf are refused: whatever a command would do with them (sample,
+ * evaluate, train, export) gives meaningless numbers without a word.
+ */
 export async function loadCheckpointDir(dir: string): Promise<Checkpoint> {
   const configText = (await readOrExplain(join(dir, CONFIG_FILE), CONFIG_FILE)).toString('utf8');
   const bytes = await readOrExplain(join(dir, MODEL_FILE), MODEL_FILE);
-  return parseCheckpoint(bytesOf(bytes), configText);
+  let ckpt: Checkpoint;
+  try {
+    ckpt = parseCheckpoint(bytesOf(bytes), configText);
+  } catch (err) {
+    if (err instanceof CheckpointError) throw new CheckpointError(`checkpoint ${dir}: ${err.message}`, { cause: err });
+    throw err;
+  }
+  const bad = firstNonFinite(ckpt.params, ckpt.table);
+  if (bad) {
+    throw new CheckpointError(`checkpoint ${dir}: ${MODEL_FILE}: tensor ${bad.tensor} holds ${bad.value} at index ${bad.index}; non-finite weights cannot be used (a diverged run?)`);
+  }
+  return ckpt;
 }
 
 /** Writes dir/adapter_<name>.safetensors and dir/adapter_<name>.json beside a base checkpoint. */
