@@ -108,7 +108,7 @@ export class CpuTrainer {
       for (let i = 0; i < kept.length; i += perMini) {
         const mini = kept.slice(i, i + perMini);
         const packed = packBatch(mini, {
-          T: positionsNeeded(mini), aggregation: rl.aggregation, constantNormTokens: constantNormOf(rl, this.maxNewTokens), maskTruncated: rl.maskTruncated, padToken: PAD,
+          T: positionsNeeded(mini), aggregation: rl.aggregation, constantNormTokens: constantNormOf(rl, this.maxNewTokens), maskTruncated: rl.maskTruncated, seqMeanCount: rl.seqMeanCount, padToken: PAD,
         });
         // the KL estimator only with reference log-probs; β > 0 without them throws what to change (as the GPU head)
         const g = pgGradients(this.policy, packed, pgHyperOf(rl, packed.refLogp !== null), rl.temperature);
