@@ -3,6 +3,7 @@
 import type { MatmulResult, AttentionResult } from './kernel_bench';
 import type { SampleResult, TrainResult } from './model_bench';
 import type { BenchPlan } from './plan';
+import { LONG_TASK_MS, type PageResult } from './page_bench';
 import { fmt, formatTable, geomean, round3 } from './timing';
 
 export interface BenchResults {
@@ -12,6 +13,8 @@ export interface BenchResults {
   attention: AttentionResult[];
   train: TrainResult;
   sample: SampleResult;
+  /** null when the page was not measured (--skip-page) */
+  page: PageResult | null;
 }
 
 export interface BenchSummary {
@@ -25,6 +28,10 @@ export interface BenchSummary {
   submitsPerStep: number;
   readbackBytesPerStep: number;
   pipelinesAfterWarmup: number;
+  /** longest main-thread task of the page while a run trains, ms (null: not measured) */
+  longTaskMaxMs: number | null;
+  /** main-thread tasks over 50 ms during that run (null: not measured) */
+  longTasksOver50: number | null;
 }
 
 export function summarize(r: BenchResults): BenchSummary {
@@ -39,6 +46,8 @@ export function summarize(r: BenchResults): BenchSummary {
     submitsPerStep: r.train.perStep.submits,
     readbackBytesPerStep: r.train.perStep.readbackBytes,
     pipelinesAfterWarmup: r.train.pipelinesAfterWarmup,
+    longTaskMaxMs: r.page ? round3(r.page.longestTaskMs) : null,
+    longTasksOver50: r.page ? r.page.tasksOver50 : null,
   };
 }
 
@@ -85,10 +94,21 @@ function sampleSection(r: BenchResults): string {
     formatTable(['', 'value'], [['generated tokens', String(s.tokens)], ['tokens/s', fmt(s.tokensPerS)]]);
 }
 
+function pageSection(p: PageResult | null): string {
+  if (!p) return 'Page main thread: not measured (--skip-page)';
+  const rows = [
+    ['run (Start to done)', `${fmt(p.runSeconds)} s`],
+    ['long tasks (> 50 ms by the Long Tasks API)', String(p.tasksOver50)],
+    ['longest task', `${fmt(p.longestTaskMs)} ms`],
+  ];
+  return `Page main thread while a 3-step GRPO run of tiny trains (headless Chromium, adapter ${p.adapter}; figures, not bounds: over ${LONG_TASK_MS} ms a task delays input)
+` + formatTable(['', 'value'], rows);
+}
+
 /** The whole report: table sections, then the JSON summary as the last line. */
 export function renderReport(r: BenchResults): string {
   const head = `rlvr-lab bench (${r.plan.mode} mode${r.plan.mode === 'quick' ? ': smaller shapes and fewer repetitions, for a smoke check' : ''})\n` +
     `adapter: ${r.adapter} (ours and TF.js's WebGPU backend, each with its own device on this adapter)`;
-  const sections = [head, matmulSection(r), attentionSection(r), trainSection(r), sampleSection(r), trafficSection(r)];
+  const sections = [head, matmulSection(r), attentionSection(r), trainSection(r), sampleSection(r), trafficSection(r), pageSection(r.page)];
   return sections.join('\n\n') + '\n\n' + JSON.stringify(summarize(r)) + '\n';
 }

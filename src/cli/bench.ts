@@ -1,5 +1,6 @@
 // rlvr-lab bench: our kernels, training step and sampler against TF.js's WebGPU backend on the
-// same adapter. The table and the final JSON line go to stdout, progress to stderr.
+// same adapter, and the page's main thread while a run trains in headless Chromium (--skip-page
+// skips it). The table and the final JSON line go to stdout, progress to stderr.
 import { parseArgs } from './args';
 import { createNodeGpu } from '../gpu/node';
 import { loadTfjsWebGpu } from '../bench/tfjs_env';
@@ -7,9 +8,10 @@ import { benchPlan } from '../bench/plan';
 import { benchAttention, benchMatmul } from '../bench/kernel_bench';
 import { benchSample, benchTrain } from '../bench/model_bench';
 import { renderReport } from '../bench/report';
+import { benchPage } from '../bench/page_bench';
 
 export async function benchCommand(argv: string[]): Promise<void> {
-  const f = parseArgs(argv, { quick: { type: 'boolean', default: false } });
+  const f = parseArgs(argv, { quick: { type: 'boolean', default: false }, 'skip-page': { type: 'boolean', default: false } });
   const plan = benchPlan(f.quick);
   const t0 = performance.now();
   const log = (s: string) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1)}s] ${s}\n`);
@@ -21,8 +23,9 @@ export async function benchCommand(argv: string[]): Promise<void> {
     const attention = await benchAttention(gpu, plan, log);
     const train = await benchTrain(gpu, tf, plan, log);
     const sample = await benchSample(gpu, plan, log);
+    const page = f['skip-page'] ? null : await benchPage(log);
     log('done');
-    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, train, sample }));
+    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, train, sample, page }));
   } finally {
     gpu.destroy();
   }

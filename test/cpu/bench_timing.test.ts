@@ -75,6 +75,7 @@ function fakeResults(): BenchResults {
     attention: [64, 128, 256].map((T) => ({ T, ms: T / 10, reps: 2 })),
     train: { B: 4, T: 32, params: 112384, ours: side(300), tfjs: side(100), ratio: 3, perStep: stats, pipelinesAfterWarmup: 0 },
     sample: { B: 64, prompt: 8, maxNew: 16, tokens: 1024, tokensPerS: 512.345, perGenerate: { ...stats, submits: 5 } },
+    page: { adapter: 'test-adapter', runSeconds: 40, longTasks: 3, longestTaskMs: 56.25, tasksOver50: 2 },
   };
 }
 
@@ -85,11 +86,19 @@ describe('bench report', () => {
     const json = JSON.parse(lines[lines.length - 1]);
     expect(Object.keys(json)).toEqual([
       'adapter', 'matmulVsTfjs', 'trainStepVsTfjs', 'attnFwdBwdMs', 'trainTokensPerS', 'sampleTokensPerS',
-      'dispatchesPerStep', 'submitsPerStep', 'readbackBytesPerStep', 'pipelinesAfterWarmup',
+      'dispatchesPerStep', 'submitsPerStep', 'readbackBytesPerStep', 'pipelinesAfterWarmup', 'longTaskMaxMs', 'longTasksOver50',
     ]);
+    expect([json.longTaskMaxMs, json.longTasksOver50]).toEqual([56.3, 2]);
+    expect(text).toMatch(/longest task +56\.25 ms/);
     expect(json.attnFwdBwdMs).toEqual({ '64': 6.4, '128': 12.8, '256': 25.6 });
     expect(lines.filter((l) => l.startsWith('{')).length).toBe(1);
     expect(text).toContain('quick mode');
+  });
+
+  it('says when the page was not measured, with null figures', () => {
+    const r = { ...fakeResults(), page: null };
+    expect(renderReport(r)).toContain('not measured (--skip-page)');
+    expect(summarize(r)).toMatchObject({ longTaskMaxMs: null, longTasksOver50: null });
   });
 
   it('summarises matmul ratios by their geometric mean', () => {
