@@ -6,8 +6,10 @@ import { join } from 'node:path';
 import { parseArgs, CliError } from './args';
 import { createNodeGpu } from '../gpu/node';
 import { loadCheckpointDir } from '../model/checkpoint_node';
-import { runGrpo, validateGrpoConfig } from '../loops/grpo';
 import type { LoopEvent } from '../loops/events';
+import { LOOP_NAMES, loopNamed } from '../loops/registry';
+import { RunManager } from '../lab/runs';
+import { createWebGpuEngine } from '../engines/webgpu';
 
 type EvalEvent = Extract<LoopEvent, { type: 'eval' }>;
 
@@ -43,7 +45,8 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     config: { type: 'string', default: '' },
     markdown: { type: 'string', default: '' },
   });
-  if (f.loop !== 'grpo') throw new CliError(`--loop ${f.loop}: only grpo exists so far`);
+  if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop '${f.loop}' (available: ${LOOP_NAMES.join(', ')})`);
+  const def = loopNamed(f.loop);
   const seeds = f.seeds.split(',').map((s) => Number(s.trim()));
   if (seeds.some((s) => !Number.isInteger(s) || s < 0)) throw new CliError(`--seeds must be comma-separated non-negative integers, got '${f.seeds}'`);
   const ckptDir = f.ckpt || join('public', 'models', f.preset);
@@ -51,14 +54,16 @@ export async function ablateCommand(argv: string[]): Promise<void> {
   const extra = f.config ? JSON.parse(await readFile(f.config, 'utf8')) : {};
   const gpu = await createNodeGpu();
   const results: SeedResult[] = [];
+  const runs = new RunManager({ createEngine: createWebGpuEngine, loadPolicy: async () => base });
   for (const seed of seeds) {
-    const config = validateGrpoConfig({ ...extra, seed, steps: f.steps, evalEvery: 0, evalN: f['eval-n'], evalProblems: f['eval-problems'], samplesPerStep: 0 });
+    const config = def.spec.validate({ ...extra, seed, steps: f.steps, evalEvery: 0, evalN: f['eval-n'], evalProblems: f['eval-problems'], samplesPerStep: 0 }, f.config || 'ablate');
     const evals: EvalEvent[] = [];
     const t0 = Date.now();
-    for await (const e of runGrpo(gpu, base.cfg, base.params, config)) {
+    const status = await runs.start(gpu, { runId: `ablate-${seed}`, loop: f.loop, policy: ckptDir, config }, () => undefined, (e) => {
       if (e.type === 'eval') evals.push(e);
-      if (e.type === 'step') process.stderr.write(`seed ${seed} step ${e.step}/${f.steps} reward ${e.metrics.reward.toFixed(3)} entropy ${e.metrics.entropy.toFixed(3)}\n`);
-    }
+      if (e.type === 'step') process.stderr.write(`seed ${seed} step ${e.step}/${f.steps} reward ${e.metrics.reward?.toFixed(3)} entropy ${e.metrics.entropy?.toFixed(3)}\n`);
+    });
+    if (status.state !== 'done') throw new Error(`seed ${seed}: the run ended ${status.state} at step ${status.step}${status.error ? `: ${status.error}` : ''}`);
     results.push({ seed, start: evals[0], end: evals[evals.length - 1], seconds: (Date.now() - t0) / 1000 });
   }
   gpu.destroy();

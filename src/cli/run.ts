@@ -1,16 +1,17 @@
-// rlvr-lab run: a loop headless from a base policy. One JSON line per event (the resolved
-// config first), progress on stderr, a checkpoint at the end; Ctrl-C stops after the current
-// step and still saves.
+// rlvr-lab run: a loop of the registry headless from a base policy, through the lab's run
+// manager (the API the page's worker serves), without a worker. One JSON line per event (the
+// resolved config first), progress on stderr, a checkpoint at the end; Ctrl-C stops after the
+// current step and still saves.
 import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs, CliError } from './args';
 import { createNodeGpu } from '../gpu/node';
 import { loadCheckpointDir, saveCheckpointDir } from '../model/checkpoint_node';
-import { runGrpo, validateGrpoConfig } from '../loops/grpo';
 import type { LoopEvent } from '../loops/events';
-
-const LOOPS = ['grpo'] as const;
+import { LOOP_NAMES, loopNamed } from '../loops/registry';
+import { RunManager } from '../lab/runs';
+import { createWebGpuEngine } from '../engines/webgpu';
 
 async function readConfigFile(path: string): Promise<Record<string, unknown>> {
   let text: string;
@@ -28,8 +29,10 @@ async function readConfigFile(path: string): Promise<Record<string, unknown>> {
   }
 }
 
+/** The step's headline numbers, those the loop reports of reward, entropy and length. */
 function progress(e: LoopEvent, steps: number): string | null {
-  if (e.type === 'step') return `step ${e.step}/${steps} reward ${e.metrics.reward.toFixed(3)} entropy ${e.metrics.entropy.toFixed(3)} len ${e.metrics['completions/mean_length'].toFixed(1)} (${e.seconds.toFixed(1)} s)`;
+  const num = (v: number | undefined, d = 3) => (v === undefined ? '–' : v.toFixed(d));
+  if (e.type === 'step') return `step ${e.step}/${steps} reward ${num(e.metrics.reward)} entropy ${num(e.metrics.entropy)} len ${num(e.metrics['completions/mean_length'], 1)} (${e.seconds.toFixed(1)} s)`;
   if (e.type === 'eval') return `eval @${e.step} on ${e.set}: pass@1 ${e.passAtK['1'].toFixed(3)} entropy ${e.meanEntropy.toFixed(3)}`;
   return null;
 }
@@ -44,12 +47,13 @@ export async function runCommand(argv: string[]): Promise<void> {
     out: { type: 'string', required: true },
     config: { type: 'string', default: '' },
   });
-  if (!(LOOPS as readonly string[]).includes(f.loop)) throw new CliError(`unknown --loop '${f.loop}' (available: ${LOOPS.join(', ')})`);
+  if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop '${f.loop}' (available: ${LOOP_NAMES.join(', ')})`);
+  const def = loopNamed(f.loop);
   const fileCfg = f.config ? await readConfigFile(f.config) : {};
   const overrides: Record<string, unknown> = { ...fileCfg };
   if (f.steps !== undefined) overrides.steps = f.steps;
   if (f.seed !== undefined) overrides.seed = f.seed;
-  const config = validateGrpoConfig(overrides, f.config ? `${f.config}` : 'config');
+  const config = def.spec.validate(overrides, f.config ? `${f.config}` : 'config');
   const ckptDir = f.ckpt || join('public', 'models', f.preset);
   const base = await loadCheckpointDir(ckptDir).catch((e) => {
     throw new CliError(`${(e as Error).message}${f.ckpt ? '' : ` (the ${f.preset} base policy; npm run pretrain -- --preset ${f.preset} writes it)`}`);
@@ -58,25 +62,32 @@ export async function runCommand(argv: string[]): Promise<void> {
   const out = createWriteStream(f.out);
   const write = (obj: unknown) => out.write(JSON.stringify(obj) + '\n');
   write({ type: 'config', loop: f.loop, base: ckptDir, adapter: gpu.adapterName, config });
-  const ac = new AbortController();
+  const runs = new RunManager({ createEngine: createWebGpuEngine, loadPolicy: async () => base });
+  const runId = 'cli';
   process.once('SIGINT', () => {
     process.stderr.write('\nstopping after this step; the checkpoint will be saved\n');
-    ac.abort();
+    runs.stop(runId);
   });
-  const ckptOut = f.out.replace(/\.jsonl$/, '') + '.ckpt';
-  for await (const e of runGrpo(gpu, base.cfg, base.params, config, ac.signal)) {
-    // the lab resumes from these; a CLI run saves its checkpoint at the end (below)
-    if (e.type === 'checkpoint') continue;
+  let done: Extract<LoopEvent, { type: 'done' }> | null = null;
+  const status = await runs.start(gpu, { runId, loop: f.loop, policy: ckptDir, config }, () => undefined, (e) => {
+    // the lab resumes from checkpoints; a CLI run saves its checkpoint at the end (below)
+    if (e.type === 'checkpoint' || e.type === 'boundary') return;
     if (e.type === 'done') {
-      await saveCheckpointDir(ckptOut, base.cfg, e.params, base.table, { loop: f.loop, step: String(e.step), base: ckptDir });
-      write({ type: 'done', step: e.step, aborted: e.aborted, checkpoint: ckptOut });
-      process.stderr.write(`saved ${ckptOut} at step ${e.step}\n`);
-      continue;
+      done = e;
+      return;
     }
     write(e);
     const line = progress(e, config.steps);
     if (line) process.stderr.write(line + '\n');
+  });
+  const last = done as Extract<LoopEvent, { type: 'done' }> | null;
+  if (last) {
+    const ckptOut = f.out.replace(/\.jsonl$/, '') + '.ckpt';
+    await saveCheckpointDir(ckptOut, base.cfg, last.params, base.table, { loop: f.loop, step: String(last.step), base: ckptDir });
+    write({ type: 'done', step: last.step, aborted: last.aborted, checkpoint: ckptOut });
+    process.stderr.write(`saved ${ckptOut} at step ${last.step}\n`);
   }
   await new Promise<void>((resolve) => out.end(resolve));
   gpu.destroy();
+  if (status.state === 'failed') throw new Error(`the run failed at step ${status.step}: ${status.error}`);
 }

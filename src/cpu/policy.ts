@@ -16,7 +16,7 @@ import {
   attentionDecodeRef, drawTokenRef, encoderDecodeRef, entropyRef, kvCacheWriteRef, policyDistributionRef,
   type DecodeDimsRef,
 } from '../reference/decode';
-import { breathe } from './breathe';
+import { breathe } from '../util/breathe';
 
 type Views = Record<string, Float64Array>;
 

@@ -6,7 +6,7 @@ import { buildTensorTable, type TensorTable } from '../model/params';
 import { gptForwardRef } from '../reference/gpt';
 import { referenceRows, withReferenceLogp, type WithRefLogp } from '../rl/reference';
 import type { Trajectory } from '../rl/trajectory';
-import { breathe } from './breathe';
+import { breathe } from '../util/breathe';
 
 export class CpuReferencePolicy {
   private readonly table: TensorTable;

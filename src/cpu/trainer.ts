@@ -15,7 +15,7 @@ import { softmaxLogpRef } from '../reference/loss';
 import { adamwRef, gradNormSqRef } from '../reference/optim';
 import { pgLossRef } from '../reference/pg';
 import { PAD } from '../world/tokenizer';
-import { breathe } from './breathe';
+import { breathe } from '../util/breathe';
 import { combineUpdateMetrics, type OptimiserStepMetrics } from '../rl/update_metrics';
 import type { CpuPolicy } from './policy';
 
@@ -60,7 +60,7 @@ export class CpuTrainer {
   private stepCount = 0;
 
   /** `maxNewTokens`: the longest response, constant_norm's L_max unless the config sets one */
-  constructor(readonly policy: CpuPolicy, private rl: RlCoreConfig, private readonly maxNewTokens: number) {
+  constructor(readonly policy: CpuPolicy, private rl: RlCoreConfig, private maxNewTokens: number) {
     const n = policy.table.totalFloats;
     this.m = new Float64Array(n);
     this.v = new Float64Array(n);
@@ -69,9 +69,10 @@ export class CpuTrainer {
   }
 
   /** Safe mid-run changes (clip, KL β, entropy coefficient, temperature) apply from the next step. */
-  setRl(rl: RlCoreConfig): void {
+  setRl(rl: RlCoreConfig, maxNewTokens = this.maxNewTokens): void {
     pgHyperOf(rl, true); // throws what to change, as the GPU trainer's loss head does
     this.rl = rl;
+    this.maxNewTokens = maxNewTokens;
     this.hyper = { ...this.hyper, maxGradNorm: rl.maxGradNorm };
   }
 

@@ -12,12 +12,14 @@ import type { GPTConfig } from '../model/config';
 import { buildTensorTable } from '../model/params';
 import { CheckpointError, decodeSafetensors, encodeSafetensors } from '../model/safetensors';
 import type { LoopEvent, OptimiserState } from '../loops/events';
-import type { CheckpointInfo, EvalEvent, LoopName } from './protocol';
+import type { CheckpointInfo, EvalEvent, RecordsEvent } from './protocol';
 
-/** What a run recorded up to its checkpoint, for the charts of its resumed run. */
+/** What a run recorded up to its checkpoint, for the charts and views of its resumed run. */
 export interface RunHistory {
   steps: Extract<LoopEvent, { type: 'step' }>[];
   evals: EvalEvent[];
+  /** curriculum records (absent in checkpoints saved before loops had records) */
+  records?: RecordsEvent[];
 }
 
 /** Whole files under a root; paths are folder names then the file name. */
@@ -35,7 +37,8 @@ export interface CheckpointFs {
 /** A run's state after `step` completed steps, enough to resume it exactly or export its policy. */
 export interface RunCheckpoint {
   runId: string;
-  loop: LoopName;
+  /** the loop's name in the registry (src/loops/registry.ts) */
+  loop: string;
   /** the base policy it started from */
   policy: string;
   cfg: GPTConfig;
@@ -44,6 +47,8 @@ export interface RunCheckpoint {
   optimiser: OptimiserState;
   /** the loop's config at that step, live changes applied */
   config: unknown;
+  /** the loop body's state at that step (plain JSON; null when it has none) */
+  state: unknown;
   history: RunHistory;
   savedAt: number;
 }
@@ -81,10 +86,12 @@ interface Manifest {
 interface SlotState {
   format: string;
   runId: string;
-  loop: LoopName;
+  loop: string;
   policy: string;
   step: number;
   config: unknown;
+  /** the loop body's state (absent in checkpoints saved before loops had one) */
+  loopState?: unknown;
   savedAt: number;
 }
 
@@ -123,7 +130,7 @@ function slotFiles(c: RunCheckpoint): [string, Uint8Array][] {
     [{ name: 'exp_avg', shape: [n], data: c.optimiser.m }, { name: 'exp_avg_sq', shape: [n], data: c.optimiser.v }],
     { step: String(c.optimiser.step) },
   );
-  const state: SlotState = { format: FORMAT, runId: c.runId, loop: c.loop, policy: c.policy, step: c.step, config: c.config, savedAt: c.savedAt };
+  const state: SlotState = { format: FORMAT, runId: c.runId, loop: c.loop, policy: c.policy, step: c.step, config: c.config, loopState: c.state, savedAt: c.savedAt };
   const history = JSON.stringify(c.history, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
   return [[MODEL_FILE, model.safetensors], [CONFIG_FILE, utf8(model.configJson)], [OPTIMISER_FILE, optimiser], [STATE_FILE, utf8(JSON.stringify(state))], [HISTORY_FILE, utf8(history)]];
 }
@@ -203,7 +210,7 @@ export function fileCheckpointStore(fs: CheckpointFs): CheckpointStore {
       const s = parseJson<SlotState>(state, `${where}: ${STATE_FILE}`, (v) => v.format === FORMAT && typeof v.step === 'number' && typeof v.policy === 'string');
       return {
         runId, loop: s.loop, policy: s.policy, cfg: ckpt.cfg, step: s.step, params: ckpt.params,
-        optimiser: readOptimiser(optimiser, ckpt.params.length, `${where}: ${OPTIMISER_FILE}`), config: s.config,
+        optimiser: readOptimiser(optimiser, ckpt.params.length, `${where}: ${OPTIMISER_FILE}`), config: s.config, state: s.loopState ?? null,
         history: readHistory(history, `${where}: ${HISTORY_FILE}`), savedAt: s.savedAt,
       };
     },

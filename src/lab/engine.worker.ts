@@ -6,7 +6,7 @@ import { requestBrowserAdapter, SHADER_SOURCES } from '../gpu/browser';
 import { SELF_TESTS } from '../engine/selftest';
 import { runMemoriseDemo } from '../engine/demo';
 import { Engine } from './engine';
-import { LOOP_FACTORIES } from './loops';
+import { createWebGpuEngine } from '../engines/webgpu';
 import { PolicyLoader } from './policies';
 import { fileCheckpointStore } from './checkpoints';
 import { opfsFs } from './opfs';
@@ -20,7 +20,7 @@ const engine = new Engine({
   selfTests: SELF_TESTS,
   memoriseDemo: runMemoriseDemo,
   runs: {
-    loops: LOOP_FACTORIES,
+    createEngine: createWebGpuEngine,
     loadPolicy: (name) => policies.load(name),
     checkpoints: fileCheckpointStore(opfsFs()),
   },

@@ -1,7 +1,7 @@
 // Types that cross the worker boundary. Both sides import them; nothing here runs code.
 import type { AdapterSummary } from '../gpu/device';
 import type { LoopEvent } from '../loops/events';
-import type { LiveKnobs } from '../loops/grpo';
+import type { LiveKnobs } from '../loops/driver';
 
 export type { LiveKnobs };
 
@@ -48,13 +48,11 @@ export interface DemoBatch {
 
 export type DemoOutcome = 'done' | 'stopped';
 
-/** The loops the worker can run; the launcher lists the others as coming. */
-export type LoopName = 'grpo';
-
 /** What the page asks the worker to run; the worker validates `config` itself. */
 export interface RunSpec {
   runId: string;
-  loop: LoopName;
+  /** a loop of the registry (src/loops/registry.ts); the worker refuses any other */
+  loop: string;
   /** a base policy folder under public/models/ */
   policy: string;
   /** the loop's partial config (validated by the loop's validator in the worker) */
@@ -116,6 +114,7 @@ export interface RunHalt {
 }
 
 export type SamplesEvent = Extract<LoopEvent, { type: 'samples' }>;
+export type RecordsEvent = Extract<LoopEvent, { type: 'records' }>;
 export type EvalEvent = Extract<LoopEvent, { type: 'eval' }>;
 
 /**
@@ -129,6 +128,8 @@ export interface RunBatch {
   keys: string[];
   metrics: Float64Array;
   samples: SamplesEvent[];
+  /** curriculum records of the steps in this batch (each step's in one event) */
+  records: RecordsEvent[];
   evals: EvalEvent[];
   status: RunStatus;
 }

@@ -1,14 +1,15 @@
-// Worker side of a run's event batching: step metrics, samples and evaluations are gathered and
+// Worker side of a run's event batching: step metrics, samples, curriculum records and evaluations are gathered and
 // sent about every `intervalMs`, step metrics as one transferable matrix. A change of the run's
 // state is sent at once, so pause and stop show on the page without waiting for the timer.
 import type { LoopEvent } from '../loops/events';
-import type { EvalEvent, RunBatch, RunStatus, SamplesEvent } from './protocol';
+import type { EvalEvent, RecordsEvent, RunBatch, RunStatus, SamplesEvent } from './protocol';
 
 type StepEvent = Extract<LoopEvent, { type: 'step' }>;
 
 export class RunBatcher {
   private steps: StepEvent[] = [];
   private samples: SamplesEvent[] = [];
+  private records: RecordsEvent[] = [];
   private evals: EvalEvent[] = [];
   private status: RunStatus;
   private statusChanged = true;
@@ -26,9 +27,10 @@ export class RunBatcher {
     this.lastSent = now();
   }
 
-  push(e: StepEvent | SamplesEvent | EvalEvent): void {
+  push(e: StepEvent | SamplesEvent | RecordsEvent | EvalEvent): void {
     if (e.type === 'step') this.steps.push(e);
     else if (e.type === 'samples') this.samples.push(e);
+    else if (e.type === 'records') this.records.push(e);
     else this.evals.push(e);
     if (this.now() - this.lastSent >= this.intervalMs) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), this.intervalMs);
@@ -47,17 +49,18 @@ export class RunBatcher {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     this.lastSent = this.now();
-    if (this.steps.length === 0 && this.samples.length === 0 && this.evals.length === 0 && !this.statusChanged) return;
-    const batch = packBatch(this.runId, this.steps, this.samples, this.evals, this.status);
+    if (this.steps.length === 0 && this.samples.length === 0 && this.records.length === 0 && this.evals.length === 0 && !this.statusChanged) return;
+    const batch = packBatch(this.runId, this.steps, this.samples, this.records, this.evals, this.status);
     this.steps = [];
     this.samples = [];
+    this.records = [];
     this.evals = [];
     this.statusChanged = false;
     this.send(batch);
   }
 }
 
-function packBatch(runId: string, steps: StepEvent[], samples: SamplesEvent[], evals: EvalEvent[], status: RunStatus): RunBatch {
+function packBatch(runId: string, steps: StepEvent[], samples: SamplesEvent[], records: RecordsEvent[], evals: EvalEvent[], status: RunStatus): RunBatch {
   const keys: string[] = [];
   const seen = new Set<string>();
   for (const e of steps) {
@@ -74,6 +77,7 @@ function packBatch(runId: string, steps: StepEvent[], samples: SamplesEvent[], e
     keys,
     metrics,
     samples,
+    records,
     evals,
     status: { ...status },
   };

@@ -1,43 +1,27 @@
-// The runs of the lab, worker side. Each run drives its loop's async generator one event at a
-// time, so a pause lands exactly on a step boundary: after a step's metrics, samples and
-// scheduled evaluation, before the next rollout starts. Several runs may exist at once; each
-// holds its own model buffers and interleaves with the others at GPU waits. Checkpoint events
-// go to the checkpoint store (a run resumes from its latest one after a reload or a lost device);
-// a save that fails pauses the run and is tried again on resume.
+// The runs of the lab, worker side. Each run drives its loop (src/loops/driver.ts over the loop
+// named in the registry) one event at a time, so a pause lands exactly on a step boundary, which
+// the loop marks itself: after a step's metrics, samples, records, scheduled evaluation and
+// checkpoint, before the next rollout starts. Several runs may exist at once; each holds its own
+// engine and interleaves with the others at GPU waits. Checkpoint events go to the checkpoint
+// store (a run resumes from its latest one after a reload or a lost device); a save that fails
+// pauses the run and is tried again on resume.
 import type { Gpu } from '../gpu/runtime';
 import type { GPTConfig } from '../model/config';
 import type { LoopCheckpoint, LoopEvent } from '../loops/events';
-import type { LiveKnobs, LoopControls } from '../loops/grpo';
+import { driveLoop, trainSettings, type LiveKnobs, type LoopControls } from '../loops/driver';
+import type { EngineInit, LoopEngine, TrainSettings } from '../loops/engine';
+import { loopNamed } from '../loops/registry';
+import type { BaseLoopConfig } from '../loops/base_config';
+import type { LoopDefinition } from '../loops/spec';
 import { RunBatcher } from './runBatcher';
 import { isQuotaError, type CheckpointStore, type RunCheckpoint, type RunHistory } from './checkpoints';
 import { checkpointFailedHalt, deviceLostHalt, stepHalt, storageFullHalt } from './halts';
-import type { LoopName, RunBatch, RunHalt, RunSpec, RunState, RunStatus } from './protocol';
-
-/** Where a resumed loop picks up: after `step` steps, with this optimiser state. */
-export type ResumePoint = Pick<LoopCheckpoint, 'step' | 'optimiser'>;
-
-/** Events that may follow a step's `step` event before the step boundary. */
-export type TailEvent = 'samples' | 'eval' | 'checkpoint';
+import type { RunBatch, RunHalt, RunSpec, RunState, RunStatus } from './protocol';
 
 /** What runs compute on: the GPU, or CPU mode's reference engine (never lost). */
 export interface RunDevice {
   readonly isLost: boolean;
 }
-
-/** A validated loop, ready to start on a device of type D. */
-export interface PreparedLoop<D extends RunDevice = Gpu> {
-  steps: number;
-  /**
-   * `controls` hands the loop the knob values queued since its last step; with `resume`, `init`
-   * is the checkpoint's parameters and the loop was prepared from the checkpoint's config.
-   */
-  start(gpu: D, cfg: GPTConfig, init: Float32Array, signal: AbortSignal, controls: LoopControls, resume?: ResumePoint): AsyncGenerator<LoopEvent>;
-  /** the event types that follow the `step` event of `step` before the next step begins (step 0: before the first) */
-  tail(step: number): readonly TailEvent[];
-}
-
-/** Validates an untrusted partial config (throws with the validator's message) and prepares the loop. */
-export type LoopFactory<D extends RunDevice = Gpu> = (config: unknown) => PreparedLoop<D>;
 
 export interface BasePolicy {
   cfg: GPTConfig;
@@ -45,7 +29,12 @@ export interface BasePolicy {
 }
 
 export interface RunDeps<D extends RunDevice = Gpu> {
-  loops: Readonly<Record<LoopName, LoopFactory<D>>>;
+  /** makes the engine a run trains on, on its device */
+  createEngine(device: D, init: EngineInit, settings: TrainSettings): Promise<LoopEngine>;
+  /** refuses a loop this worker cannot run (CPU mode: a loop without CPU support), saying why */
+  checkLoop?(def: LoopDefinition<BaseLoopConfig>): void;
+  /** the loop of a name (default: the registry's; tests pass loops of their own) */
+  loopNamed?(name: string): LoopDefinition<BaseLoopConfig>;
   loadPolicy(name: string): Promise<BasePolicy>;
   /** where checkpoint events are saved and resumed runs load from; without one, checkpoints are dropped */
   checkpoints?: CheckpointStore;
@@ -132,6 +121,14 @@ class Run {
   }
 }
 
+/** The loop's events, each shown to `observe` first (the CLI logs them as they come). */
+async function* observed(gen: AsyncGenerator<LoopEvent>, observe: (e: LoopEvent) => void): AsyncGenerator<LoopEvent> {
+  for await (const e of gen) {
+    observe(e);
+    yield e;
+  }
+}
+
 function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -151,23 +148,23 @@ export class RunManager<D extends RunDevice = Gpu> {
    * Runs `spec` to its end; a config error rejects before anything starts. With `spec.resume`,
    * the run continues from its latest checkpoint (parameters, optimiser state, config).
    */
-  async start(gpu: D, spec: RunSpec, send: (b: RunBatch) => void): Promise<RunStatus> {
+  async start(device: D, spec: RunSpec, send: (b: RunBatch) => void, observe?: (e: LoopEvent) => void): Promise<RunStatus> {
     if (this.runs.has(spec.runId)) throw new Error(`a run with id ${spec.runId} already exists`);
-    const factory = this.deps.loops[spec.loop];
-    if (!factory) throw new Error(`unknown loop "${spec.loop}"; available: ${Object.keys(this.deps.loops).join(', ')}`);
+    const def = (this.deps.loopNamed ?? loopNamed)(spec.loop);
+    this.deps.checkLoop?.(def);
     const from = spec.resume ? await this.loadCheckpoint(spec) : null;
     if (this.runs.has(spec.runId)) throw new Error(`a run with id ${spec.runId} already exists`);
-    const loop = factory(from ? from.config : spec.config);
-    const run = new Run(loop.steps);
+    const config = def.spec.validate(from ? from.config : spec.config, spec.loop);
+    const run = new Run(config.steps);
     if (from) {
       run.step = run.savedStep = from.step;
-      run.history = { steps: [...from.history.steps], evals: [...from.history.evals] };
+      run.history = { steps: [...from.history.steps], evals: [...from.history.evals], records: [...(from.history.records ?? [])] };
     }
     this.runs.set(spec.runId, run);
     const batcher = new RunBatcher(spec.runId, run.status(), send, this.deps.batchIntervalMs, this.deps.now);
     run.notify = () => batcher.setStatus(run.status());
     // the page drops a resumed run's charts and takes them from the checkpoint: what it archived may end earlier
-    for (const e of [...run.history.evals, ...run.history.steps]) batcher.push(e);
+    for (const e of [...run.history.evals, ...run.history.steps, ...(run.history.records ?? [])]) batcher.push(e);
     const setState = (state: RunState) => {
       run.state = state;
       run.notify();
@@ -176,18 +173,22 @@ export class RunManager<D extends RunDevice = Gpu> {
       if (run.deviceLost) run.error = run.deviceLost.message;
       setState(run.deviceLost ? 'failed' : run.abort.signal.aborted ? 'stopped' : 'done');
     };
+    let engine: LoopEngine | null = null;
     try {
       const policy = from ?? (await this.deps.loadPolicy(spec.policy));
       const ckptOf = (e: LoopCheckpoint): RunCheckpoint => ({
         ...e, runId: spec.runId, loop: spec.loop, policy: from?.policy ?? spec.policy, cfg: policy.cfg,
-        history: { steps: [...run.history.steps], evals: [...run.history.evals] }, savedAt: Date.now(),
+        history: { steps: [...run.history.steps], evals: [...run.history.evals], records: [...(run.history.records ?? [])] }, savedAt: Date.now(),
       });
       if (!run.abort.signal.aborted) {
         setState(run.pauseWanted ? 'pausing' : 'running');
         // the KL reference of a resumed run is still the policy it started from, not the checkpoint
-        const resume = from ? { ...from, reference: await this.baseOf(from) } : undefined;
-        const gen = loop.start(gpu, policy.cfg, policy.params, run.abort.signal, run.controls, resume);
-        await this.drive(run, loop, gen, batcher, setState, { resumed: from !== null, ckptOf });
+        const reference = from ? await this.baseOf(from) : policy.params;
+        const shape = def.spec.shape(config);
+        engine = await this.deps.createEngine(device, { cfg: policy.cfg, params: policy.params, reference, ...shape }, trainSettings(config, policy.cfg.nPositions));
+        const resume = from ? { step: from.step, optimiser: from.optimiser, state: from.state } : undefined;
+        const gen = driveLoop(def, engine, config, { signal: run.abort.signal, controls: run.controls, resume });
+        await this.drive(run, observe ? observed(gen, observe) : gen, batcher, setState, ckptOf);
       }
       finish();
     } catch (e) {
@@ -195,10 +196,11 @@ export class RunManager<D extends RunDevice = Gpu> {
       // task): give the report a moment, so the run says the device was lost rather than
       // quoting the failed call.
       if (!run.deviceLost) await new Promise((r) => setTimeout(r, LOSS_GRACE_MS));
-      if (!run.deviceLost && gpu.isLost) run.halt((run.deviceLost = deviceLostHalt(run.step, 'lost', '')));
+      if (!run.deviceLost && device.isLost) run.halt((run.deviceLost = deviceLostHalt(run.step, 'lost', '')));
       run.error = run.deviceLost ? run.deviceLost.message : errorMessage(e);
       setState('failed');
     } finally {
+      engine?.destroy();
       batcher.flush();
       // a resumed run of the same id may already have taken the slot
       if (this.runs.get(spec.runId) === run) this.runs.delete(spec.runId);
@@ -225,23 +227,15 @@ export class RunManager<D extends RunDevice = Gpu> {
   }
 
   private async drive(
-    run: Run, loop: PreparedLoop<D>, gen: AsyncGenerator<LoopEvent>, batcher: RunBatcher, setState: (s: RunState) => void,
-    opts: { resumed: boolean; ckptOf: (e: LoopCheckpoint) => RunCheckpoint },
+    run: Run, gen: AsyncGenerator<LoopEvent>, batcher: RunBatcher, setState: (s: RunState) => void, ckptOf: (e: LoopCheckpoint) => RunCheckpoint,
   ): Promise<void> {
     const now = this.deps.now ?? (() => performance.now());
-    // a resumed run starts after a boundary: nothing precedes its first step
-    let pending = new Set<TailEvent>(opts.resumed ? [] : loop.tail(0));
     let sawStep = false;
     let t0 = now();
-    for (;;) {
-      const r = await gen.next();
-      if (r.done) return;
-      const e = r.value;
+    for await (const e of gen) {
       if (e.type === 'done') continue;
       if (e.type === 'checkpoint') {
-        await this.save(run, opts.ckptOf(e));
-        // a stopped run's last checkpoint comes after its last boundary
-        if (!pending.delete('checkpoint')) continue;
+        await this.save(run, ckptOf(e));
       } else if (e.type === 'step') {
         batcher.push(e);
         run.history.steps.push(e);
@@ -249,19 +243,19 @@ export class RunManager<D extends RunDevice = Gpu> {
         sawStep = true;
         const h = stepHalt(e.step, e.metrics);
         if (h) run.halt(h);
-        pending = new Set(loop.tail(e.step));
+      } else if (e.type === 'boundary') {
+        // the loop has yielded everything of this step: a pause lands here
+        if (sawStep) run.recordWall((now() - t0) / 1000);
+        sawStep = false;
+        run.notify();
+        await this.boundary(run, setState);
+        await this.saveAgain(run, setState);
+        t0 = now();
       } else {
         batcher.push(e);
         if (e.type === 'eval') run.history.evals.push(e);
-        pending.delete(e.type);
+        if (e.type === 'records') (run.history.records ??= []).push(e);
       }
-      if (pending.size > 0) continue;
-      if (sawStep) run.recordWall((now() - t0) / 1000);
-      sawStep = false;
-      run.notify();
-      await this.boundary(run, setState);
-      await this.saveAgain(run, setState);
-      t0 = now();
     }
   }
 

@@ -1,6 +1,7 @@
 // What every loop yields: per-step metrics (TRL's names), sampled responses for the samples
-// panel, periodic evaluations, checkpoints to resume from, and a final event carrying the
-// trained parameters.
+// panel, curriculum records (what the loop made of its step: variants and their scores, pool
+// entries, trees), periodic evaluations, checkpoints to resume from, a boundary after each
+// step's events (where a run may pause), and a final event carrying the trained parameters.
 
 /** AdamW moments (the trainable buffer's layout) and the optimiser's step count (bias correction). */
 export interface OptimiserState {
@@ -19,15 +20,42 @@ export interface LoopCheckpoint {
   params: Float32Array;
   optimiser: OptimiserState;
   config: unknown;
+  /**
+   * The loop's own state at that step, plain JSON (generator positions, pools, buffers), handed
+   * back to its body on resume; null for a loop with none (or a checkpoint from before states).
+   */
+  state: unknown;
+}
+
+/**
+ * A curriculum record: one thing the loop made or judged this step (a variant and its scores,
+ * a question, a pool entry). `kind` is one of the loop spec's `records`; the other fields are
+ * plain JSON the loop's views read by name.
+ */
+export interface CurriculumRecord {
+  kind: string;
+  [field: string]: unknown;
+}
+
+export interface SampleRecord {
+  prompt: string;
+  response: string;
+  reward: number;
+  entropy: number[];
+  /** the role that produced it, when the loop has several */
+  role?: string;
 }
 
 export type LoopEvent =
   | { type: 'step'; step: number; seconds: number; metrics: Record<string, number> }
-  | { type: 'samples'; step: number; samples: { prompt: string; response: string; reward: number; entropy: number[] }[] }
+  | { type: 'samples'; step: number; samples: SampleRecord[] }
+  | { type: 'records'; step: number; records: CurriculumRecord[] }
   | {
       type: 'eval'; step: number; set: string;
       passAtK: Record<string, number>; avgAtK: Record<string, number>; majAtK: Record<string, number>;
       meanEntropy: number; meanLength: number; histogram: number[];
     }
   | ({ type: 'checkpoint' } & LoopCheckpoint)
+  // everything of step `step` has been yielded: a pause lands here (step 0: after the start's evaluation)
+  | { type: 'boundary'; step: number }
   | { type: 'done'; step: number; aborted: boolean; params: Float32Array };

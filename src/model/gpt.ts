@@ -67,6 +67,10 @@ export class GPT {
   private forwardList: Dispatch[] = [];
   private gradList: Dispatch[] = [];
   private stepList: Dispatch[] = [];
+  // gradient accumulation: zero once, forward + backward (+=) per micro-batch, then clip and AdamW
+  private zeroList: Dispatch[] = [];
+  private accumulateList: Dispatch[] = [];
+  private updateList: Dispatch[] = [];
   private softmax!: { setTemperature(t: number): void };
   private optimiser!: { setHyper(h: AdamWHyper): void };
   private hyper: AdamWHyper = { ...DEFAULT_ADAMW };
@@ -158,6 +162,26 @@ export class GPT {
     this.stepCount++;
     this.optimiser.setHyper({ ...this.hyper, step: this.stepCount });
     this.gpu.run(this.stepList, 'train-step');
+  }
+
+  /**
+   * Gradient accumulation over micro-batches that together form one optimiser step: zeroGrads(),
+   * then per micro-batch setBatch + accumulate() (forward, backward adding into the gradients;
+   * the loss weights of each micro-batch must already be those of the whole batch), then update()
+   * (norm clip and AdamW). With one micro-batch this is exactly step().
+   */
+  zeroGrads(): void {
+    this.gpu.run(this.zeroList, 'zero-grads');
+  }
+
+  accumulate(): void {
+    this.gpu.run(this.accumulateList, 'accumulate');
+  }
+
+  update(): void {
+    this.stepCount++;
+    this.optimiser.setHyper({ ...this.hyper, step: this.stepCount });
+    this.gpu.run(this.updateList, 'update');
   }
 
   /** Frees the model's buffers (a shared base passed in `baseParams` is left alone). */
@@ -282,7 +306,11 @@ export class GPT {
     const gradsRef = view(this.grads, 0, n);
     const opt = await adamw(gpu, view(this.trainable, 0, n), m, v, this.status, gradsRef, view(flags, 0, n), this.normSq, n, this.hyper);
     this.optimiser = opt;
-    this.stepList = [...this.gradList, ...(await gradNormSq(gpu, this.normSq, gradsRef, n)), opt.dispatch];
+    this.updateList = [...(await gradNormSq(gpu, this.normSq, gradsRef, n)), opt.dispatch];
+    this.stepList = [...this.gradList, ...this.updateList];
+    // bwd[0] zeroes the gradients; every parameter-gradient kernel after it adds (+=)
+    this.zeroList = [bwd[0]];
+    this.accumulateList = [...fwd, ...bwd.slice(1)];
   }
 
   private loraState(BT: number): LoraState {

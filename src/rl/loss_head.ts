@@ -22,6 +22,10 @@ export interface PgLossHead {
   setHyper(h: PgHyper): void;
   /** Metrics of the last forward (pre-update parameters of that step). */
   readMetrics(): Promise<PgMetrics>;
+  /** The raw per-row statistics of the last forward, f32 (B, PG_NSTATS) (micro-batches add up). */
+  readStats(): Promise<Float32Array>;
+  /** Metrics of concatenated per-row statistics (several micro-batches of one update). */
+  metricsOf(stats: Float32Array, rows: number): PgMetrics;
 }
 
 export function makePgLossHead(gpu: Gpu, dims: { B: number; T: number }, hyper: PgHyper): PgLossHead {
@@ -71,6 +75,12 @@ export function makePgLossHead(gpu: Gpu, dims: { B: number; T: number }, hyper: 
     },
     async readMetrics() {
       return pgMetrics(await gpu.readF32(stats), B, effective());
+    },
+    readStats() {
+      return gpu.readF32(stats);
+    },
+    metricsOf(all, rows) {
+      return pgMetrics(all, rows, effective());
     },
   };
 }

@@ -7,7 +7,8 @@ import type { GPTConfig } from '../model/config';
 import { assignAdvantages } from './advantages';
 import { filterZeroVariance } from './filter';
 import { makePgLossHead, type PgLossHead } from './loss_head';
-import { packBatch, type Trajectory } from './trajectory';
+import { packBatch, packedRows, type PackedBatch, type Trajectory } from './trajectory';
+import type { PgMetrics } from '../gpu/ops/pg';
 import { constantNormOf, pgHyperOf, type RlCoreConfig } from './config';
 import { PAD } from '../world/tokenizer';
 import { combineUpdateMetrics, type OptimiserStepMetrics } from './update_metrics';
@@ -44,7 +45,7 @@ export function prepareUpdate(trajs: readonly Trajectory[], rl: RlCoreConfig): {
 }
 
 export class PolicyTrainer {
-  private constructor(readonly model: GPT, private readonly head: PgLossHead, private rl: RlCoreConfig, private readonly maxNewTokens: number) {}
+  private constructor(readonly model: GPT, private readonly head: PgLossHead, private rl: RlCoreConfig, private maxNewTokens: number) {}
 
   /**
    * A trainable policy of at most `rows` trajectories per mini-batch, each ≤ T tokens, whose
@@ -65,32 +66,35 @@ export class PolicyTrainer {
   }
 
   /** Safe mid-run changes (clip, KL β, entropy coefficient, temperature) apply from the next step. */
-  setRl(rl: RlCoreConfig): void {
+  setRl(rl: RlCoreConfig, maxNewTokens = this.maxNewTokens): void {
     this.rl = rl;
+    this.maxNewTokens = maxNewTokens;
     this.head.setHyper(pgHyperOf(rl, true));
     this.model.setTemperature(rl.temperature);
     this.model.setHyper({ maxGradNorm: rl.maxGradNorm });
   }
 
-  /** One RL update on `trajs` (advantages computed here unless the estimator is external). */
+  /**
+   * One RL update on `trajs` (advantages computed here unless the estimator is external). A
+   * mini-batch larger than the trainer's rows is one optimiser step all the same: its gradient
+   * is accumulated over micro-batches of `rows` trajectories, with the aggregation weights of the
+   * whole mini-batch (veRL's micro-batches), so the update does not depend on the trainer's size.
+   */
   async train(trajs: readonly Trajectory[]): Promise<TrainStats> {
     const rl = this.rl;
     const { kept, stats } = prepareUpdate(trajs, rl);
     if (kept.length === 0) return stats;
     const rows = this.model.B;
     const perMini = Math.ceil(kept.length / rl.miniBatches);
-    if (perMini > rows) throw new Error(`a mini-batch of ${perMini} trajectories exceeds the trainer's ${rows} rows; raise miniBatches or the trainer size`);
     const parts: OptimiserStepMetrics[] = [];
     for (let epoch = 0; epoch < rl.epochs; epoch++) {
       for (let i = 0; i < kept.length; i += perMini) {
         const mini = kept.slice(i, i + perMini);
-        const packed = packBatch(mini, {
-          T: this.model.T, B: rows, aggregation: rl.aggregation, constantNormTokens: constantNormOf(rl, this.maxNewTokens), maskTruncated: rl.maskTruncated, seqMeanCount: rl.seqMeanCount, padToken: PAD,
+        const pack = (B: number) => packBatch(mini, {
+          T: this.model.T, B, aggregation: rl.aggregation, constantNormTokens: constantNormOf(rl, this.maxNewTokens), maskTruncated: rl.maskTruncated, seqMeanCount: rl.seqMeanCount, padToken: PAD,
         });
-        this.model.setBatch(packed.tokens, packed.targets);
-        this.head.setBatch(packed);
-        this.model.step();
-        const [m, status, normSq] = await Promise.all([this.head.readMetrics(), this.model.gpu.readU32(this.model.status), this.model.gpu.readF32(this.model.normSq)]);
+        const m = mini.length <= rows ? await this.stepOnce(pack(rows)) : await this.stepAccumulated(pack(mini.length));
+        const [status, normSq] = await Promise.all([this.model.gpu.readU32(this.model.status), this.model.gpu.readF32(this.model.normSq)]);
         if (status[0] !== 0) stats.rejectedSteps++;
         stats.optimiserSteps++;
         parts.push({ ...m, grad_norm: Math.sqrt(normSq[0]) });
@@ -98,5 +102,31 @@ export class PolicyTrainer {
     }
     stats.metrics = combineUpdateMetrics(parts, rl.epochs);
     return stats;
+  }
+
+  /** Forward, loss, backward and AdamW in one command buffer. */
+  private async stepOnce(packed: PackedBatch): Promise<PgMetrics> {
+    this.model.setBatch(packed.tokens, packed.targets);
+    this.head.setBatch(packed);
+    this.model.step();
+    return this.head.readMetrics();
+  }
+
+  /** One optimiser step over a mini-batch of more rows than the model has: gradients accumulate. */
+  private async stepAccumulated(packed: PackedBatch): Promise<PgMetrics> {
+    const rows = this.model.B;
+    const stats: Float32Array[] = [];
+    this.model.zeroGrads();
+    for (let r = 0; r < packed.B; r += rows) {
+      const micro = packedRows(packed, r, Math.min(r + rows, packed.B), rows, PAD);
+      this.model.setBatch(micro.tokens, micro.targets);
+      this.head.setBatch(micro);
+      this.model.accumulate();
+      stats.push(await this.head.readStats());
+    }
+    this.model.update();
+    const all = new Float32Array(stats.reduce((a, x) => a + x.length, 0));
+    stats.reduce((off, x) => (all.set(x, off), off + x.length), 0);
+    return this.head.metricsOf(all, stats.length * rows);
   }
 }

@@ -178,3 +178,30 @@ export function packBatch(trajs: readonly Trajectory[], opts: PackOptions): Pack
   out.coef.set(aggregationCoefs(out.mask, { B, T }, trajs.length, opts.aggregation, opts.constantNormTokens, opts.seqMeanCount));
   return out;
 }
+
+/**
+ * Rows [r0, r1) of a packed batch as a batch of `rows` rows (the rest padding): the micro-batches
+ * of gradient accumulation. The aggregation weights stay those of the whole batch, so the
+ * micro-batches' gradients add up to the whole batch's.
+ */
+export function packedRows(p: PackedBatch, r0: number, r1: number, rows: number, padToken = 0): PackedBatch {
+  const n = r1 - r0;
+  if (!(Number.isInteger(r0) && Number.isInteger(r1) && r0 >= 0 && r1 <= p.B && n >= 1 && n <= rows)) {
+    throw new Error(`packedRows: rows [${r0}, ${r1}) of a ${p.B}-row batch into ${rows} rows`);
+  }
+  const T = p.T;
+  const cut = <A extends Float32Array | Uint32Array | Int32Array>(a: A, make: (n: number) => A, per: number, fill = 0): A => {
+    const out = make(rows * per);
+    if (fill !== 0) out.fill(fill);
+    out.set(a.subarray(r0 * per, r1 * per));
+    return out;
+  };
+  return {
+    B: rows, T, nSeq: Math.max(0, Math.min(p.nSeq, r1) - r0),
+    tokens: cut(p.tokens, (k) => new Uint32Array(k), T, padToken), targets: cut(p.targets, (k) => new Uint32Array(k), T, padToken),
+    mask: cut(p.mask, (k) => new Float32Array(k), T), coef: cut(p.coef, (k) => new Float32Array(k), T),
+    oldLogp: cut(p.oldLogp, (k) => new Float32Array(k), T), refLogp: p.refLogp ? cut(p.refLogp, (k) => new Float32Array(k), T) : null,
+    adv: cut(p.adv, (k) => new Float32Array(k), T), entropy: cut(p.entropy, (k) => new Float32Array(k), T),
+    responseStart: cut(p.responseStart, (k) => new Int32Array(k), 1), responseLength: cut(p.responseLength, (k) => new Int32Array(k), 1),
+  };
+}

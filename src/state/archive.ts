@@ -1,7 +1,7 @@
 // Runs kept across reloads: one record per run (set-up, label, last status) and its events as
 // append-only chunks, in IndexedDB. The store sees only the RunArchive interface; tests use
 // memoryArchive.
-import type { GrpoConfig } from '../loops/grpo_config';
+import type { BaseLoopConfig } from '../loops/base_config';
 import type { RunStatus } from '../lab/protocol';
 import type { RunChunk } from './runData';
 
@@ -14,7 +14,7 @@ export interface RunRecord {
   diff: string;
   loop: string;
   policy: string;
-  config: GrpoConfig;
+  config: BaseLoopConfig;
   createdAt: number;
   status: RunStatus;
 }

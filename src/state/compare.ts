@@ -1,14 +1,14 @@
 // Run comparison, free of React: which runs overlay on the charts, how each is labelled (its
 // set-up's difference from the first selected run), and, when the selected runs differ only by
 // seed, their mean with a min–max band at every step all of them have reached.
-import type { GrpoConfig } from '../loops/grpo_config';
+import type { BaseLoopConfig } from '../loops/base_config';
 import { formatValue } from './launcher';
 
 /** What a run was started with: enough to say how two runs differ. */
 export interface RunSetup {
   loop: string;
   policy: string;
-  config: GrpoConfig;
+  config: BaseLoopConfig;
 }
 
 function flatten(s: RunSetup): Record<string, unknown> {

@@ -1,5 +1,5 @@
 // A run as a file: its step metrics as CSV, or everything (set-up, status, metrics,
-// evaluations, recent samples) as JSON. NaN (a metric a step did not report) becomes null in JSON.
+// evaluations, recent samples, curriculum records) as JSON. NaN (a metric a step did not report) becomes null in JSON.
 import type { RunRecord } from './archive';
 import { metricsCsv } from './csv';
 import type { RunData } from './runData';
@@ -29,6 +29,7 @@ export function runFile(run: RunRecord & { data: RunData }, format: 'csv' | 'jso
     metrics: { step: data.step, seconds: data.seconds, series: data.series },
     evals: data.evals,
     samples: data.samples,
+    records: data.records,
   };
   const text = JSON.stringify(body, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2);
   return { filename: `${baseName(run)}.json`, mime: 'application/json', text };

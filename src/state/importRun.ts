@@ -2,12 +2,14 @@
 // field is checked for shape, type, range and size, the config goes through the loop's own
 // validator, and the first problem comes back as one message naming the file, the place and
 // what is wrong (`run.json: metrics.step[12] is not a number`). Nothing here touches the store.
-import type { EvalEvent, RunHalt, RunState, RunStatus, SamplesEvent } from '../lab/protocol';
+import type { EvalEvent, RecordsEvent, RunHalt, RunState, RunStatus, SamplesEvent } from '../lab/protocol';
+import type { CurriculumRecord } from '../loops/events';
 import { ConfigError } from '../model/config';
-import { validateGrpoConfig, type GrpoConfig } from '../loops/grpo_config';
+import type { BaseLoopConfig } from '../loops/base_config';
+import { LOOP_NAMES, isLoopName, loopNamed } from '../loops/registry';
 import type { RunRecord } from './archive';
 import { RUN_FILE_FORMAT } from './exportRun';
-import { MAX_SAMPLE_EVENTS, type RunChunk, type RunData } from './runData';
+import { MAX_SAMPLE_EVENTS, type RunData } from './runData';
 
 /** Larger files are refused before they are read (a real run's export is a few MB at most). */
 export const MAX_RUN_FILE_BYTES = 64 * 1024 * 1024;
@@ -18,6 +20,10 @@ const MAX_SAMPLE_EVENTS_IN_FILE = 1_000;
 const MAX_SAMPLES_PER_EVENT = 1_000;
 const MAX_K = 4_096;
 const MAX_NAME = 200;
+const MAX_RECORD_EVENTS = 20_000;
+const MAX_RECORDS_PER_EVENT = 5_000;
+const MAX_RECORD_FIELDS = 64;
+const MAX_RECORD_LIST = 1_000;
 const MAX_TEXT = 10_000;
 
 const RUN_STATE_SET: Readonly<Record<RunState, true>> = { starting: true, running: true, pausing: true, paused: true, stopping: true, done: true, stopped: true, failed: true };
@@ -26,15 +32,13 @@ const FINISHED: readonly RunState[] = ['done', 'stopped', 'failed'];
 // a Record, so that a new kind of halt fails to compile here until it is listed
 const HALT_KIND_SET: Readonly<Record<RunHalt['kind'], true>> = { rejected: true, nonfinite: true, 'device-lost': true, 'storage-full': true, 'checkpoint-failed': true };
 const HALT_KINDS = Object.keys(HALT_KIND_SET) as RunHalt['kind'][];
-/** Loops whose config this page can validate (and so import). */
-const LOOP_VALIDATORS: Readonly<Record<string, (c: unknown, where: string) => GrpoConfig>> = { grpo: validateGrpoConfig };
 
 /** What a run file holds, checked; the page gives it a new id, number and label when it adds it. */
 export interface ParsedRunFile {
   original: { id: string; index: number; label: string };
   loop: string;
   policy: string;
-  config: GrpoConfig;
+  config: BaseLoopConfig;
   createdAt: number;
   status: RunStatus;
   data: RunData;
@@ -194,9 +198,36 @@ function readSamples(v: unknown, path: string): SamplesEvent {
   return { type: 'samples', step: integer(o.step, `${path}.step`, 0), samples };
 }
 
-function readConfig(loop: string, v: unknown): GrpoConfig {
+/** A record field: plain JSON values only (text, numbers, flags, null, and lists of them). */
+function recordValue(v: unknown, path: string): unknown {
+  if (v === null || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return measure(v, path);
+  if (typeof v === 'string') return text(v, path, MAX_TEXT);
+  if (Array.isArray(v)) return array(v, path, MAX_RECORD_LIST).map((x, i) => {
+    if (x !== null && typeof x === 'object') fail(`${path}[${i}]`, 'is an object; record lists hold text, numbers, flags or null');
+    return recordValue(x, `${path}[${i}]`);
+  });
+  return fail(path, `is ${describeValue(v)}; record fields hold text, numbers, flags, null or lists of them`);
+}
+
+function readRecords(v: unknown, path: string, kinds: readonly string[]): RecordsEvent {
+  const o = object(v, path, ['type', 'step', 'records']);
+  if (o.type !== 'records') fail(`${path}.type`, `is ${describeValue(o.type)}; expected "records"`);
+  const records = array(o.records, `${path}.records`, MAX_RECORDS_PER_EVENT).map((r, i) => {
+    const at = `${path}.records[${i}]`;
+    const x = object(r, at);
+    const kind = text(x.kind, `${at}.kind`, MAX_NAME, { empty: false });
+    if (!kinds.includes(kind)) fail(`${at}.kind`, `is "${kind}"; this loop's records are ${kinds.join(', ') || 'none'}`);
+    const fields = Object.keys(x);
+    if (fields.length > MAX_RECORD_FIELDS) fail(at, `has ${fields.length} fields; at most ${MAX_RECORD_FIELDS}`);
+    return Object.fromEntries(fields.map((k) => [k, k === 'kind' ? kind : recordValue(x[k], `${at}.${k}`)])) as CurriculumRecord;
+  });
+  return { type: 'records', step: integer(o.step, `${path}.step`, 0), records };
+}
+
+function readConfig(loop: string, v: unknown): BaseLoopConfig {
   try {
-    return LOOP_VALIDATORS[loop](v, 'config');
+    return loopNamed(loop).spec.validate(v, 'config');
   } catch (e) {
     if (e instanceof ConfigError) throw new Invalid(e.message);
     throw e;
@@ -204,7 +235,7 @@ function readConfig(loop: string, v: unknown): GrpoConfig {
 }
 
 function readRunFile(body: unknown): ParsedRunFile {
-  const top = object(body, 'the file', ['format', 'run', 'config', 'metrics', 'evals', 'samples']);
+  const top = object(body, 'the file', ['format', 'run', 'config', 'metrics', 'evals', 'samples', 'records']);
   if (top.format !== RUN_FILE_FORMAT) fail('format', `is ${describeValue(top.format)}; expected "${RUN_FILE_FORMAT}" (a run exported as JSON by RLVR Lab)`);
   const run = object(top.run, 'run', ['id', 'index', 'label', 'diff', 'loop', 'policy', 'createdAt', 'status']);
   const id = text(run.id, 'run.id', MAX_NAME, { empty: false });
@@ -212,7 +243,7 @@ function readRunFile(body: unknown): ParsedRunFile {
   const label = text(run.label, 'run.label', MAX_TEXT);
   text(run.diff, 'run.diff', MAX_TEXT);
   const loop = text(run.loop, 'run.loop', MAX_NAME, { empty: false });
-  if (!Object.hasOwn(LOOP_VALIDATORS, loop)) fail('run.loop', `is "${loop}"; this page reads runs of ${Object.keys(LOOP_VALIDATORS).join(', ')}`);
+  if (!isLoopName(loop)) fail('run.loop', `is "${loop}"; this page reads runs of ${LOOP_NAMES.join(', ')}`);
   const policy = text(run.policy, 'run.policy', MAX_NAME, { empty: false });
   const createdAt = Date.parse(text(run.createdAt, 'run.createdAt', 40));
   if (!Number.isFinite(createdAt)) fail('run.createdAt', `is ${describeValue(run.createdAt)}, not a date (ISO 8601)`);
@@ -221,7 +252,10 @@ function readRunFile(body: unknown): ParsedRunFile {
   const metrics = readMetrics(top.metrics, 'metrics');
   const evals = array(top.evals, 'evals', MAX_EVALS).map((e, i) => readEval(e, `evals[${i}]`));
   const samples = array(top.samples, 'samples', MAX_SAMPLE_EVENTS_IN_FILE).map((e, i) => readSamples(e, `samples[${i}]`));
-  return { original: { id, index, label }, loop, policy, config, createdAt, status: settled(status), data: { ...metrics, evals, samples: samples.slice(-MAX_SAMPLE_EVENTS) } };
+  // files exported before loops had records carry none
+  const kinds = loopNamed(loop).spec.records;
+  const records = top.records === undefined ? [] : array(top.records, 'records', MAX_RECORD_EVENTS).map((e, i) => readRecords(e, `records[${i}]`, kinds));
+  return { original: { id, index, label }, loop, policy, config, createdAt, status: settled(status), data: { ...metrics, evals, samples: samples.slice(-MAX_SAMPLE_EVENTS), records } };
 }
 
 /** Reads a run file's text; `fileName` starts every message. */
@@ -247,10 +281,3 @@ export function importedRecord(p: ParsedRunFile, id: string, index: number, diff
   return { id, index, label: `#${index} ${p.loop.toUpperCase()} · ${p.policy} (imported)`, diff, loop: p.loop, policy: p.policy, config: p.config, createdAt: p.createdAt, status: p.status };
 }
 
-/** Run data as one chunk, so the archive stores an imported run like any other. */
-export function chunkOfData(d: RunData): RunChunk {
-  const keys = Object.keys(d.series);
-  const metrics = new Array<number>(d.step.length * keys.length);
-  d.step.forEach((_, i) => keys.forEach((k, j) => (metrics[i * keys.length + j] = d.series[k][i])));
-  return { step: [...d.step], seconds: [...d.seconds], keys, metrics, samples: d.samples, evals: d.evals };
-}

@@ -4,8 +4,9 @@
 // archive like any other run; a bad one leaves everything as it was and says what is wrong.
 import type { StateCreator } from 'zustand/vanilla';
 import { errorText } from './engineSlice';
-import { chunkOfData, importedRecord, importRunText, MAX_RUN_FILE_BYTES } from './importRun';
-import { configDiff, defaultGrpoConfig } from './launcher';
+import { importedRecord, importRunText, MAX_RUN_FILE_BYTES } from './importRun';
+import { chunkOfData } from './runData';
+import { configDiff, defaultConfig } from './launcher';
 import type { RunServices, RunView } from './runsSlice';
 import type { LabState } from './store';
 
@@ -48,9 +49,9 @@ export const createImportSlice =
         const parsed = importRunText(file.name, body);
         if (!parsed.ok) return refuse(parsed.message);
         const runs = get().runs;
-        const prev = runs.order.length > 0 ? runs.byId[runs.order[runs.order.length - 1]] : undefined;
+        const prev = runs.order.map((id) => runs.byId[id]).filter((v) => v.loop === parsed.run.loop).pop();
         const index = runs.order.reduce((m, id) => Math.max(m, runs.byId[id].index), 0) + 1;
-        const record = importedRecord(parsed.run, services.newRunId(), index, configDiff(parsed.run.config, prev?.config ?? defaultGrpoConfig()));
+        const record = importedRecord(parsed.run, services.newRunId(), index, configDiff(parsed.run.config, prev?.config ?? defaultConfig(parsed.run.loop)));
         const view: RunView = { ...record, live: false, data: parsed.run.data };
         set((s) => ({
           runs: { ...s.runs, order: [...s.runs.order, record.id], byId: { ...s.runs.byId, [record.id]: view }, selected: record.id },

@@ -1,10 +1,12 @@
-// The knobs a run takes between steps (loops/grpo.ts LiveKnobs), free of React: their specs
+// The knobs a run takes between steps (src/loops/driver.ts LiveKnobs, the same for every loop), free of React: their specs
 // (help and paper value from the config fields), the values a run uses now (its latest reported
 // metrics, else its set-up), the page-side check before a change is sent (the loop's own
 // validator, so the messages match), and the steps where a change took effect, found in the
 // stored metrics so the chart marks survive a reload.
 import type { LiveKnobs } from '../lab/protocol';
-import { GRPO_FIELDS, validateGrpoConfig, type GrpoConfig } from '../loops/grpo_config';
+import { BASE_FIELDS, type BaseLoopConfig } from '../loops/base_config';
+import { applyKnobs } from '../loops/driver';
+import { loopNamed } from '../loops/registry';
 import { RL_CORE_FIELDS } from '../rl/config';
 import type { RunData } from './runData';
 
@@ -22,7 +24,7 @@ export interface KnobSpec {
 }
 
 export const KNOB_SPECS: readonly KnobSpec[] = [
-  { key: 'lr', metric: 'lr', label: 'learning rate', help: GRPO_FIELDS.lr.help, paper: GRPO_FIELDS.lr.paper, marked: true },
+  { key: 'lr', metric: 'lr', label: 'learning rate', help: BASE_FIELDS.lr.help, paper: BASE_FIELDS.lr.paper, marked: true },
   { key: 'temperature', metric: 'temperature', label: 'temperature', help: RL_CORE_FIELDS.temperature.help, paper: RL_CORE_FIELDS.temperature.paper, marked: true },
   // β > 0 set live makes the loop take its frozen reference (the run's starting policy) from then on
   { key: 'beta', metric: 'beta', label: 'KL β', help: RL_CORE_FIELDS.beta.help, paper: RL_CORE_FIELDS.beta.paper, marked: true },
@@ -31,13 +33,13 @@ export const KNOB_SPECS: readonly KnobSpec[] = [
   { key: 'clipHigh', metric: 'clip_high', label: 'clip ε high', help: RL_CORE_FIELDS.clipHigh.help, paper: RL_CORE_FIELDS.clipHigh.paper, marked: true },
 ];
 
-export function knobsOfConfig(c: GrpoConfig): LiveKnobs {
+export function knobsOfConfig(c: BaseLoopConfig): LiveKnobs {
   const { temperature, beta, entCoef, clipLow, clipHigh } = c.rl;
   return { lr: c.lr, temperature, beta, entCoef, clipLow, clipHigh };
 }
 
 /** The values a run trains with now: each knob's latest reported value, else its set-up's. */
-export function currentKnobs(config: GrpoConfig, data: Pick<RunData, 'series'>): LiveKnobs {
+export function currentKnobs(config: BaseLoopConfig, data: Pick<RunData, 'series'>): LiveKnobs {
   const out = knobsOfConfig(config);
   for (const s of KNOB_SPECS) {
     const ys = data.series[s.metric] ?? [];
@@ -52,10 +54,9 @@ export function currentKnobs(config: GrpoConfig, data: Pick<RunData, 'series'>):
 }
 
 /** The loop validator's message for `change` applied over `current`, or null when it is valid. */
-export function checkKnobs(config: GrpoConfig, current: LiveKnobs, change: Partial<LiveKnobs>): string | null {
-  const { lr, ...rl } = { ...current, ...change };
+export function checkKnobs(loop: string, config: BaseLoopConfig, current: LiveKnobs, change: Partial<LiveKnobs>): string | null {
   try {
-    validateGrpoConfig({ ...config, lr, rl: { ...config.rl, ...rl } }, 'live change');
+    applyKnobs(loopNamed(loop).spec.validate, config, { ...current, ...change });
     return null;
   } catch (e) {
     return e instanceof Error ? e.message : String(e);

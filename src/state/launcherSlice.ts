@@ -4,7 +4,7 @@ import type { StateCreator } from 'zustand/vanilla';
 import type { RlCorePresetName } from '../rl/config';
 import type { PolicyCatalog } from './catalog';
 import { errorText } from './engineSlice';
-import { DEFAULT_LAUNCHER, effectiveValue, GRPO_KEYS, resolveLauncher, RL_KEYS, setField, setPreset, type LauncherState, type Resolved, type Section } from './launcher';
+import { DEFAULT_LAUNCHER, effectiveValue, loopKeys, resolveLauncher, RL_KEYS, setField, setLoop, setPreset, setSetup, type LauncherState, type Resolved, type Section } from './launcher';
 import type { LabState } from './store';
 import { NO_LESSON, type Lesson } from './url';
 
@@ -30,6 +30,7 @@ export interface LauncherSlice {
   setLoop(loop: string): void;
   setPolicy(policy: string): void;
   setRlPreset(preset: RlCorePresetName): void;
+  setSetup(setup: string): void;
   setField(section: Section, key: string, value: unknown): void;
   resetLauncher(): void;
 }
@@ -45,10 +46,11 @@ function keepLocked(next: LauncherState, current: LauncherState, lock: readonly 
   let out = next;
   if (lock.includes('loop')) out = { ...out, loop: current.loop };
   if (lock.includes('policy')) out = { ...out, policy: current.policy };
+  if (lock.includes('setup')) out = { ...out, setup: current.setup };
   if (lock.includes('preset')) out = { ...out, preset: current.preset };
   // a locked field keeps the value it shows, whatever layer that value came from
   for (const k of lock) {
-    const section: Section | null = (GRPO_KEYS as string[]).includes(k) ? 'grpo' : (RL_KEYS as string[]).includes(k) ? 'rl' : null;
+    const section: Section | null = loopKeys(out).includes(k) ? 'loop' : (RL_KEYS as string[]).includes(k) ? 'rl' : null;
     if (section) out = setField(out, section, k, effectiveValue(current, section, k));
   }
   return out;
@@ -83,7 +85,14 @@ export const createLauncherSlice =
         set({ lesson });
       },
       setLoop(loop) {
-        if (!locked('loop')) update({ ...get().launcher.state, loop });
+        if (locked('loop')) return;
+        const current = get().launcher.state;
+        update(keepLocked(setLoop(current, loop), current, get().lesson.lock));
+      },
+      setSetup(setup) {
+        if (locked('setup')) return;
+        const current = get().launcher.state;
+        update(keepLocked(setSetup(current, setup), current, get().lesson.lock));
       },
       setPolicy(policy) {
         if (locked('policy')) return;

@@ -1,7 +1,7 @@
 // A run's recorded events on the page: step metrics as columns (one array per metric, aligned
-// with `step`), every evaluation, and the latest samples. Chunks are what the worker's batches
+// with `step`), every evaluation, every step's curriculum records, and the latest samples. Chunks are what the worker's batches
 // become once applied, and what the archive stores (append-only).
-import type { EvalEvent, SamplesEvent } from '../lab/protocol';
+import type { EvalEvent, RecordsEvent, SamplesEvent } from '../lab/protocol';
 
 export interface RunData {
   step: number[];
@@ -11,6 +11,8 @@ export interface RunData {
   evals: EvalEvent[];
   /** the most recent samples events, oldest first */
   samples: SamplesEvent[];
+  /** each step's curriculum records (the loop's views read them), oldest first */
+  records: RecordsEvent[];
 }
 
 /** A batch's content in plain, storable form; `metrics[i * keys.length + j]` = keys[j] at step[i]. */
@@ -21,12 +23,14 @@ export interface RunChunk {
   metrics: ArrayLike<number>;
   samples: readonly SamplesEvent[];
   evals: readonly EvalEvent[];
+  /** absent in chunks stored before loops had records */
+  records?: readonly RecordsEvent[];
 }
 
 /** Samples events kept per run for the samples panel. */
 export const MAX_SAMPLE_EVENTS = 20;
 
-export const EMPTY_RUN_DATA: RunData = Object.freeze({ step: [], seconds: [], series: {}, evals: [], samples: [] }) as RunData;
+export const EMPTY_RUN_DATA: RunData = Object.freeze({ step: [], seconds: [], series: {}, evals: [], samples: [], records: [] }) as RunData;
 
 /** Appends a chunk; the result shares nothing mutable with the input. */
 export function appendChunk(d: RunData, c: RunChunk): RunData {
@@ -49,12 +53,13 @@ export function appendChunk(d: RunData, c: RunChunk): RunData {
     series,
     evals: c.evals.length === 0 ? d.evals : d.evals.concat(c.evals),
     samples: c.samples.length === 0 ? d.samples : d.samples.concat(c.samples).slice(-MAX_SAMPLE_EVENTS),
+    records: !c.records?.length ? d.records : d.records.concat(c.records),
   };
 }
 
 /** A chunk as plain arrays (typed arrays from the worker are copied out). */
 export function plainChunk(c: RunChunk): RunChunk {
-  return { step: Array.from(c.step), seconds: Array.from(c.seconds), keys: [...c.keys], metrics: Array.from(c.metrics), samples: c.samples, evals: c.evals };
+  return { step: Array.from(c.step), seconds: Array.from(c.seconds), keys: [...c.keys], metrics: Array.from(c.metrics), samples: c.samples, evals: c.evals, records: c.records ?? [] };
 }
 
 /** The whole data as one chunk (what the archive stores after rewriting a run). */
@@ -62,5 +67,5 @@ export function chunkOfData(d: RunData): RunChunk {
   const keys = Object.keys(d.series);
   const metrics = new Array<number>(d.step.length * keys.length);
   d.step.forEach((_, i) => keys.forEach((k, j) => (metrics[i * keys.length + j] = d.series[k][i])));
-  return { step: [...d.step], seconds: [...d.seconds], keys, metrics, samples: d.samples, evals: d.evals };
+  return { step: [...d.step], seconds: [...d.seconds], keys, metrics, samples: d.samples, evals: d.evals, records: d.records };
 }

@@ -2,12 +2,12 @@
 // worker go through a FrameQueue, so however many runs stream at once the store changes at most
 // once per animation frame; each applied batch is also appended to the archive.
 import type { StateCreator } from 'zustand/vanilla';
-import type { LabClient, LiveKnobs, LoopName, RunBatch, RunHalt, RunSpec, RunState, RunStatus } from '../lab/protocol';
+import type { LabClient, LiveKnobs, RunBatch, RunHalt, RunSpec, RunState, RunStatus } from '../lab/protocol';
 import type { RunArchive, RunRecord } from './archive';
 import { errorText } from './engineSlice';
 import { FrameQueue, type FrameScheduler } from './frameQueue';
 import { checkKnobs, currentKnobs } from './knobs';
-import { configDiff, defaultGrpoConfig, LOOP_CHOICES } from './launcher';
+import { configDiff, defaultConfig } from './launcher';
 import { appendChunk, chunkOfData, EMPTY_RUN_DATA, plainChunk, type RunData } from './runData';
 import { canRestore, INTERRUPTED, withPriorHalts } from './resume';
 import type { LabState } from './store';
@@ -126,13 +126,14 @@ export const createRunsSlice =
         if (!r.ok) return patch({ message: r.message });
         const id = services.newRunId();
         const runs = s.runs.order.map((k) => s.runs.byId[k]);
-        const prev = runs[runs.length - 1];
-        const loop = s.launcher.state.loop;
-        const title = LOOP_CHOICES.find((c) => c.name === loop)?.name.toUpperCase() ?? loop;
+        const loop = r.loop;
+        // labelled by its difference from the last run of the same loop (or the loop's defaults)
+        const prev = runs.filter((v) => v.loop === loop).pop();
+        const title = loop.toUpperCase();
         const index = runs.reduce((m, v) => Math.max(m, v.index), 0) + 1;
         const status: RunStatus = { state: 'starting', step: 0, totalSteps: r.config.steps, stepsPerS: null, etaS: null, error: null };
         const view: RunView = {
-          id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}`, diff: configDiff(r.config, prev?.config ?? defaultGrpoConfig()),
+          id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}`, diff: configDiff(r.config, prev?.config ?? defaultConfig(loop)),
           loop, policy: r.policy, config: r.config, createdAt: services.now(), status, live: true, data: EMPTY_RUN_DATA,
         };
         set((st) => ({ runs: { ...st.runs, order: [...st.runs.order, id], byId: { ...st.runs.byId, [id]: view }, selected: id, message: null } }));
@@ -160,8 +161,8 @@ export const createRunsSlice =
         patchRun(id, () => view);
         patch({ selected: id, message: null });
         get().dismissRunLoss(id);
-        await persist(services.archive?.rewriteRun(recordOf(view), data.step.length + data.evals.length + data.samples.length > 0 ? [chunkOfData(data)] : []));
-        await launch({ runId: id, loop: run.loop as LoopName, policy: run.policy, config: run.config, resume: from !== null }, status);
+        await persist(services.archive?.rewriteRun(recordOf(view), data.step.length + data.evals.length + data.samples.length + data.records.length > 0 ? [chunkOfData(data)] : []));
+        await launch({ runId: id, loop: run.loop, policy: run.policy, config: run.config, resume: from !== null }, status);
       },
 
       pauseRun: (id) => command(id, (x) => client.pauseRun(x)),
@@ -172,7 +173,7 @@ export const createRunsSlice =
       async setRunKnobs(id, change) {
         const run = get().runs.byId[id];
         if (!run) return `no run with id ${id}`;
-        const invalid = checkKnobs(run.config, currentKnobs(run.config, run.data), change);
+        const invalid = checkKnobs(run.loop, run.config, currentKnobs(run.config, run.data), change);
         if (invalid) {
           patch({ message: invalid });
           return invalid;

@@ -1,36 +1,38 @@
 // Launcher state ⇄ URL query, so a link reproduces a set-up. Only non-default values are
 // written, each under its config field's name (`?policy=tiny&seed=3&steps=20&clipHigh=0.2`);
-// the loop and the RL preset under `loop` and `preset`. Parameters that are not the launcher's
+// the loop, its set-up and the RL preset under `loop`, `setup` and `preset`. Parameters that are not the launcher's
 // (e.g. `debug`) are left alone.
 import {
   DEFAULT_LAUNCHER,
   DEFAULT_LOOP,
-  DEFAULT_PRESET,
-  GRPO_KEYS,
-  PRESET_NAMES,
+  DEFAULT_SETUP,
   RL_KEYS,
   fieldSpec,
   formatValue,
+  loopKeys,
   parseInput,
+  presetNames,
   setField,
+  setLoop,
+  setPreset,
+  setupNames,
   type LauncherState,
-  type Section,
 } from './launcher';
+import { LOOPS } from '../loops/registry';
 import type { RlCorePresetName } from '../rl/config';
 import { isUploadName } from './policyUpload';
 
 /** Query parameters the page reads elsewhere; never reported as unknown. */
 export const PAGE_PARAMS: readonly string[] = ['debug', 'hide', 'lock'];
 
-const SECTION_OF = new Map<string, Section>([...GRPO_KEYS.map((k) => [k, 'grpo'] as const), ...RL_KEYS.map((k) => [k, 'rl'] as const)]);
-
 export function launcherToQuery(l: LauncherState): URLSearchParams {
   const q = new URLSearchParams();
   if (l.loop !== DEFAULT_LOOP) q.set('loop', l.loop);
   // an uploaded policy lives in this browser only: a link cannot carry it
   if (l.policy !== null && !isUploadName(l.policy)) q.set('policy', l.policy);
-  if (l.preset !== DEFAULT_PRESET) q.set('preset', l.preset);
-  for (const k of GRPO_KEYS) if (Object.hasOwn(l.grpo, k)) q.set(k, formatValue(l.grpo[k]));
+  if (l.setup !== DEFAULT_SETUP) q.set('setup', l.setup);
+  if (l.preset !== presetNames(l)[0]) q.set('preset', l.preset);
+  for (const k of loopKeys(l)) if (Object.hasOwn(l.fields, k)) q.set(k, formatValue(l.fields[k]));
   for (const k of RL_KEYS) if (Object.hasOwn(l.rl, k)) q.set(k, formatValue(l.rl[k]));
   return q;
 }
@@ -43,23 +45,28 @@ export interface DecodedQuery {
 
 export function queryToLauncher(q: URLSearchParams): DecodedQuery {
   const warnings: string[] = [];
-  let l: LauncherState = { ...DEFAULT_LAUNCHER, grpo: {}, rl: {} };
-  const grpo: Record<string, unknown> = {};
+  // the loop first: which fields, set-ups and presets exist depends on it
+  let l: LauncherState = setLoop({ ...DEFAULT_LAUNCHER, fields: {}, rl: {} }, q.get('loop') ?? DEFAULT_LOOP);
+  const loopFields = new Set(loopKeys(l));
+  const rlFields = new Set<string>(RL_KEYS);
+  const fields: Record<string, unknown> = {};
   const rl: Record<string, unknown> = {};
   for (const [key, value] of q) {
-    if (key === 'loop') l = { ...l, loop: value };
+    if (key === 'loop') continue;
     else if (key === 'policy' && isUploadName(value)) warnings.push(`policy=${value}: an uploaded checkpoint lives in the browser it was uploaded to and cannot be opened from a link; using the default policy`);
     else if (key === 'policy') l = { ...l, policy: value === '' ? null : value };
-    else if (key === 'preset') {
-      if ((PRESET_NAMES as string[]).includes(value)) l = { ...l, preset: value as RlCorePresetName };
-      else warnings.push(`preset=${value}: unknown RL preset (presets: ${PRESET_NAMES.join(', ')}); using ${DEFAULT_PRESET}`);
-    } else if (SECTION_OF.has(key)) {
-      const section = SECTION_OF.get(key)!;
-      (section === 'grpo' ? grpo : rl)[key] = parseInput(fieldSpec(section, key).type, value);
-    } else if (!PAGE_PARAMS.includes(key)) warnings.push(`${key}: not a setting of the launcher; ignored`);
+    else if (key === 'setup') {
+      if (setupNames(l).includes(value)) l = { ...l, setup: value };
+      else warnings.push(`setup=${value}: the ${l.loop} loop has no such set-up (set-ups: ${setupNames(l).join(', ')}); using ${DEFAULT_SETUP}`);
+    } else if (key === 'preset') {
+      if ((presetNames(l) as string[]).includes(value)) l = setPreset(l, value as RlCorePresetName);
+      else warnings.push(`preset=${value}: not an RL preset of the ${l.loop} loop (presets: ${presetNames(l).join(', ')}); using ${presetNames(l)[0]}`);
+    } else if (loopFields.has(key)) fields[key] = parseInput(fieldSpec(l, 'loop', key).type, value);
+    else if (rlFields.has(key)) rl[key] = parseInput(fieldSpec(l, 'rl', key).type, value);
+    else if (!PAGE_PARAMS.includes(key)) warnings.push(`${key}: not a setting of the ${l.loop} loop's launcher; ignored`);
   }
   // an override equal to the layer below is dropped, as the form would drop it
-  for (const [k, v] of Object.entries(grpo)) l = setField(l, 'grpo', k, v);
+  for (const [k, v] of Object.entries(fields)) l = setField(l, 'loop', k, v);
   for (const [k, v] of Object.entries(rl)) l = setField(l, 'rl', k, v);
   return { launcher: l, warnings };
 }
@@ -81,8 +88,8 @@ export function mergeQuery(current: URLSearchParams, l: LauncherState): string {
 export const HIDEABLE = ['launcher', 'knobs', 'selftest', 'demo', 'adapter', 'samples', 'import', 'upload'] as const;
 export type Hideable = (typeof HIDEABLE)[number];
 
-/** Fields a lesson can lock: the loop, policy and preset pickers and every launcher field. */
-export const LOCKABLE: readonly string[] = ['loop', 'policy', 'preset', ...GRPO_KEYS, ...RL_KEYS];
+/** Fields a lesson can lock: the loop, policy, set-up and preset pickers and every field of any loop. */
+export const LOCKABLE: readonly string[] = [...new Set(['loop', 'policy', 'setup', 'preset', ...LOOPS.flatMap((d) => Object.keys(d.spec.fields)), ...RL_KEYS])];
 
 export interface Lesson {
   hide: readonly Hideable[];

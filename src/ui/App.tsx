@@ -2,7 +2,7 @@
 // below, the GPU the worker found, the kernel self-test and the memorise demo.
 import { useEffect } from 'react';
 import { AdapterPanel } from './AdapterPanel';
-import { EvaluationCharts, TrainingCharts } from './ChartsPanel';
+import { CurriculumPanel, EvaluationCharts, TrainingCharts } from './ChartsPanel';
 import { DemoPanel } from './DemoPanel';
 import { CpuMode } from './CpuMode';
 import { EngineAlerts } from './EngineAlerts';
@@ -67,6 +67,7 @@ export function App({ debug = false }: { debug?: boolean }) {
             <RunsPanel />
             <TrainingCharts />
             <EvaluationCharts />
+            <CurriculumPanel />
             {shown('samples') && <SamplesPanel />}
           </div>
         </div>

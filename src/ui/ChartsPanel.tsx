@@ -11,7 +11,11 @@ import { formatValue } from './format';
 import { EvalCharts } from './charts/EvalCharts';
 import { MetricChart, type ChangeLine } from './charts/MetricChart';
 import { seriesClass } from './charts/overlay';
-import { TRAINING_CHARTS } from './charts/specs';
+import { metricChartsOf } from './charts/specs';
+import { MultiLineChart, StackedChart, stackedProps } from './charts/LoopViews';
+import { RecordBrowser } from './RecordBrowser';
+import { isLoopName, loopNamed } from '../loops/registry';
+import type { LoopViews } from '../loops/spec';
 import { WALL_TIME_NOTE, type ChartAxis } from './charts/xaxis';
 import { useLab } from './LabStore';
 import { Panel } from './Panel';
@@ -118,7 +122,10 @@ export function TrainingCharts() {
   if (shown.runs.length === 0) return null;
   const marks = haltMarks(shown, axis.mode);
   const changes = changeMarks(shown, axis.mode);
-  const specs = TRAINING_CHARTS.filter((c) => !c.optional || shown.runs.some((r) => c.key in r.run.data.series));
+  const specs = metricChartsOf(shown.runs.map((r) => r.run.loop)).filter((c) => !c.optional || shown.runs.some((r) => c.key in r.run.data.series));
+  // a loop's own multi-metric charts draw the selected run (the first shown)
+  const first = shown.runs[0].run;
+  const views = viewsOf(first.loop);
   return (
     <Panel title="Training" className="panel-wide charts" intro={intro(shown, 'what each step of the loop measured')}>
       <ChartControls shown={shown} />
@@ -130,7 +137,33 @@ export function TrainingCharts() {
             series={shown.runs.map((r) => ({ id: r.run.id, name: r.name, steps: r.run.data.step, values: r.run.data.series[spec.key], clock: clockOf(r.run.data) }))}
           />
         ))}
+        {(views?.stacked ?? []).map((spec) => (
+          <StackedChart key={spec.id} {...stackedProps(spec, first.data)} />
+        ))}
+        {(views?.multiLine ?? []).map((spec) => (
+          <MultiLineChart key={spec.id} spec={spec} data={first.data} axis={axis} marks={marks} />
+        ))}
       </div>
+    </Panel>
+  );
+}
+
+/** The views the loop of a run declares (null for a loop this page does not know). */
+function viewsOf(loop: string): LoopViews | null {
+  return isLoopName(loop) ? loopNamed(loop).spec.views : null;
+}
+
+/** The selected run's curriculum, in the browsers its loop declares (none for GRPO). */
+export function CurriculumPanel() {
+  const shown = useShownRuns();
+  const run = shown.runs[0]?.run;
+  const browsers = run ? viewsOf(run.loop)?.browsers ?? [] : [];
+  if (!run || browsers.length === 0) return null;
+  return (
+    <Panel title="Curriculum" className="panel-wide curriculum" intro={`${run.label}: what the loop made of its steps.`}>
+      {browsers.map((spec) => (
+        <RecordBrowser key={spec.id} spec={spec} events={run.data.records} />
+      ))}
     </Panel>
   );
 }

@@ -69,12 +69,13 @@ export function ConfigField({ section, name, highlighted, disabled: off = false 
   // a lesson link can fix a field at the link's value (url.ts)
   const locked = useLab((s) => s.lesson.lock.includes(name));
   const disabled = off || locked;
-  const spec = fieldSpec(section, name);
   const launcher = useLab((s) => s.launcher.state);
+  const spec = fieldSpec(launcher, section, name);
   const setField = useLab((s) => s.setField);
   const value = effectiveValue(launcher, section, name);
-  const edited = Object.hasOwn(launcher[section], name);
-  const fromPreset = section === 'rl' && !edited && !Object.is(value, spec.default);
+  const edited = Object.hasOwn(section === 'loop' ? launcher.fields : launcher.rl, name);
+  // a value the RL preset or the loop's set-up gives, not the field's own default
+  const fromPreset = !edited && !Object.is(value, spec.default);
   const error = fieldError(launcher, section, name);
   const origin = edited ? 'edited' : fromPreset ? 'preset' : 'default';
   return (

@@ -1,8 +1,10 @@
-// The run launcher: loop, base policy, RL preset and seed on top, then every knob of the loop
-// and of the RL core, generated from their field specs. The set-up lives in the URL.
+// The run launcher: loop, base policy, the loop's set-up, RL preset and seed on top, then every
+// knob of the loop and of the RL core, generated from the registry's field specs. The set-up
+// lives in the URL.
 import { useId } from 'react';
 import { RL_CORE_PRESETS, type RlCorePresetName } from '../rl/config';
-import { GRPO_KEYS, LOOP_CHOICES, PRESET_NAMES, RL_KEYS } from '../state/launcher';
+import type { Section } from '../state/launcher';
+import { LOOP_CHOICES, RL_KEYS, loopKeys, loopSpec, presetNames, setupNames } from '../state/launcher';
 import { selectExclusiveJob, selectRunsReady, type LabState } from '../state/store';
 import { selectCpuModeOffered } from '../state/cpuModeSlice';
 import { CPU_MODE } from '../lab/cpuMode';
@@ -11,8 +13,8 @@ import { useLab } from './LabStore';
 import { Panel } from './Panel';
 import { PolicyUpload } from './PolicyUpload';
 
-const RUN_FIELDS = ['steps', 'problemsPerStep', 'groupSize', 'maxNewTokens', 'topP', 'lr', 'weightDecay'];
-const DATA_FIELDS = GRPO_KEYS.filter((k) => k !== 'seed' && !RUN_FIELDS.includes(k));
+/** Fields of the "Data and evaluation" group; a loop's other fields (but the seed) are its "Run" group. */
+const DATA_FIELDS = ['trainSet', 'trainProblems', 'evalSet', 'evalEvery', 'evalProblems', 'evalN', 'samplesPerStep', 'checkpointEvery'];
 
 function presetSummary(name: RlCorePresetName): string {
   const p = RL_CORE_PRESETS[name] as Record<string, unknown>;
@@ -38,6 +40,9 @@ function TopRow({ highlighted }: { highlighted: string | null }) {
   const setLoop = useLab((s) => s.setLoop);
   const setPolicy = useLab((s) => s.setPolicy);
   const setPreset = useLab((s) => s.setRlPreset);
+  const setSetup = useLab((s) => s.setSetup);
+  const setupId = useId();
+  const spec = loopSpec(state);
   const cpu = useLab((s) => s.cpuMode.status === 'on');
   const allUploads = useLab((s) => s.uploads.list);
   // CPU mode trains only the policy it is sized for
@@ -60,6 +65,28 @@ function TopRow({ highlighted }: { highlighted: string | null }) {
             </option>
           ))}
         </select>
+        <p className="field-note" data-testid="launcher-loop-summary">
+          {spec.summary}
+          {spec.paper && (
+            <>
+              {' '}
+              <a href={spec.paper.url} target="_blank" rel="noreferrer">
+                {spec.paper.title}
+              </a>
+            </>
+          )}
+        </p>
+      </div>
+      <div className={`field${highlighted === 'setup' ? ' cfg-invalid' : ''}`}>
+        <label htmlFor={setupId}>Set-up</label>
+        <select id={setupId} data-testid="launcher-setup" value={state.setup} disabled={lock.includes('setup')} onChange={(e) => setSetup(e.target.value)}>
+          {setupNames(state).map((n) => (
+            <option key={n} value={n}>
+              {spec.presets[n].title}
+            </option>
+          ))}
+        </select>
+        <p className="field-note">{spec.presets[state.setup]?.note}</p>
       </div>
       <div className={`field${highlighted === 'policy' ? ' cfg-invalid' : ''}`}>
         <label htmlFor={policyId}>Base policy</label>
@@ -80,10 +107,10 @@ function TopRow({ highlighted }: { highlighted: string | null }) {
         {info && <p className="field-note">{info.description}</p>}
         {!uploadHidden && !cpu && <PolicyUpload disabled={lock.includes('policy')} />}
       </div>
-      <div className="field">
+      <div className={`field${highlighted === 'preset' ? ' cfg-invalid' : ''}`}>
         <label htmlFor={presetId}>RL preset</label>
         <select id={presetId} data-testid="launcher-preset" value={state.preset} disabled={lock.includes('preset')} onChange={(e) => setPreset(e.target.value as RlCorePresetName)}>
-          {PRESET_NAMES.map((n) => (
+          {presetNames(state).map((n) => (
             <option key={n} value={n}>
               {n}
             </option>
@@ -91,13 +118,13 @@ function TopRow({ highlighted }: { highlighted: string | null }) {
         </select>
         <p className="field-note">{presetSummary(state.preset)}</p>
       </div>
-      <ConfigField section="grpo" name="seed" highlighted={highlighted === 'seed'} />
+      <ConfigField section="loop" name="seed" highlighted={highlighted === 'seed'} />
     </div>
   );
 }
 
-function FieldGroup({ title, section, names, highlighted, open }: { title: string; section: 'grpo' | 'rl'; names: readonly string[]; highlighted: string | null; open: boolean }) {
-  const edited = useLab((s) => names.filter((n) => Object.hasOwn(s.launcher.state[section], n)).length);
+function FieldGroup({ title, section, names, highlighted, open }: { title: string; section: Section; names: readonly string[]; highlighted: string | null; open: boolean }) {
+  const edited = useLab((s) => names.filter((n) => Object.hasOwn(section === 'loop' ? s.launcher.state.fields : s.launcher.state.rl, n)).length);
   const key = (n: string) => (section === 'rl' ? `rl.${n}` : n);
   return (
     <details className="cfg-group" open={open || names.some((n) => key(n) === highlighted)}>
@@ -144,6 +171,10 @@ export function Launcher() {
   const start = useLab((s) => s.startRun);
   const reset = useLab((s) => s.resetLauncher);
   const highlighted = resolved.ok ? null : resolved.field;
+  const launcherState = useLab((s) => s.launcher.state);
+  const keys = loopKeys(launcherState);
+  const runFields = keys.filter((k) => k !== 'seed' && !DATA_FIELDS.includes(k));
+  const dataFields = keys.filter((k) => DATA_FIELDS.includes(k));
   return (
     <Panel title="New run" className="launcher" intro="Pick a loop, a base policy and a preset; every knob below is documented, with the papers' value beside it. The set-up is kept in the page address, so a link reproduces it.">
       <form
@@ -153,8 +184,8 @@ export function Launcher() {
         }}
       >
         <TopRow highlighted={highlighted} />
-        <FieldGroup title="Run" section="grpo" names={RUN_FIELDS} highlighted={highlighted} open />
-        <FieldGroup title="Data and evaluation" section="grpo" names={DATA_FIELDS} highlighted={highlighted} open={false} />
+        <FieldGroup title="Run" section="loop" names={runFields} highlighted={highlighted} open />
+        <FieldGroup title="Data and evaluation" section="loop" names={dataFields} highlighted={highlighted} open={false} />
         <FieldGroup title="RL core (loss, advantages, filtering)" section="rl" names={RL_KEYS} highlighted={highlighted} open={false} />
         <AddressWarnings />
         {!resolved.ok && (

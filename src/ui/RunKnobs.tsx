@@ -21,7 +21,7 @@ function KnobsForm({ run, current }: { run: RunView; current: LiveKnobs }) {
   const [text, setText] = useState(() => textOf(current));
   const [note, setNote] = useState<string | null>(null);
   const parsed = parseKnobs(text, current);
-  const invalid = !parsed.ok ? parsed.message : checkKnobs(run.config, current, parsed.change);
+  const invalid = !parsed.ok ? parsed.message : checkKnobs(run.loop, run.config, current, parsed.change);
   const changed = parsed.ok && Object.keys(parsed.change).length > 0;
   const apply = async () => {
     if (!parsed.ok || !changed) return;

@@ -21,3 +21,21 @@ export function randArray(rand: Rng, n: number, scale = 1): Float32Array {
   for (let i = 0; i < n; i++) out[i] = (rand() * 2 - 1) * scale;
   return out;
 }
+
+/** A generator that counts its draws, so a resumed run can skip exactly as many. */
+export interface CountedRng extends Rng {
+  readonly draws: number;
+}
+
+/** mulberry32(seed), advanced by `skip` draws, counting every draw after. */
+export function countedRng(seed: number, skip = 0): CountedRng {
+  const next = mulberry32(seed);
+  let draws = 0;
+  const rng = (() => {
+    draws++;
+    return next();
+  }) as CountedRng;
+  Object.defineProperty(rng, 'draws', { get: () => draws });
+  for (let i = 0; i < skip; i++) rng();
+  return rng;
+}

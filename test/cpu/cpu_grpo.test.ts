@@ -13,25 +13,24 @@ import { assignAdvantages } from '../../src/rl/advantages';
 import { packBatch, type Trajectory } from '../../src/rl/trajectory';
 import { rollout } from '../../src/rl/rollout';
 import { gptBackwardRef, gptForwardRef } from '../../src/reference/gpt';
-import { validateGrpoConfig } from '../../src/loops/grpo';
+import { validateGrpoConfig } from '../../src/loops/grpo/config';
 import type { LoopEvent } from '../../src/loops/events';
-import { grpoTail } from '../../src/lab/loops';
 import { EOS, PAD, encode, solvePrompt } from '../../src/world/index';
 import { CpuPolicy } from '../../src/cpu/policy';
 import { CpuTrainer, pgGradients } from '../../src/cpu/trainer';
-import { runGrpoCpu } from '../../src/cpu/grpo';
+import { runGrpoCpu } from '../helpers/loops';
 import { CpuReferencePolicy } from '../../src/cpu/reference';
 
 const cfg = GPT_PRESETS.tiny;
 const table = buildTensorTable(cfg);
 const init = initParams(cfg, table, 9);
 
-/** The GPU loop's step metrics (src/loops/grpo.ts + the pg head's metrics + grad_norm). */
+/** GRPO's step metrics (src/loops/grpo/step.ts, the knobs the driver adds, the update's metrics). */
 const STEP_KEYS = [
   'reward', 'reward_std', 'frac_reward_zero_std', 'entropy', 'completions/mean_length', 'completions/clipped_ratio',
   'kept_groups', 'dropped_groups', 'optimiser_steps', 'rejected_steps', 'lr', 'temperature', 'beta', 'entCoef', 'clip_low', 'clip_high',
   'loss', 'loss/pg', 'loss/kl', 'loss/entropy', 'clip_ratio/low_mean', 'clip_ratio/high_mean', 'clip_ratio/region_mean', 'clip_ratio/dual_mean',
-  'kl', 'ratio/mean', 'tokens', 'grad_norm', 'update/entropy', 'gen_batches', 'dynamic_sampling/exhausted',
+  'kl', 'ratio/mean', 'tokens', 'grad_norm', 'update/entropy',
 ].sort();
 
 /** log π(y_t) of each response token under the policy at temperature 1 (what the sampler would report with top-p 1). */
@@ -199,7 +198,8 @@ describe('runGrpoCpu', () => {
   it('yields GRPO\'s events with its metric names, and the same seed gives the same run', async () => {
     const a = await collect();
     const b = await collect();
-    const expectedTypes = ['eval', ...[1, 2].flatMap((s) => ['step', ...grpoTail(config, s)]), 'done'];
+    // evaluation at the start; per step its samples; at the last step the evaluation and the checkpoint
+    const expectedTypes = ['eval', 'step', 'samples', 'step', 'samples', 'eval', 'checkpoint', 'done'];
     expect(a.map((e) => e.type)).toEqual(expectedTypes);
     for (const e of a) {
       if (e.type === 'step') {

@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { fileCheckpointStore, isQuotaError, memoryCheckpointStore, memoryFs, type RunCheckpoint } from '../../src/lab/checkpoints';
 import { checkpointFile } from '../../src/lab/checkpointExport';
-import { RunManager, type PreparedLoop, type ResumePoint } from '../../src/lab/runs';
+import { RunManager } from '../../src/lab/runs';
+import { fakeEngine, fakeLoop, fakeSeen, type FakeSeen } from '../helpers/fakeLoop';
 import type { RunBatch, RunStatus } from '../../src/lab/protocol';
 import type { Gpu } from '../../src/gpu/runtime';
-import type { LoopEvent } from '../../src/loops/events';
 import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';
 import { parseCheckpoint } from '../../src/model/checkpoint';
@@ -26,7 +26,7 @@ function ckpt(step: number, runId = 'run-1'): RunCheckpoint {
   const params = new Float32Array(N);
   for (const t of table.tensors) for (let i = t.offset; i < t.offset + t.size; i++) params[i] = Math.sin(i + step);
   return {
-    runId, loop: 'grpo', policy: 'tiny', cfg, step, params,
+    runId, loop: 'grpo', policy: 'tiny', cfg, step, params, state: { draws: step * 3 },
     optimiser: { m: params.map((x) => x / 10), v: params.map((x) => x * x), step: step * 2 },
     config: { steps: 10, lr: 1e-3 + step },
     history: {
@@ -111,36 +111,17 @@ describe('checkpoint store', () => {
   });
 });
 
-/** A loop of `steps` steps with a checkpoint after every step; records where it was resumed from. */
-function loop(steps: number, seen: { resume?: ResumePoint; init?: Float32Array }): PreparedLoop {
-  return {
-    steps,
-    tail: (s) => (s === 0 ? [] : ['checkpoint']),
-    async *start(_g, _c, init, signal, _controls, resume) {
-      seen.resume = resume;
-      seen.init = init;
-      let step = resume?.step ?? 0;
-      while (step < steps && !signal.aborted) {
-        step++;
-        await tick();
-        yield { type: 'step', step, seconds: 0.1, metrics: { reward: step, rejected_steps: 0 } };
-        const params = new Float32Array(N).fill(step);
-        yield { type: 'checkpoint', step, params, optimiser: { m: params, v: params, step }, config: { steps } } satisfies LoopEvent;
-      }
-      yield { type: 'done', step, aborted: signal.aborted, params: new Float32Array(N) };
-    },
-  };
-}
-
-function manager(l: PreparedLoop, store = memoryCheckpointStore()) {
-  const configs: unknown[] = [];
+/** A run manager over a fake loop with a checkpoint after every step, of a policy of N floats all −7. */
+function manager(seen: FakeSeen, store = memoryCheckpointStore()) {
+  const def = fakeLoop(seen, { checkpointEvery: 1 });
   const m = new RunManager({
-    loops: { grpo: (c) => (configs.push(c), l) },
+    loopNamed: () => def,
+    createEngine: async (_d, init) => fakeEngine(init, seen),
     loadPolicy: async () => ({ cfg, params: new Float32Array(N).fill(-7) }),
     checkpoints: store,
     batchIntervalMs: 0,
   });
-  return { m, configs, store };
+  return { m, configs: seen.configs, store };
 }
 
 async function until(cond: () => boolean, what: string): Promise<void> {
@@ -151,12 +132,12 @@ async function until(cond: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`);
 }
 
-const spec = { runId: 'r1', loop: 'grpo' as const, policy: 'tiny', config: { steps: 4 } };
+const spec = { runId: 'r1', loop: 'fake', policy: 'tiny', config: { steps: 4 } };
 
 describe('RunManager checkpoints', () => {
   it('saves checkpoint events and resumes a run from its latest under the same id', async () => {
-    const seen: { resume?: ResumePoint; init?: Float32Array } = {};
-    const { m, configs, store } = manager(loop(4, seen));
+    const seen = fakeSeen();
+    const { m, configs, store } = manager(seen);
     const batches: RunBatch[] = [];
     const first = m.start({} as Gpu, spec, (b) => batches.push(b));
     await until(() => batches.some((b) => b.status.step >= 2), 'step 2');
@@ -169,11 +150,12 @@ describe('RunManager checkpoints', () => {
 
     const resumed: RunBatch[] = [];
     const final = await m.start({} as Gpu, { ...spec, config: { ignored: true }, resume: true }, (b) => resumed.push(b));
-    expect(configs[1]).toEqual({ steps: 4 });
-    expect(seen.resume?.step).toBe(at);
-    expect(seen.init?.[0]).toBe(at);
+    // the checkpoint's config, not the new one; the loop's state comes back to its body
+    expect(configs[configs.length - 1]).toMatchObject({ steps: 4 });
+    expect(seen.resume).toEqual({ step: at, state: { at } });
+    expect(seen.init?.params[0]).toBe(at);
     // the frozen KL reference of a resumed run is its base policy, not the checkpoint
-    expect((seen.resume as { reference?: Float32Array }).reference?.[0]).toBe(-7);
+    expect(seen.init?.reference[0]).toBe(-7);
     expect(resumed[0].status.step).toBe(at);
     // the checkpoint's recorded steps first, then the new ones
     expect(resumed.flatMap((b) => Array.from(b.step))).toEqual([1, 2, 3, 4]);
@@ -183,20 +165,22 @@ describe('RunManager checkpoints', () => {
   });
 
   it('a run with no checkpoint cannot resume', async () => {
-    const { m } = manager(loop(2, {}));
+    const { m } = manager(fakeSeen());
     await expect(m.start({} as Gpu, { ...spec, resume: true }, () => undefined)).rejects.toThrow(/run r1 has no checkpoint to resume from/);
   });
 
   it('a full disk pauses the run with a storage-full halt; resume saves the checkpoint again, then carries on', async () => {
     let full = false;
-    const { m, store } = manager(loop(3, {}), memoryCheckpointStore(() => {
+    const { m, store } = manager(fakeSeen(), memoryCheckpointStore(() => {
       if (full) throw quotaError();
     }));
     const batches: RunBatch[] = [];
     const last = (): Partial<RunStatus> => batches[batches.length - 1]?.status ?? {};
-    const done = m.start({} as Gpu, spec, (b) => batches.push(b));
+    const done = m.start({} as Gpu, { ...spec, config: { steps: 3 } }, (b) => batches.push(b));
     m.pause('r1');
-    await until(() => last().state === 'paused', 'the pause after step 1');
+    await until(() => last().state === 'paused', 'the pause at the start');
+    m.step('r1');
+    await until(() => last().state === 'paused' && last().step === 1, 'the pause after step 1');
     full = true;
     m.resume('r1');
     await until(() => last().state === 'paused' && last().halts?.length === 1, 'the storage-full pause');
@@ -213,10 +197,10 @@ describe('RunManager checkpoints', () => {
   });
 
   it('device loss ends a paused run without saving; a new run of the same id resumes from the last checkpoint', async () => {
-    const seen: { resume?: ResumePoint } = {};
-    const { m, store } = manager(loop(5, seen));
+    const seen = fakeSeen();
+    const { m, store } = manager(seen);
     const batches: RunBatch[] = [];
-    const first = m.start({} as Gpu, spec, (b) => batches.push(b));
+    const first = m.start({} as Gpu, { ...spec, config: { steps: 5 } }, (b) => batches.push(b));
     await until(() => batches.some((b) => b.status.step >= 2), 'step 2');
     m.pause('r1');
     await until(() => batches[batches.length - 1].status.state === 'paused', 'the pause');

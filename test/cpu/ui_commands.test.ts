@@ -54,7 +54,7 @@ function storeWithRun() {
     fetchCatalog: async () => ({ defaultPolicy: 'tiny', policies: [{ name: 'tiny', description: '', params: null }] }), archive: null, newRunId: () => `r${++n}`, now: () => n,
   }, (cb) => void frames.push(cb));
   const setState = (state: RunStatus['state'], id = 'r1') => {
-    onBatch({ runId: id, step: new Float64Array(), seconds: new Float64Array(), keys: [], metrics: new Float64Array(), samples: [], evals: [], status: { state, step: 0, totalSteps: 3, stepsPerS: null, etaS: null, error: null } });
+    onBatch({ runId: id, step: new Float64Array(), seconds: new Float64Array(), keys: [], metrics: new Float64Array(), samples: [], records: [], evals: [], status: { state, step: 0, totalSteps: 3, stepsPerS: null, etaS: null, error: null } });
     frames.splice(0).forEach((f) => f());
   };
   return { store, client, setState };

@@ -3,12 +3,12 @@
 // every seed reached, and the charts' overlay rows line up several runs on one x axis.
 import { describe, expect, it } from 'vitest';
 import { configDiffLabel, differingKeys, meanBand, onlySeedsDiffer, shownRuns, type RunSetup } from '../../src/state/compare';
-import { defaultGrpoConfig } from '../../src/state/launcher';
+import { defaultConfig } from '../../src/state/launcher';
 import { overlayRows, seriesClass } from '../../src/ui/charts/overlay';
-import type { GrpoConfig } from '../../src/loops/grpo_config';
+import type { GrpoConfig } from '../../src/loops/grpo/config';
 
 function setup(over: Partial<Omit<GrpoConfig, 'rl'>> = {}, rl: Partial<GrpoConfig['rl']> = {}, policy = 'tiny'): RunSetup {
-  const d = defaultGrpoConfig();
+  const d = defaultConfig('grpo');
   return { loop: 'grpo', policy, config: { ...d, ...over, rl: { ...d.rl, ...rl } } };
 }
 

@@ -68,7 +68,7 @@ describe('CPU mode in the store', () => {
     expect(s.cpuMode).toEqual({ status: 'on', error: null });
     expect(selectRunsReady(s)).toBe(true);
     expect(s.launcher.resolved.ok && s.launcher.resolved.policy).toBe('tiny');
-    s.setField('grpo', 'steps', 2);
+    s.setField('loop', 'steps', 2);
     const started = store.getState().startRun();
     await vi.waitFor(() => expect(cpu.startRun).toHaveBeenCalledOnce());
     expect(gpu.startRun).not.toHaveBeenCalled();
@@ -87,7 +87,7 @@ describe('CPU mode in the store', () => {
     const { cpu } = fakeCpu();
     const store = labWith(gpu, cpu);
     await store.getState().loadCatalog();
-    store.getState().setField('grpo', 'steps', 3);
+    store.getState().setField('loop', 'steps', 3);
     await store.getState().startRun();
     expect(gpu.startRun).toHaveBeenCalledOnce();
     expect(store.getState().runs.byId['run-1']).toMatchObject({ label: '#1 GRPO · small', status: { state: 'done' } });

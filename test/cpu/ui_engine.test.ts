@@ -67,10 +67,8 @@ function engineWith(over: Partial<EngineDeps> = {}) {
     selfTests: [],
     memoriseDemo: async () => undefined,
     runs: {
-      loops: {
-        grpo: () => {
-          throw new Error('no loops in this test');
-        },
+      createEngine: async () => {
+        throw new Error('no loops in this test');
       },
       loadPolicy: async () => {
         throw new Error('no policies in this test');

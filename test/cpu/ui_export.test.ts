@@ -5,7 +5,7 @@ import { csvCell, metricsCsv } from '../../src/state/csv';
 import { runFile } from '../../src/state/exportRun';
 import { appendChunk, EMPTY_RUN_DATA, MAX_SAMPLE_EVENTS, type RunChunk } from '../../src/state/runData';
 import { chartSeries, lttb, smooth } from '../../src/state/series';
-import { defaultGrpoConfig } from '../../src/state/launcher';
+import { defaultConfig } from '../../src/state/launcher';
 
 describe('CSV cells', () => {
   it('prefixes text that a spreadsheet would run as a formula with a quote', () => {
@@ -64,7 +64,7 @@ describe('run data', () => {
   it('exports JSON with the config and null for missing values', () => {
     const data = appendChunk(EMPTY_RUN_DATA, chunk([1, 2], ['reward', 'kl'], [1, NaN, 0, 0.1]));
     const status = { state: 'done' as const, step: 2, totalSteps: 2, stepsPerS: 1, etaS: 0, error: null };
-    const run = { id: 'x', index: 2, label: '#2 GRPO · tiny', diff: '', loop: 'grpo', policy: 'tiny', config: defaultGrpoConfig(), createdAt: Date.UTC(2025, 0, 2, 3, 4, 5), status, data };
+    const run = { id: 'x', index: 2, label: '#2 GRPO · tiny', diff: '', loop: 'grpo', policy: 'tiny', config: defaultConfig('grpo'), createdAt: Date.UTC(2025, 0, 2, 3, 4, 5), status, data };
     const f = runFile(run, 'json');
     expect(f.filename).toBe('rlvr-lab-run-2-grpo-tiny-2025-01-02-03-04-05.json');
     const back = JSON.parse(f.text);

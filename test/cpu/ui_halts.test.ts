@@ -4,7 +4,8 @@
 // fails ends the run with the plain-words message rather than the GPU's.
 import { describe, expect, it } from 'vitest';
 import { deviceLostHalt, stepHalt } from '../../src/lab/halts';
-import { RunManager, type PreparedLoop } from '../../src/lab/runs';
+import { RunManager } from '../../src/lab/runs';
+import { fakeEngine, fakeLoop, fakeSeen, type FakeLoopOptions } from '../helpers/fakeLoop';
 import type { RunBatch, RunStatus } from '../../src/lab/protocol';
 import type { Gpu } from '../../src/gpu/runtime';
 import { GPT_PRESETS } from '../../src/model/config';
@@ -33,25 +34,11 @@ describe('stepHalt', () => {
   });
 });
 
-/** A loop with one step event per step (no samples, no evaluation); `metrics(step)` decides them. */
-function loop(steps: number, metrics: (step: number) => Record<string, number>): PreparedLoop {
-  return {
-    steps,
-    tail: () => [],
-    async *start(_g, _c, _i, signal) {
-      let step = 0;
-      while (step < steps && !signal.aborted) {
-        step++;
-        await tick();
-        yield { type: 'step', step, seconds: 0.1, metrics: metrics(step) };
-      }
-      yield { type: 'done', step, aborted: signal.aborted, params: new Float32Array(1) };
-    },
-  };
-}
-
-function manager(l: PreparedLoop) {
-  return new RunManager({ loops: { grpo: () => l }, loadPolicy: async () => ({ cfg: GPT_PRESETS.tiny, params: new Float32Array(1) }), batchIntervalMs: 0 });
+/** A run manager over a fake loop with one step event per step (no samples, no evaluation but at the start). */
+function manager(o: FakeLoopOptions) {
+  const seen = fakeSeen();
+  const def = fakeLoop(seen, o);
+  return new RunManager({ loopNamed: () => def, createEngine: async (_d, init) => fakeEngine(init, seen), loadPolicy: async () => ({ cfg: GPT_PRESETS.tiny, params: new Float32Array(1) }), batchIntervalMs: 0 });
 }
 
 async function until(cond: () => boolean, what: string): Promise<void> {
@@ -62,11 +49,11 @@ async function until(cond: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`);
 }
 
-const spec = { runId: 'a', loop: 'grpo' as const, policy: 'tiny', config: {} };
+const spec = { runId: 'a', loop: 'fake', policy: 'tiny', config: {} };
 
 describe('RunManager halts', () => {
   it('pauses on the boundary of a rejected or non-finite step; resume carries on', async () => {
-    const m = manager(loop(4, (s) => (s === 2 ? { reward: 1, rejected_steps: 1 } : s === 3 ? { reward: NaN, rejected_steps: 0 } : { reward: 1, rejected_steps: 0 })));
+    const m = manager({ metrics: (s) => (s === 2 ? { reward: 1, rejected_steps: 1 } : s === 3 ? { reward: NaN, rejected_steps: 0 } : { reward: 1, rejected_steps: 0 }) });
     const batches: RunBatch[] = [];
     const last = (): RunStatus | undefined => batches[batches.length - 1]?.status;
     const done = m.start({} as Gpu, spec, (b) => batches.push(b));
@@ -84,24 +71,25 @@ describe('RunManager halts', () => {
   it('after device loss: a paused run refuses to go on and ends as failed; a computing run fails in plain words', async () => {
     let open: () => void = () => undefined;
     const gate = { wait: new Promise<void>((r) => (open = r)) };
-    // no step-0 boundary in this loop: the pause lands after step 1
-    const m = manager(loop(3, () => ({ reward: 1, rejected_steps: 0 })));
+    const m = manager({ metrics: () => ({ reward: 1, rejected_steps: 0 }) });
     const batches: RunBatch[] = [];
-    const pausedRun = m.start({} as Gpu, spec, (b) => batches.push(b));
+    const pausedRun = m.start({} as Gpu, { ...spec, config: { steps: 3 } }, (b) => batches.push(b));
+    // paused at the start's boundary, then one single step: paused after step 1
     m.pause('a');
     await until(() => batches.some((b) => b.status.state === 'paused'), 'the pause');
+    m.step('a');
+    await until(() => batches.some((b) => b.status.state === 'paused' && b.status.step === 1), 'the pause after step 1');
 
-    const failing: PreparedLoop = {
-      steps: 3, tail: () => [],
-      async *start() {
-        yield { type: 'step', step: 1, seconds: 0.1, metrics: { reward: 1, rejected_steps: 0 } };
+    const m2 = manager({
+      step: async (s) => {
+        if (s === 1) return { reward: 1, rejected_steps: 0 };
         await gate.wait;
         throw new Error('Failed to execute mapAsync: device is lost');
       },
-    };
-    const m2 = manager(failing);
-    const running = m2.start({} as Gpu, { ...spec, runId: 'b' }, () => undefined);
-    await tick();
+    });
+    const b2: RunBatch[] = [];
+    const running = m2.start({} as Gpu, { ...spec, runId: 'b' }, (b) => b2.push(b));
+    await until(() => b2.some((b) => b.step.includes(1)), 'run b at step 1');
     m.deviceLost('destroyed', 'Device was destroyed.');
     m2.deviceLost('destroyed', 'Device was destroyed.');
     expect(() => m.resume('a')).toThrow(/GPU device was lost/);
@@ -119,28 +107,26 @@ describe('RunManager halts', () => {
 
   it('a step that fails before the loss is reported still ends in plain words', async () => {
     const gpu = { isLost: false } as unknown as Gpu;
-    const failing: PreparedLoop = {
-      steps: 3, tail: () => [],
-      async *start() {
-        yield { type: 'step', step: 1, seconds: 0.1, metrics: { reward: 1, rejected_steps: 0 } };
+    const failing = manager({
+      step: async (s) => {
+        if (s === 1) return { reward: 1, rejected_steps: 0 };
         // the readback fails at once; the device reports its loss a moment later
         setTimeout(() => ((gpu as unknown as { isLost: boolean }).isLost = true), 20);
         throw new Error("Failed to execute 'mapAsync' on 'GPUBuffer': Buffer was unmapped before mapping was resolved.");
       },
-    };
-    const final = await manager(failing).start(gpu, spec, () => undefined);
+    });
+    const final = await failing.start(gpu, spec, () => undefined);
     expect(final).toMatchObject({ state: 'failed', step: 1, halts: [{ kind: 'device-lost', step: 1 }] });
     expect(final.error).toMatch(/^The GPU device was lost \(lost\) after step 1/);
   });
 
   it('a plain failure keeps its own message', async () => {
-    const failing: PreparedLoop = {
-      steps: 3, tail: () => [],
-      async *start() {
+    const failing = manager({
+      step: async () => {
         throw new Error('grpo: no training problems');
       },
-    };
-    const final = await manager(failing).start({ isLost: false } as unknown as Gpu, spec, () => undefined);
+    });
+    const final = await failing.start({ isLost: false } as unknown as Gpu, spec, () => undefined);
     expect(final).toMatchObject({ state: 'failed', error: 'grpo: no training problems' });
     expect(final.halts).toBeUndefined();
   });

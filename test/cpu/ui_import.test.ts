@@ -6,11 +6,12 @@ import { describe, expect, it } from 'vitest';
 import type { EvalEvent, LabClient, RunStatus } from '../../src/lab/protocol';
 import { memoryArchive } from '../../src/state/archive';
 import { runFile } from '../../src/state/exportRun';
-import { chunkOfData, importRunText, MAX_RUN_FILE_BYTES } from '../../src/state/importRun';
-import { defaultGrpoConfig } from '../../src/state/launcher';
+import { importRunText, MAX_RUN_FILE_BYTES } from '../../src/state/importRun';
+import { chunkOfData } from '../../src/state/runData';
+import { defaultConfig } from '../../src/state/launcher';
 import { appendChunk, EMPTY_RUN_DATA, type RunData } from '../../src/state/runData';
 import { createLabStore } from '../../src/state/store';
-import { validateGrpoConfig } from '../../src/loops/grpo_config';
+import { validateGrpoConfig } from '../../src/loops/grpo/config';
 
 const EVAL: EvalEvent = {
   type: 'eval', step: 0, set: 'eval-mixed', passAtK: { '1': 0.25, '2': 0.4, '4': 0.5 }, avgAtK: { '1': 0.25 }, majAtK: { '1': 0.25, '4': NaN },
@@ -123,7 +124,7 @@ async function storeWithRuns() {
   }, () => undefined);
   await store.getState().loadCatalog();
   // an existing run of this page, as the archive keeps one
-  const existing = { ...sampleRun(), id: 'old', index: 1, label: '#1 GRPO · tiny', diff: '', config: defaultGrpoConfig() };
+  const existing = { ...sampleRun(), id: 'old', index: 1, label: '#1 GRPO · tiny', diff: '', config: defaultConfig('grpo') };
   const { data, ...record } = existing;
   await archive.putRun(record);
   await archive.appendChunk('old', chunkOfData(data));

@@ -4,9 +4,9 @@
 // to only what changed, and the worker's run manager hands queued values to the loop once.
 import { describe, expect, it } from 'vitest';
 import { checkKnobs, currentKnobs, knobChanges, knobsOfConfig, parseKnobs } from '../../src/state/knobs';
-import { validateGrpoConfig } from '../../src/loops/grpo_config';
-import { RunManager, type PreparedLoop } from '../../src/lab/runs';
-import type { LoopControls } from '../../src/loops/grpo';
+import { validateGrpoConfig } from '../../src/loops/grpo/config';
+import { RunManager } from '../../src/lab/runs';
+import { fakeEngine, fakeLoop, fakeSeen } from '../helpers/fakeLoop';
 import type { Gpu } from '../../src/gpu/runtime';
 import { GPT_PRESETS } from '../../src/model/config';
 
@@ -59,12 +59,12 @@ describe('knob values and checks', () => {
   });
 
   it('gives the loop validator\'s message for a bad value; β > 0 is valid', () => {
-    expect(checkKnobs(config, initial, { lr: 5e-5, clipHigh: 0.3 })).toBeNull();
-    expect(checkKnobs(config, initial, { lr: 0 })).toMatch(/live change\.lr = 0/);
-    expect(checkKnobs(config, initial, { temperature: -1 })).toMatch(/live change\.rl\.temperature/);
-    expect(checkKnobs(config, initial, { clipLow: 2 })).toMatch(/clipLow/);
-    expect(checkKnobs(config, initial, { beta: 0.04 })).toBeNull();
-    expect(checkKnobs(config, initial, { beta: -1 })).toMatch(/live change\.rl\.beta = -1/);
+    expect(checkKnobs('grpo', config, initial, { lr: 5e-5, clipHigh: 0.3 })).toBeNull();
+    expect(checkKnobs('grpo', config, initial, { lr: 0 })).toMatch(/live change\.lr = 0/);
+    expect(checkKnobs('grpo', config, initial, { temperature: -1 })).toMatch(/live change\.rl\.temperature/);
+    expect(checkKnobs('grpo', config, initial, { clipLow: 2 })).toMatch(/clipLow/);
+    expect(checkKnobs('grpo', config, initial, { beta: 0.04 })).toBeNull();
+    expect(checkKnobs('grpo', config, initial, { beta: -1 })).toMatch(/live change\.rl\.beta = -1/);
   });
 
   it('parses form text to the knobs that changed, and names a field that is not a number', () => {
@@ -78,29 +78,20 @@ describe('knob values and checks', () => {
 
 describe('RunManager.setKnobs', () => {
   it('queues values (merged) for the loop, which takes them once at its next step', async () => {
-    const taken: unknown[] = [];
     let release: () => void = () => undefined;
     const gate = new Promise<void>((r) => (release = r));
-    const loop: PreparedLoop = {
-      steps: 2,
-      tail: () => [],
-      async *start(_gpu, _cfg, _init, _signal, controls: LoopControls) {
-        await gate;
-        for (let step = 1; step <= 2; step++) {
-          taken.push(controls.pending());
-          yield { type: 'step', step, seconds: 0, metrics: {} };
-        }
-      },
-    };
-    const m = new RunManager({ loops: { grpo: () => loop }, loadPolicy: async () => ({ cfg: GPT_PRESETS.tiny, params: new Float32Array(1) }), batchIntervalMs: 0 });
-    const done = m.start({} as Gpu, { runId: 'k', loop: 'grpo', policy: 'tiny', config: {} }, () => undefined);
+    const seen = fakeSeen();
+    const def = fakeLoop(seen, { step: async () => (await gate, {}) });
+    const m = new RunManager({ loopNamed: () => def, createEngine: async (_d, init) => fakeEngine(init, seen), loadPolicy: async () => ({ cfg: GPT_PRESETS.tiny, params: new Float32Array(1) }), batchIntervalMs: 0 });
+    const done = m.start({} as Gpu, { runId: 'k', loop: 'fake', policy: 'tiny', config: { steps: 2 } }, () => undefined);
     await new Promise((r) => setTimeout(r, 0));
     m.setKnobs('k', { lr: 5e-5 });
     m.setKnobs('k', { temperature: 0.7 });
     release();
     const final = await done;
     expect(final.state).toBe('done');
-    expect(taken).toEqual([{ lr: 5e-5, temperature: 0.7 }, null]);
+    // the engine's settings: the run's own, then both values at the next step, and no further change
+    expect(seen.configured.map((c) => [c.lr, c.rl.temperature])).toEqual([[1e-4, 1], [5e-5, 0.7]]);
     expect(() => m.setKnobs('k', { lr: 1 })).toThrow(/no active run/);
   });
 });

@@ -41,6 +41,7 @@ function batch(runId: string, steps: number[], st: RunStatus): RunBatch {
   return {
     runId, step: Float64Array.from(steps), seconds: Float64Array.from(steps, () => 1), keys: ['reward'], metrics: Float64Array.from(steps, (s) => s / 10),
     samples: steps.map((step) => ({ type: 'samples' as const, step, samples: [] })),
+    records: [],
     // evaluations at step 0 (with the first step) and every even step
     evals: [...(steps[0] === 1 ? [0] : []), ...steps].filter((s) => s % 2 === 0).map((step) => ({ type: 'eval' as const, step, set: 'e', passAtK: {}, avgAtK: {}, majAtK: {}, meanEntropy: 0, meanLength: 0, histogram: [] })),
     status: st,
@@ -58,7 +59,7 @@ async function store(archive: RunArchive, checkpoints: CheckpointInfo[] = []): P
   }, (cb) => void cb());
   await s.getState().initEngine();
   await s.getState().loadCatalog();
-  s.getState().setField('grpo', 'steps', 5);
+  s.getState().setField('loop', 'steps', 5);
   return { store: s, runs, client };
 }
 

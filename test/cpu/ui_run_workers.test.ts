@@ -15,7 +15,7 @@ import { createLabStore, selectEngineReady, type LabStore } from '../../src/stat
 
 const READY: AdapterReport = { ok: true, adapter: { name: 'fake', vendor: 'v', architecture: 'a', description: '', features: [], limits: {} }, deviceLimits: {} };
 const status = (state: RunStatus['state'], step: number, extra: Partial<RunStatus> = {}): RunStatus => ({ state, step, totalSteps: 5, stepsPerS: null, etaS: null, error: null, ...extra });
-const batch = (runId: string, st: RunStatus): RunBatch => ({ runId, step: new Float64Array(0), seconds: new Float64Array(0), keys: [], metrics: new Float64Array(0), samples: [], evals: [], status: st });
+const batch = (runId: string, st: RunStatus): RunBatch => ({ runId, step: new Float64Array(0), seconds: new Float64Array(0), keys: [], metrics: new Float64Array(0), samples: [], records: [], evals: [], status: st });
 const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
 };

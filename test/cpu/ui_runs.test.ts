@@ -1,49 +1,22 @@
-// The worker's run manager without a GPU: a fake loop with GRPO's event order shows that pause
+// The worker's run manager without a GPU: a fake loop through the loop driver shows that pause
 // lands on step boundaries (after the step's samples and evaluation), a single step runs exactly
 // one step, stop ends a paused run, config errors reject, and batches carry metrics as a matrix.
 import { describe, expect, it } from 'vitest';
-import { RunManager, type PreparedLoop } from '../../src/lab/runs';
-import { grpoTail } from '../../src/lab/loops';
+import { RunManager } from '../../src/lab/runs';
 import { RunBatcher } from '../../src/lab/runBatcher';
-import type { LoopEvent } from '../../src/loops/events';
 import type { RunBatch, RunStatus } from '../../src/lab/protocol';
 import type { Gpu } from '../../src/gpu/runtime';
 import { GPT_PRESETS } from '../../src/model/config';
+import { fakeEngine, fakeLoop, fakeSeen, type FakeLoopOptions, type FakeSeen } from '../helpers/fakeLoop';
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
-/** GRPO's order: eval 0, then per step: step, samples, eval every `evalEvery` and at the end, a checkpoint at the end. */
-function fakeLoop(steps: number, evalEvery: number, log: string[]): PreparedLoop {
-  const c = { steps, samplesPerStep: 1, evalEvery, checkpointEvery: 0 };
-  return {
-    steps,
-    tail: (s) => grpoTail(c, s),
-    async *start(_gpu, _cfg, _init, signal) {
-      const ev = (step: number): LoopEvent => ({ type: 'eval', step, set: 'e', passAtK: { '1': step / 10 }, avgAtK: {}, majAtK: {}, meanEntropy: 1, meanLength: 3, histogram: [1] });
-      yield ev(0);
-      let step = 0;
-      while (step < steps && !signal.aborted) {
-        step++;
-        log.push(`compute ${step}`);
-        await tick();
-        yield { type: 'step', step, seconds: 0.1, metrics: step % 2 ? { reward: step, entropy: 2 } : { reward: step } };
-        yield { type: 'samples', step, samples: [{ prompt: 'p', response: 'r', reward: 1, entropy: [0.5] }] };
-        if ((evalEvery > 0 && step % evalEvery === 0) || step === steps) yield ev(step);
-        if (step === steps) yield { type: 'checkpoint', step, params: new Float32Array(1), optimiser: { m: new Float32Array(1), v: new Float32Array(1), step }, config: c };
-      }
-      yield { type: 'done', step, aborted: signal.aborted, params: new Float32Array(1) };
-    },
-  };
-}
-
-function manager(loop: PreparedLoop) {
+/** The driver's order over a fake loop: eval 0, then per step: step, samples, eval every `evalEvery` and at the end. */
+function manager(seen: FakeSeen, o: FakeLoopOptions = {}) {
+  const def = fakeLoop(seen, { samplesPerStep: 1, ...o });
   return new RunManager({
-    loops: {
-      grpo: (raw) => {
-        if ((raw as { bad?: boolean }).bad) throw new Error('grpo.steps = 0: must be ≥ 1');
-        return loop;
-      },
-    },
+    loopNamed: () => def,
+    createEngine: async (_d, init) => fakeEngine(init, seen),
     loadPolicy: async () => ({ cfg: GPT_PRESETS.tiny, params: new Float32Array(1) }),
     batchIntervalMs: 0,
   });
@@ -61,11 +34,12 @@ async function until(cond: () => boolean, what: string): Promise<void> {
 
 describe('RunManager', () => {
   it('pauses on a step boundary, single-steps exactly one step, resumes to the end', async () => {
-    const log: string[] = [];
-    const m = manager(fakeLoop(4, 2, log));
+    const seen = fakeSeen();
+    const log = seen.log;
+    const m = manager(seen, { evalEvery: 2 });
     const batches: RunBatch[] = [];
     const last = (): RunStatus | undefined => batches[batches.length - 1]?.status;
-    const run = m.start(GPU, { runId: 'a', loop: 'grpo', policy: 'tiny', config: {} }, (b) => batches.push(b));
+    const run = m.start(GPU, { runId: 'a', loop: 'fake', policy: 'tiny', config: {} }, (b) => batches.push(b));
     m.pause('a');
     await until(() => last()?.state === 'paused', 'the first pause');
     expect(last()?.step).toBe(0);
@@ -93,10 +67,11 @@ describe('RunManager', () => {
   });
 
   it('stops a paused run without computing another step', async () => {
-    const log: string[] = [];
-    const m = manager(fakeLoop(5, 0, log));
+    const seen = fakeSeen();
+    const log = seen.log;
+    const m = manager(seen);
     const states: string[] = [];
-    const run = m.start(GPU, { runId: 'b', loop: 'grpo', policy: 'tiny', config: {} }, (b) => states.push(b.status.state));
+    const run = m.start(GPU, { runId: 'b', loop: 'fake', policy: 'tiny', config: { steps: 5 } }, (b) => states.push(b.status.state));
     m.pause('b');
     await until(() => states.includes('paused'), 'pause');
     m.stop('b');
@@ -107,9 +82,9 @@ describe('RunManager', () => {
   });
 
   it('rejects a bad config before starting, and refuses single steps on a running run', async () => {
-    const m = manager(fakeLoop(50, 0, []));
-    await expect(m.start(GPU, { runId: 'c', loop: 'grpo', policy: 'tiny', config: { bad: true } }, () => undefined)).rejects.toThrow(/must be ≥ 1/);
-    const run = m.start(GPU, { runId: 'd', loop: 'grpo', policy: 'tiny', config: {} }, () => undefined);
+    const m = manager(fakeSeen());
+    await expect(m.start(GPU, { runId: 'c', loop: 'fake', policy: 'tiny', config: { bad: true } }, () => undefined)).rejects.toThrow(/must be ≥ 1/);
+    const run = m.start(GPU, { runId: 'd', loop: 'fake', policy: 'tiny', config: { steps: 50 } }, () => undefined);
     await tick();
     expect(() => m.step('d')).toThrow(/single steps need a paused run/);
     m.stop('d');
@@ -117,19 +92,12 @@ describe('RunManager', () => {
   });
 
   it('reports a loop that throws as a failed run with its message', async () => {
-    const m = new RunManager({
-      loops: {
-        grpo: () => ({
-          steps: 1, tail: () => [],
-          // eslint-disable-next-line require-yield
-          async *start() {
-            throw new Error('device lost');
-          },
-        }),
+    const m = manager(fakeSeen(), {
+      step: async () => {
+        throw new Error('device lost');
       },
-      loadPolicy: async () => ({ cfg: GPT_PRESETS.tiny, params: new Float32Array(1) }),
     });
-    const final = await m.start(GPU, { runId: 'e', loop: 'grpo', policy: 'tiny', config: {} }, () => undefined);
+    const final = await m.start(GPU, { runId: 'e', loop: 'fake', policy: 'tiny', config: {} }, () => undefined);
     expect(final).toMatchObject({ state: 'failed', error: 'device lost' });
   });
 });

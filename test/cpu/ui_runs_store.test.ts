@@ -47,7 +47,7 @@ const status = (state: RunStatus['state'], step: number): RunStatus => ({ state,
 function batch(runId: string, steps: number[], state: RunStatus['state']): RunBatch {
   return {
     runId, step: Float64Array.from(steps), seconds: Float64Array.from(steps, () => 1), keys: ['reward'], metrics: Float64Array.from(steps, (s) => s / 10),
-    samples: [], evals: [], status: status(state, steps[steps.length - 1] ?? 0),
+    samples: [], records: [], evals: [], status: status(state, steps[steps.length - 1] ?? 0),
   };
 }
 
@@ -62,7 +62,7 @@ async function readyStore(archive: RunArchive | null, prefix = 'run', frames = m
   }, frames.schedule);
   await store.getState().initEngine();
   await store.getState().loadCatalog();
-  store.getState().setField('grpo', 'steps', 3);
+  store.getState().setField('loop', 'steps', 3);
   return { store, runs, frames };
 }
 
@@ -71,7 +71,7 @@ describe('runs slice', () => {
     const archive = memoryArchive();
     const { store, runs, frames } = await readyStore(archive);
     void store.getState().startRun();
-    store.getState().setField('grpo', 'seed', 5);
+    store.getState().setField('loop', 'seed', 5);
     void store.getState().startRun();
     await settle();
     expect(runs.map((r) => r.spec.runId)).toEqual(['run1', 'run2']);
@@ -142,7 +142,7 @@ describe('runs slice', () => {
 
   it('does not start an invalid set-up', async () => {
     const { store, runs } = await readyStore(null);
-    store.getState().setField('grpo', 'groupSize', 0);
+    store.getState().setField('loop', 'groupSize', 0);
     await store.getState().startRun();
     expect(runs).toHaveLength(0);
     expect(store.getState().runs.message).toMatch(/groupSize = 0/);

@@ -3,11 +3,11 @@
 // did not understand. Plus the launcher's layering of defaults, preset and overrides, and lesson
 // links (`hide=…`, `lock=…`).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LAUNCHER, configDiff, defaultGrpoConfig, effectiveValue, parseInput, resolveLauncher, setField, setPreset, type LauncherState } from '../../src/state/launcher';
+import { DEFAULT_LAUNCHER, configDiff, defaultConfig, effectiveValue, parseInput, resolveLauncher, setField, setPreset, type LauncherState } from '../../src/state/launcher';
 import { launcherToQuery, mergeQuery, NO_LESSON, queryToLauncher, queryToLesson } from '../../src/state/url';
 import { createLabStore } from '../../src/state/store';
 import type { LabClient } from '../../src/lab/protocol';
-import { validateGrpoConfig } from '../../src/loops/grpo_config';
+import { validateGrpoConfig } from '../../src/loops/grpo/config';
 
 const CATALOG = { names: ['tiny', 'small'], defaultPolicy: 'small' };
 
@@ -22,14 +22,14 @@ describe('URL state', () => {
   });
 
   it('writes only non-default values, named after the config fields', () => {
-    const l = launcher((l) => setField(setField(setField({ ...l, policy: 'tiny' }, 'grpo', 'seed', 3), 'grpo', 'steps', 20), 'grpo', 'lr', 1e-4));
+    const l = launcher((l) => setField(setField(setField({ ...l, policy: 'tiny' }, 'loop', 'seed', 3), 'loop', 'steps', 20), 'loop', 'lr', 1e-4));
     expect(launcherToQuery(l).toString()).toBe('policy=tiny&seed=3&steps=20');
   });
 
   it('round-trips loop fields, RL fields, the preset, nulls and booleans', () => {
     let l = launcher((l) => setPreset({ ...l, policy: 'tiny' }, 'dapo'));
-    l = setField(l, 'grpo', 'groupSize', 16);
-    l = setField(l, 'grpo', 'evalSet', 'eval-ops2');
+    l = setField(l, 'loop', 'groupSize', 16);
+    l = setField(l, 'loop', 'evalSet', 'eval-ops2');
     l = setField(l, 'rl', 'clipHigh', 0.2);
     l = setField(l, 'rl', 'dualClipC', 3);
     l = setField(l, 'rl', 'bessel', false);
@@ -43,9 +43,9 @@ describe('URL state', () => {
 
   it('keeps invalid values raw so the validator names them, and reports unknown parameters', () => {
     const { launcher: l, warnings } = queryToLauncher(new URLSearchParams('steps=abc&groupSize=0&clipLow=-1&preset=nope&colour=red&debug'));
-    expect(l.grpo).toEqual({ steps: 'abc', groupSize: 0 });
+    expect(l.fields).toEqual({ steps: 'abc', groupSize: 0 });
     expect(l.rl).toEqual({ clipLow: -1 });
-    expect(warnings).toEqual([expect.stringMatching(/^preset=nope: unknown RL preset/), 'colour: not a setting of the launcher; ignored']);
+    expect(warnings).toEqual([expect.stringMatching(/^preset=nope: not an RL preset of the grpo loop \(presets: grpo, /), "colour: not a setting of the grpo loop's launcher; ignored"]);
     const r = resolveLauncher(l, CATALOG);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r).toMatchObject({ field: 'steps', message: expect.stringMatching(/grpo\.steps = "abc": must be an integer/) });
@@ -55,19 +55,14 @@ describe('URL state', () => {
     const { launcher: l } = queryToLauncher(new URLSearchParams('preset=dapo&filterZeroVariance=true&steps=50&clipHigh=0.2'));
     expect(l.preset).toBe('dapo');
     expect(l.rl).toEqual({ clipHigh: 0.2 });
-    expect(l.grpo).toEqual({});
+    expect(l.fields).toEqual({});
   });
 
   it("keeps the page's own parameters when the launcher rewrites the query", () => {
-    const l = launcher((l) => setField(l, 'grpo', 'seed', 7));
+    const l = launcher((l) => setField(l, 'loop', 'seed', 7));
     expect(mergeQuery(new URLSearchParams('debug&seed=1&steps=9'), l)).toBe('?debug=&seed=7');
   });
 
-  it('encodes a null override as "null" and reads "null" back', () => {
-    const l = launcher((l) => setField(setPreset(l, 'svs'), 'rl', 'dualClipC', null));
-    expect(launcherToQuery(l).toString()).toBe('preset=svs&dualClipC=null');
-    expect(queryToLauncher(launcherToQuery(l)).launcher).toEqual(l);
-  });
 });
 
 describe('launcher layering and validation', () => {
@@ -81,7 +76,7 @@ describe('launcher layering and validation', () => {
   });
 
   it('resolves to the validated config the worker will run, with the catalog default policy', () => {
-    const l = setField(setPreset(DEFAULT_LAUNCHER, 'dr_grpo'), 'grpo', 'steps', 20);
+    const l = setField(setPreset(DEFAULT_LAUNCHER, 'dr_grpo'), 'loop', 'steps', 20);
     const r = resolveLauncher(l, CATALOG);
     expect(r.ok).toBe(true);
     if (r.ok) {
@@ -112,7 +107,7 @@ describe('launcher layering and validation', () => {
   });
 
   it('labels a run by its difference from the previous one', () => {
-    const base = defaultGrpoConfig();
+    const base = defaultConfig('grpo');
     const next = validateGrpoConfig({ seed: 3, rl: { clipHigh: 0.2 } });
     expect(configDiff(next, base)).toBe('seed 3, rl.clipHigh 0.2');
     expect(configDiff(base, base)).toBe('');
@@ -134,7 +129,7 @@ describe('lesson links (hide and lock)', () => {
   });
 
   it('are page parameters: the launcher leaves them in the URL and does not warn about them', () => {
-    const l = launcher((l) => setField(l, 'grpo', 'seed', 7));
+    const l = launcher((l) => setField(l, 'loop', 'seed', 7));
     expect(mergeQuery(new URLSearchParams('hide=knobs&lock=seed&seed=1'), l)).toBe('?hide=knobs&lock=seed&seed=7');
     expect(queryToLauncher(new URLSearchParams('hide=knobs&lock=lr&lr=0.001')).warnings).toEqual([]);
   });
@@ -147,15 +142,15 @@ describe('lesson links (hide and lock)', () => {
     store.getState().setLesson(queryToLesson(q).lesson);
     store.getState().setLauncher(queryToLauncher(q).launcher);
     const s = () => store.getState();
-    s().setField('grpo', 'lr', 0.5);
-    s().setField('grpo', 'steps', 4);
+    s().setField('loop', 'lr', 0.5);
+    s().setField('loop', 'steps', 4);
     s().setPolicy('small');
-    expect(s().launcher.state).toMatchObject({ policy: 'tiny', grpo: { lr: 0.001, steps: 4 } });
+    expect(s().launcher.state).toMatchObject({ policy: 'tiny', fields: { lr: 0.001, steps: 4 } });
     // clipHigh is 0.28 under the default preset; dr_grpo would make it 0.2
     s().setRlPreset('dr_grpo');
     expect(effectiveValue(s().launcher.state, 'rl', 'clipHigh')).toBe(0.28);
     s().resetLauncher();
-    expect(s().launcher.state).toMatchObject({ policy: 'tiny', preset: 'grpo', grpo: { lr: 0.001 } });
-    expect(s().launcher.state.grpo).not.toHaveProperty('steps');
+    expect(s().launcher.state).toMatchObject({ policy: 'tiny', preset: 'grpo', fields: { lr: 0.001 } });
+    expect(s().launcher.state.fields).not.toHaveProperty('steps');
   });
 });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunStatus } from '../../src/lab/protocol';
-import { validateGrpoConfig } from '../../src/loops/grpo_config';
+import { validateGrpoConfig } from '../../src/loops/grpo/config';
 import { runFile } from '../../src/state/exportRun';
 import { appendChunk, EMPTY_RUN_DATA } from '../../src/state/runData';
 import { ARTIFACTS, chartsDrawn, closeLab, gotoLab, openLab, requireAdapter, ROOT, shot, type Lab } from './harness';

@@ -11,7 +11,8 @@ import { Decoder } from '../../src/model/decoder';
 import { PolicyTrainer } from '../../src/rl/trainer';
 import { rollout } from '../../src/rl/rollout';
 import { resolveRlConfig } from '../../src/rl/config';
-import { runGrpo, validateGrpoConfig } from '../../src/loops/grpo';
+import { validateGrpoConfig } from '../../src/loops/grpo/config';
+import { runGrpo } from '../helpers/loops';
 import type { LoopEvent } from '../../src/loops/events';
 import { EOS, solvePrompt } from '../../src/world/index';
 

@@ -6,7 +6,8 @@ import { testGpu } from '../helpers/gpu';
 import type { Gpu } from '../../src/gpu/runtime';
 import { loadCheckpointDir } from '../../src/model/checkpoint_node';
 import type { GPTConfig } from '../../src/model/config';
-import { runGrpo, validateGrpoConfig } from '../../src/loops/grpo';
+import { validateGrpoConfig } from '../../src/loops/grpo/config';
+import { runGrpo } from '../helpers/loops';
 import type { LoopEvent } from '../../src/loops/events';
 import { RL_CORE_PRESETS } from '../../src/rl/config';
 

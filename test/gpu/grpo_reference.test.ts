@@ -14,7 +14,9 @@ import { ReferencePolicy } from '../../src/rl/reference';
 import { rollout } from '../../src/rl/rollout';
 import { resolveRlConfig } from '../../src/rl/config';
 import { gptForwardRef } from '../../src/reference/gpt';
-import { runGrpo, validateGrpoConfig, type LoopControls } from '../../src/loops/grpo';
+import { validateGrpoConfig } from '../../src/loops/grpo/config';
+import type { LoopControls } from '../../src/loops/driver';
+import { runGrpo } from '../helpers/loops';
 import type { LoopEvent } from '../../src/loops/events';
 import { EOS, solvePrompt } from '../../src/world/index';
 

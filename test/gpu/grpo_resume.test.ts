@@ -7,7 +7,9 @@ import type { Gpu } from '../../src/gpu/runtime';
 import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';
 import { initParams } from '../../src/model/init';
-import { runGrpo, validateGrpoConfig, type LoopControls } from '../../src/loops/grpo';
+import { validateGrpoConfig } from '../../src/loops/grpo/config';
+import type { LoopControls } from '../../src/loops/driver';
+import { runGrpo } from '../helpers/loops';
 import type { LoopCheckpoint, LoopEvent } from '../../src/loops/events';
 
 const cfg = GPT_PRESETS.tiny;

@@ -1,49 +1,15 @@
-// The training charts: which metric (TRL's names, as the loops report them), and a short note
-// on what the curve means for RLVR.
+// The training charts of the shown runs: each loop's metric charts from the registry (its spec's
+// views), in the order of the first loop shown, then any a compared run's loop adds.
+import { isLoopName, loopNamed } from '../../loops/registry';
+import type { MetricChartSpec } from '../../loops/spec';
 
-export interface MetricChartSpec {
-  /** `chart-<id>` is the chart's test id */
-  id: string;
-  key: string;
-  title: string;
-  note: string;
-  /** shown only when the loop reports the metric */
-  optional?: boolean;
-  /** a value in [0, 1]: the axis spans at least 0–1 */
-  unit?: boolean;
+export type { MetricChartSpec } from '../../loops/spec';
+
+export function metricChartsOf(loops: readonly string[]): MetricChartSpec[] {
+  const out: MetricChartSpec[] = [];
+  for (const name of loops) {
+    if (!isLoopName(name)) continue;
+    for (const c of loopNamed(name).spec.views.metrics) if (!out.some((o) => o.id === c.id)) out.push(c);
+  }
+  return out;
 }
-
-export const TRAINING_CHARTS: readonly MetricChartSpec[] = [
-  {
-    id: 'reward', key: 'reward', title: 'Reward', unit: true,
-    note: 'Mean reward of the step\'s sampled responses: 1 when the final answer is right. The signal RL climbs; it should rise.',
-  },
-  {
-    id: 'entropy', key: 'entropy', title: 'Policy entropy (nats per token)',
-    note: 'How unsure the policy is at each sampled token. GRPO tends to drive it down: the policy commits and explores less, which caps pass@k for large k.',
-  },
-  {
-    id: 'length', key: 'completions/mean_length', title: 'Response length (tokens)',
-    note: 'Mean length of the sampled responses, end token included. Step traces grow with problem size; a collapse or a run to the limit is a warning.',
-  },
-  {
-    id: 'clip', key: 'clip_ratio/region_mean', title: 'Clip fraction', unit: true,
-    note: 'Share of tokens whose ratio π/π_old left the clip range. With one epoch and one mini-batch the ratio is exactly 1 and this stays 0.',
-  },
-  {
-    id: 'kl', key: 'kl', title: 'KL to the reference',
-    note: 'Estimated KL between the policy and the frozen base (the policy the run started from). Measured once β has been > 0; with β = 0 nothing holds the policy near the base.',
-  },
-  {
-    id: 'filtered', key: 'frac_reward_zero_std', title: 'Groups with no signal', unit: true,
-    note: 'Share of groups whose rewards are all equal (all wrong or all right): their advantages are 0, so they teach nothing. DAPO filters them.',
-  },
-  {
-    id: 'gradnorm', key: 'grad_norm', title: 'Gradient norm', optional: true,
-    note: 'Global norm of the policy gradient before clipping (maxGradNorm).',
-  },
-  {
-    id: 'lr', key: 'lr', title: 'Learning rate',
-    note: 'The AdamW step size in use at each step.',
-  },
-];

@@ -1,49 +1,13 @@
-// The engine-free pieces of a GRPO step, shared by the GPU loop (loops/grpo.ts) and CPU mode's
-// twin (cpu/grpo.ts) so the two stay event for event the same: evaluation ks and options, live
-// knob changes, the step's rollout (problem draw, seeds, reward), its metrics under TRL's names,
-// and the samples and evaluation events.
-import type { EvalOptions, EvalResult } from '../eval/evaluate';
-import { answerOf } from '../eval/score';
-import type { Rollout, RolloutOptions, RolloutPrompt } from '../rl/rollout';
-import type { TrainStats } from '../rl/trainer';
-import { EOS, decode, makeRng, solvePrompt } from '../world/index';
-import { groupIndices, std } from '../rl/advantages';
-import { dynamicSamplingDecision, filterZeroVariance, takeGroups } from '../rl/filter';
-import { validateGrpoConfig, type GrpoConfig } from './grpo_config';
-import type { LoopEvent } from './events';
-
-/** Knobs that are safe to change while a run trains; they apply from the next step. */
-export interface LiveKnobs {
-  lr: number;
-  temperature: number;
-  beta: number;
-  entCoef: number;
-  clipLow: number;
-  clipHigh: number;
-}
-
-/** The k of pass@k: powers of two up to n, and n. */
-export function kList(n: number): number[] {
-  const ks: number[] = [];
-  for (let k = 1; k <= n; k *= 2) ks.push(k);
-  if (ks[ks.length - 1] !== n) ks.push(n);
-  return ks;
-}
-
-/** Applies live changes; returns the config they produce (validated like any other). */
-export function applyKnobs(c: GrpoConfig, k: Partial<LiveKnobs>): GrpoConfig {
-  const { lr, ...rl } = k;
-  return validateGrpoConfig({ ...c, ...(lr !== undefined ? { lr } : {}), rl: { ...c.rl, ...rl } }, 'live change');
-}
-
-/** The held-out evaluation's options: the same seed at every evaluation point. */
-export function evalOptions(c: GrpoConfig): EvalOptions {
-  return { n: c.evalN, ks: kList(c.evalN), seed: (c.seed * 1000 + 7) >>> 0, temperature: c.rl.temperature, maxNew: c.maxNewTokens };
-}
-
-export function evalEvent(c: GrpoConfig, step: number, r: EvalResult): LoopEvent {
-  return { type: 'eval', step, set: c.evalSet, passAtK: r.passAtK, avgAtK: r.avgAtK, majAtK: r.majAtK, meanEntropy: r.meanEntropy, meanLength: r.responseLength.mean, histogram: r.histogram.counts };
-}
+// The GRPO control's step (LOOPS.md §1), engine-free: the problems it draws, the rollout's
+// seeds and reward (1 iff the answer is the gold one), DAPO's dynamic sampling, and the step's
+// metrics under TRL's names.
+import { answerOf } from '../../eval/score';
+import type { Rollout, RolloutOptions, RolloutPrompt } from '../../rl/rollout';
+import type { TrainStats } from '../../rl/trainer';
+import { EOS, makeRng, solvePrompt } from '../../world/index';
+import { groupIndices, std } from '../../rl/advantages';
+import { dynamicSamplingDecision, filterZeroVariance, takeGroups } from '../../rl/filter';
+import type { GrpoConfig } from './config';
 
 export interface StepRollout {
   prompts: RolloutPrompt<number>[];
@@ -95,6 +59,8 @@ export interface StepSample {
   genBatches: number;
   /** dynamic sampling ran out of extra batches before it had problemsPerStep informative groups */
   exhausted: boolean;
+  /** dynamic sampling was on */
+  dynamic: boolean;
 }
 
 /**
@@ -108,13 +74,13 @@ export async function sampleStep(
   sample: (r: StepRollout) => Promise<Rollout<number>[]>,
 ): Promise<StepSample> {
   const all = await sample(stepRollout(c, step, train, rand, 0));
-  if (!c.rl.dynamicSampling) return { all, train: all, genBatches: 1, exhausted: false };
+  if (!c.rl.dynamicSampling) return { all, train: all, genBatches: 1, exhausted: false, dynamic: false };
   let genBatches = 1;
   for (;;) {
     const kept = filterZeroVariance(all);
     const d = dynamicSamplingDecision({ keptGroups: kept.keptGroups, targetGroups: c.problemsPerStep, genBatches, maxGenBatches: c.rl.maxGenBatches });
-    if (d.action === 'train') return { all, train: takeGroups(kept.kept, d.take), genBatches, exhausted: false };
-    if (d.action === 'exhausted') return { all, train: kept.kept, genBatches, exhausted: true };
+    if (d.action === 'train') return { all, train: takeGroups(kept.kept, d.take), genBatches, exhausted: false, dynamic: true };
+    if (d.action === 'exhausted') return { all, train: kept.kept, genBatches, exhausted: true, dynamic: true };
     all.push(...(await sample(stepRollout(c, step, train, rand, genBatches))));
     genBatches++;
   }
@@ -132,7 +98,7 @@ export function rewardStd(trajs: readonly Pick<Rollout<number>, 'role' | 'groupI
  * rollout of the step (what the papers plot); the loss head's entropy of the tokens it trained
  * on is `update/entropy`, a different quantity when filtering drops groups.
  */
-export function stepMetrics(s: StepSample, stats: TrainStats, c: GrpoConfig, lr: number): Record<string, number> {
+export function stepMetrics(s: StepSample, stats: TrainStats): Record<string, number> {
   const trajs = s.all;
   const rewards = trajs.map((t) => t.reward);
   const mean = rewards.reduce((a, x) => a + x, 0) / rewards.length;
@@ -141,32 +107,19 @@ export function stepMetrics(s: StepSample, stats: TrainStats, c: GrpoConfig, lr:
   for (const t of trajs) for (let i = 0; i < t.entropy.length; i++) (entSum += t.entropy[i]), entN++;
   const { entropy: updateEntropy, ...update } = stats.metrics;
   return {
-    ...update,
-    ...(updateEntropy !== undefined ? { 'update/entropy': updateEntropy } : {}),
     reward: mean,
     reward_std: rewardStd(trajs),
     frac_reward_zero_std: stats.fracZeroStd,
     entropy: entN ? entSum / entN : 0,
-    gen_batches: s.genBatches,
-    'dynamic_sampling/exhausted': s.exhausted ? 1 : 0,
+    // only with dynamic sampling: a constant 1 would be a chart of nothing
+    ...(s.dynamic ? { gen_batches: s.genBatches, 'dynamic_sampling/exhausted': s.exhausted ? 1 : 0 } : {}),
     'completions/mean_length': lengths.reduce((a, x) => a + x, 0) / lengths.length,
     'completions/clipped_ratio': trajs.filter((t) => t.truncated).length / trajs.length,
     kept_groups: stats.keptGroups,
     dropped_groups: stats.droppedGroups,
     optimiser_steps: stats.optimiserSteps,
     rejected_steps: stats.rejectedSteps,
-    lr,
-    temperature: c.rl.temperature,
-    beta: c.rl.beta,
-    entCoef: c.rl.entCoef,
-    clip_low: c.rl.clipLow,
-    clip_high: c.rl.clipHigh,
-  };
-}
-
-export function samplesEvent(c: GrpoConfig, step: number, trajs: readonly Rollout<number>[]): LoopEvent {
-  return {
-    type: 'samples', step,
-    samples: trajs.slice(0, c.samplesPerStep).map((t) => ({ prompt: decode(t.promptTokens as number[]), response: t.text, reward: t.reward, entropy: Array.from(t.entropy) })),
+    ...update,
+    ...(updateEntropy !== undefined ? { 'update/entropy': updateEntropy } : {}),
   };
 }

@@ -1,0 +1,42 @@
+// CPU mode's engine: the LoopEngine (src/loops/engine.ts) on the float64 op references, for
+// browsers without WebGPU and for checking the WebGPU engine. Sequences are sampled one after
+// another, so it is slow and meant for the `tiny` policy. Parameters live in float64 inside;
+// checkpoints take them as float32, like the WebGPU engine's.
+import { CpuPolicy } from '../cpu/policy';
+import { CpuTrainer } from '../cpu/trainer';
+import { CpuReferencePolicy } from '../cpu/reference';
+import { rollout } from '../rl/rollout';
+import { evaluateWith } from '../eval/evaluate';
+import type { EngineInit, LoopEngine, TrainSettings } from '../loops/engine';
+
+export function createCpuEngine(init: EngineInit, settings: TrainSettings): LoopEngine {
+  const { cfg } = init;
+  if (init.reference.length !== init.params.length) throw new Error(`engine: the reference parameters have ${init.reference.length} floats, the policy ${init.params.length}`);
+  const policy = new CpuPolicy(cfg, init.params);
+  const trainer = new CpuTrainer(policy, settings.rl, settings.maxNewTokens);
+  const decoder = policy.decoder({ B: init.decodeBatch, Tmax: cfg.nPositions });
+  let reference: CpuReferencePolicy | null = null;
+  let current = settings;
+  const configure = (s: TrainSettings): void => {
+    current = s;
+    trainer.setRl(s.rl, s.maxNewTokens);
+    trainer.setHyper({ lr: s.lr, weightDecay: s.weightDecay });
+    reference?.setTemperature(s.rl.temperature);
+  };
+  configure(settings);
+  return {
+    cfg,
+    kind: 'cpu',
+    rollout: (prompts, opts, reward) => rollout(decoder, prompts, opts, reward),
+    async train(trajs) {
+      if (current.rl.beta > 0 && !reference) reference = new CpuReferencePolicy(cfg, init.reference, current.rl.temperature);
+      return trainer.train(reference ? await reference.annotate(trajs) : trajs);
+    },
+    configure,
+    evaluate: (problems, opts) => evaluateWith(cfg, (shape) => policy.decoder(shape), problems, opts),
+    readParams: async () => policy.paramsF32(),
+    readOptimiserState: async () => trainer.optimiserState(),
+    loadOptimiserState: (s) => trainer.loadOptimiserState(s),
+    destroy: () => undefined,
+  };
+}

@@ -1,0 +1,56 @@
+// The WebGPU engine: the LoopEngine (src/loops/engine.ts) on our WGSL kernels. It owns, for one
+// run, the trainable policy (PolicyTrainer: forward, pg-loss head, backward, AdamW in one
+// command buffer), a KV-cache decoder over the same parameter buffer, the frozen KL reference
+// (made when β first turns positive) and the evaluations.
+import type { Gpu } from '../gpu/runtime';
+import { buildTensorTable, type TensorTable } from '../model/params';
+import { Decoder } from '../model/decoder';
+import { PolicyTrainer } from '../rl/trainer';
+import { ReferencePolicy } from '../rl/reference';
+import { rollout } from '../rl/rollout';
+import { evaluateSet } from '../eval/evaluate';
+import type { EngineInit, LoopEngine, TrainSettings } from '../loops/engine';
+
+export async function createWebGpuEngine(gpu: Gpu, init: EngineInit, settings: TrainSettings): Promise<LoopEngine> {
+  const { cfg } = init;
+  if (init.reference.length !== init.params.length) throw new Error(`engine: the reference parameters have ${init.reference.length} floats, the policy ${init.params.length}`);
+  const table: TensorTable = buildTensorTable(cfg);
+  const shape = { rows: init.trainRows, T: cfg.nPositions };
+  const trainer = await PolicyTrainer.create(gpu, cfg, init.params, settings.rl, { ...shape, maxNewTokens: settings.maxNewTokens });
+  let decoder: Decoder;
+  try {
+    decoder = await Decoder.create(gpu, cfg, table, trainer.model.params, { B: init.decodeBatch, Tmax: cfg.nPositions });
+  } catch (e) {
+    trainer.destroy();
+    throw e;
+  }
+  let reference: ReferencePolicy | null = null;
+  let current = settings;
+  const configure = (s: TrainSettings): void => {
+    current = s;
+    trainer.setRl(s.rl, s.maxNewTokens);
+    trainer.model.setHyper({ lr: s.lr, weightDecay: s.weightDecay });
+    reference?.setTemperature(s.rl.temperature);
+  };
+  configure(settings);
+  return {
+    cfg,
+    kind: 'webgpu',
+    rollout: (prompts, opts, reward) => rollout(decoder, prompts, opts, reward),
+    async train(trajs) {
+      // made when β first turns positive (at the start or by a live change), frozen thereafter
+      if (current.rl.beta > 0 && !reference) reference = await ReferencePolicy.create(gpu, cfg, init.reference, shape, current.rl.temperature);
+      return trainer.train(reference ? await reference.annotate(trajs) : trajs);
+    },
+    configure,
+    evaluate: (problems, opts) => evaluateSet(gpu, { cfg, table, params: trainer.model.params }, problems, opts),
+    readParams: () => trainer.model.readParams(),
+    readOptimiserState: () => trainer.model.readOptimiserState(),
+    loadOptimiserState: (s) => trainer.model.loadOptimiserState(s),
+    destroy() {
+      decoder.destroy();
+      trainer.destroy();
+      reference?.destroy();
+    },
+  };
+}

@@ -1,0 +1,139 @@
+// The one outer loop of every loop (DESIGN "loops"): evaluation at the start, then per step the
+// live knob changes, the body's step, and in a fixed order the step event, its samples, its
+// curriculum records, the evaluation when due, the checkpoint when due, and the step boundary
+// (where a run may pause); a stopped run saves its last step; the final event carries the
+// parameters. The worker, the CLI and the tests all run loops through this generator.
+import type { EvalOptions, EvalResult } from '../eval/evaluate';
+import { loadSet } from '../world/index';
+import type { BaseLoopConfig } from './base_config';
+import type { LoopEngine, TrainSettings } from './engine';
+import type { LoopEvent, OptimiserState } from './events';
+import type { LoopDefinition } from './spec';
+
+/** Knobs that are safe to change while a run trains (every loop has them); they apply from the next step. */
+export interface LiveKnobs {
+  lr: number;
+  temperature: number;
+  beta: number;
+  entCoef: number;
+  clipLow: number;
+  clipHigh: number;
+}
+
+/** Read at the top of every step: what the user changed since the last one (or nothing). */
+export interface LoopControls {
+  pending(): Partial<LiveKnobs> | null;
+}
+
+/** Where a resumed run picks up: after `step` steps, with this optimiser state and the body's state. */
+export interface ResumePoint {
+  step: number;
+  optimiser: OptimiserState;
+  /** the body's state saved with the checkpoint (null: a checkpoint without one) */
+  state: unknown;
+}
+
+export interface DriveOptions {
+  signal?: AbortSignal;
+  controls?: LoopControls;
+  resume?: ResumePoint;
+}
+
+/** The k of pass@k: powers of two up to n, and n. */
+export function kList(n: number): number[] {
+  const ks: number[] = [];
+  for (let k = 1; k <= n; k *= 2) ks.push(k);
+  if (ks[ks.length - 1] !== n) ks.push(n);
+  return ks;
+}
+
+/** The held-out evaluation's options: the same seed at every evaluation point. */
+export function evalOptions(c: BaseLoopConfig & { maxNewTokens?: number; evalMaxNewTokens?: number }): EvalOptions {
+  const maxNew = c.evalMaxNewTokens ?? c.maxNewTokens;
+  return { n: c.evalN, ks: kList(c.evalN), seed: (c.seed * 1000 + 7) >>> 0, temperature: c.rl.temperature, ...(maxNew !== undefined ? { maxNew } : {}) };
+}
+
+export function evalEvent(c: BaseLoopConfig, step: number, r: EvalResult): LoopEvent {
+  return { type: 'eval', step, set: c.evalSet, passAtK: r.passAtK, avgAtK: r.avgAtK, majAtK: r.majAtK, meanEntropy: r.meanEntropy, meanLength: r.responseLength.mean, histogram: r.histogram.counts };
+}
+
+/** True when step `step`'s checkpoint is due (every `checkpointEvery` steps, and always after the last). */
+export function checkpointDue(c: Pick<BaseLoopConfig, 'steps' | 'checkpointEvery'>, step: number): boolean {
+  return (c.checkpointEvery > 0 && step % c.checkpointEvery === 0) || step === c.steps;
+}
+
+export function evalDue(c: Pick<BaseLoopConfig, 'steps' | 'evalEvery'>, step: number): boolean {
+  return (c.evalEvery > 0 && step % c.evalEvery === 0) || step === c.steps;
+}
+
+/** Applies live changes; returns the config they produce, validated by the loop's own validator. */
+export function applyKnobs<C extends BaseLoopConfig>(validate: (obj: unknown, where?: string) => C, c: C, k: Partial<LiveKnobs>): C {
+  const { lr, ...rl } = k;
+  return validate({ ...c, ...(lr !== undefined ? { lr } : {}), rl: { ...c.rl, ...rl } }, 'live change');
+}
+
+/** The knob values a step ran with, reported in its metrics (the charts mark where they changed). */
+export function knobMetrics(c: BaseLoopConfig): Record<string, number> {
+  return { lr: c.lr, temperature: c.rl.temperature, beta: c.rl.beta, entCoef: c.rl.entCoef, clip_low: c.rl.clipLow, clip_high: c.rl.clipHigh };
+}
+
+/** The optimiser's settings from a loop config (L_max of constant_norm: its longest response). */
+export function trainSettings(c: BaseLoopConfig & { maxNewTokens?: number }, maxNewTokens: number): TrainSettings {
+  return { rl: c.rl, lr: c.lr, weightDecay: c.weightDecay, maxNewTokens: c.maxNewTokens ?? maxNewTokens };
+}
+
+/** Resolves on a new task: a worker takes the page's messages (pause, stop, knobs) between steps. */
+function breathe(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * Runs `def` on `engine` from the engine's current parameters, yielding its events (see the file
+ * header). With `resume`, the engine holds the checkpoint's parameters, `config` is the
+ * checkpoint's, and the run continues after `resume.step` exactly as the uninterrupted one: same
+ * optimiser state, the body's saved state; the start's evaluation is not repeated.
+ */
+export async function* driveLoop<C extends BaseLoopConfig>(def: LoopDefinition<C>, engine: LoopEngine, config: C, opts: DriveOptions = {}): AsyncGenerator<LoopEvent> {
+  const { signal, controls, resume } = opts;
+  let c = config;
+  if (resume && (!Number.isSafeInteger(resume.step) || resume.step < 0 || resume.step > c.steps)) throw new Error(`${def.spec.name}: cannot resume after step ${resume.step} of a ${c.steps}-step run`);
+  const evalProblems = loadSet(c.evalSet).slice(0, c.evalProblems).map((p, i) => ({ id: i, text: p.text, answer: p.answer }));
+  const settings = (cc: C) => trainSettings(cc, engine.cfg.nPositions);
+  engine.configure(settings(c));
+  if (resume) engine.loadOptimiserState(resume.optimiser);
+  const run = def.body(engine, c, resume ? { step: resume.step, state: resume.state } : null);
+  const evaluate = async (step: number): Promise<LoopEvent> => evalEvent(c, step, await engine.evaluate(evalProblems, evalOptions(c)));
+  const checkpoint = async (step: number): Promise<LoopEvent> => {
+    const [params, optimiser] = await Promise.all([engine.readParams(), engine.readOptimiserState()]);
+    return { type: 'checkpoint', step, params, optimiser, config: c, state: run.state() };
+  };
+  let step = resume?.step ?? 0;
+  let saved = step;
+  if (!resume) {
+    yield await evaluate(0);
+    yield { type: 'boundary', step: 0 };
+  }
+  while (step < c.steps && !signal?.aborted) {
+    step++;
+    const change = controls?.pending();
+    if (change && Object.keys(change).length) {
+      c = applyKnobs(def.spec.validate, c, change);
+      engine.configure(settings(c));
+    }
+    const t0 = performance.now();
+    const r = await run.step(step, c);
+    yield { type: 'step', step, seconds: (performance.now() - t0) / 1000, metrics: { ...r.metrics, ...knobMetrics(c) } };
+    if (c.samplesPerStep > 0 && r.samples?.length) yield { type: 'samples', step, samples: r.samples.slice(0, c.samplesPerStep) };
+    if (r.records?.length) yield { type: 'records', step, records: r.records };
+    if (evalDue(c, step)) yield await evaluate(step);
+    if (checkpointDue(c, step)) {
+      yield await checkpoint(step);
+      saved = step;
+    }
+    yield { type: 'boundary', step };
+    await breathe();
+  }
+  // a stopped run keeps its last step too (for export), after its last boundary
+  if (step > saved) yield await checkpoint(step);
+  yield { type: 'done', step, aborted: Boolean(signal?.aborted), params: await engine.readParams() };
+}

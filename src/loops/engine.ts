@@ -1,0 +1,63 @@
+// The engine a loop's body runs on. Two implement it: the WebGPU engine (src/engines/webgpu.ts,
+// our WGSL kernels) and CPU mode's float64 engine (src/engines/cpu.ts, the op references), so a
+// loop is written once and runs on either; a test runs the same loop on both and compares.
+// Types only: nothing here computes.
+import type { GPTConfig } from '../model/config';
+import type { EvalOptions, EvalProblem, EvalResult } from '../eval/evaluate';
+import type { RlCoreConfig } from '../rl/config';
+import type { Rollout, RolloutOptions, RolloutPrompt } from '../rl/rollout';
+import type { TrainStats } from '../rl/trainer';
+import type { Trajectory } from '../rl/trajectory';
+import type { OptimiserState } from './events';
+
+/** The reward of one response: its value and the decoded text before the end token. */
+export type RewardFn<P> = (payload: P, response: readonly number[]) => { reward: number; text: string };
+
+/** What the optimiser and the loss use now; set before the first step and after each live change. */
+export interface TrainSettings {
+  rl: RlCoreConfig;
+  lr: number;
+  weightDecay: number;
+  /** the loop's longest response: constant_norm's L_max unless rl.constantNormTokens sets one */
+  maxNewTokens: number;
+}
+
+export interface LoopEngine {
+  /** the policy's architecture */
+  readonly cfg: GPTConfig;
+  /** 'webgpu' or 'cpu', for the run's record */
+  readonly kind: string;
+  /**
+   * G responses per prompt (opts.groupSize), sampled with the KV cache from the current policy
+   * with the given seed, each scored by `reward`: trajectories grouped by (role, groupId).
+   */
+  rollout<P>(prompts: readonly RolloutPrompt<P>[], opts: RolloutOptions, reward: RewardFn<P>): Promise<Rollout<P>[]>;
+  /**
+   * One RL update on `trajs` (advantages per role and group unless external, filtering, μ epochs
+   * over mini-batches, gradient accumulation over rows that do not fit at once). With β > 0 the
+   * engine scores the trajectories under the run's frozen starting policy first (the KL term).
+   */
+  train(trajs: readonly Trajectory[]): Promise<TrainStats>;
+  /** Sets the optimiser's and the loss's settings; applies from the next rollout and update. */
+  configure(s: TrainSettings): void;
+  /** Held-out evaluation of the current policy: n solve samples per problem, pass@k, avg@k, maj@k. */
+  evaluate(problems: readonly EvalProblem[], opts: EvalOptions): Promise<EvalResult>;
+  readParams(): Promise<Float32Array>;
+  readOptimiserState(): Promise<OptimiserState>;
+  loadOptimiserState(s: OptimiserState): void;
+  /** Frees what the engine holds (GPU buffers); the engine is unusable after. */
+  destroy(): void;
+}
+
+/** What an engine is made from: the policy, where the KL reference starts, and sizes. */
+export interface EngineInit {
+  cfg: GPTConfig;
+  /** the parameters to train from */
+  params: Float32Array;
+  /** the frozen reference of the KL term: the run's starting policy (a resumed run's base) */
+  reference: Float32Array;
+  /** trajectories per forward/backward on the trainer (larger updates accumulate gradients over several) */
+  trainRows: number;
+  /** sequences per decoder batch */
+  decodeBatch: number;
+}

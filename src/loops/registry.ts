@@ -1,0 +1,34 @@
+// Every loop of the lab, one line each. The worker, the CLI, the launcher, URLs, run history,
+// exports and the charts read this list and never name a loop: adding one is its folder under
+// src/loops/ and a line here.
+import { ConfigError, didYouMean } from '../model/config';
+import type { BaseLoopConfig } from './base_config';
+import type { LoopDefinition } from './spec';
+import { GRPO } from './grpo/index';
+
+export const LOOPS: readonly LoopDefinition<BaseLoopConfig>[] = [
+  GRPO,
+] as unknown as readonly LoopDefinition<BaseLoopConfig>[];
+
+export const LOOP_NAMES: readonly string[] = LOOPS.map((l) => l.spec.name);
+
+/** The papers' loops not written yet: the launcher lists them, disabled. A loop leaves this list when it joins LOOPS. */
+export const COMING_LOOPS: readonly { name: string; title: string }[] = [
+  { name: 'svs', title: 'SvS: self-play with variational problem synthesis' },
+  { name: 'spice', title: 'SPICE: self-play in corpus environments' },
+  { name: 'opensir', title: 'OpenSIR: open-ended self-improving reasoner' },
+  { name: 'ttsp', title: 'TTSP: test-time self-play' },
+  { name: 'datpo', title: 'DATPO: difficulty-adaptive tree policy optimisation' },
+];
+
+/** The loop named `name`, or a ConfigError listing the loops (with the closest name). */
+export function loopNamed(name: string): LoopDefinition<BaseLoopConfig> {
+  const def = LOOPS.find((l) => l.spec.name === name);
+  if (!def) throw new ConfigError(`unknown loop "${name}"${didYouMean(name, LOOP_NAMES)}; loops: ${LOOP_NAMES.join(', ')}`);
+  return def;
+}
+
+/** The loop's name when `name` is one, else null (for untrusted input such as a URL or a file). */
+export function isLoopName(name: unknown): name is string {
+  return typeof name === 'string' && LOOP_NAMES.includes(name);
+}

@@ -1,0 +1,122 @@
+// What a loop is (DESIGN "loops"; LOOPS.md): one definition that everything else reads from the
+// registry (src/loops/registry.ts): its name and paper, its typed config (fields with help text
+// and the paper's value, presets as partial configs, a validator), the RL-core presets it takes,
+// the metrics it reports and the charts that draw them, the curriculum records it emits and the
+// views that show them, and its body. Engine-free: the page imports this to build its forms,
+// charts and views; the body runs against the LoopEngine interface (engine.ts) on whichever
+// engine the worker or the CLI hands it.
+import type { FieldSpecs } from '../config/fields';
+import type { RlCoreConfig, RlCorePresetName } from '../rl/config';
+import type { LoopBody } from './body';
+import type { BaseLoopConfig } from './base_config';
+
+/** A metric chart: one line per run of `key` from the step events (TRL's names where they exist). */
+export interface MetricChartSpec {
+  /** `chart-<id>` is the chart's test id */
+  id: string;
+  key: string;
+  title: string;
+  /** one line: what the curve means for RLVR */
+  note: string;
+  /** shown only when the run reports the metric */
+  optional?: boolean;
+  /** a value in [0, 1]: the axis spans at least 0–1 */
+  unit?: boolean;
+}
+
+/** Several metrics of one step stacked as bars (e.g. a data mix per step). */
+export interface StackedChartSpec {
+  id: string;
+  title: string;
+  note: string;
+  /** stacked bottom to top; `label` names the band in the legend */
+  series: readonly { key: string; label: string }[];
+}
+
+/** Several metrics as lines on one chart (e.g. rates that share a 0–1 axis). */
+export interface MultiLineChartSpec {
+  id: string;
+  title: string;
+  note: string;
+  series: readonly { key: string; label: string }[];
+  unit?: boolean;
+}
+
+/** A column of a record browser: a field of the record, how it is shown, and whether it filters. */
+export interface RecordColumn {
+  key: string;
+  label: string;
+  format?: 'text' | 'number' | 'flag' | 'rate';
+  /** a flag column offers a filter (only rows where it is true / false) */
+  filter?: boolean;
+}
+
+/**
+ * A browser of curriculum records: the latest step's records of `record`, grouped under their
+ * `groupBy` fields (e.g. the source problem and its solution), one row per record.
+ */
+export interface RecordBrowserSpec {
+  id: string;
+  title: string;
+  note: string;
+  record: string;
+  /** fields shown once per group, above its rows */
+  groupBy: readonly RecordColumn[];
+  columns: readonly RecordColumn[];
+}
+
+export interface LoopViews {
+  /** line charts of step metrics, in order */
+  metrics: readonly MetricChartSpec[];
+  stacked?: readonly StackedChartSpec[];
+  multiLine?: readonly MultiLineChartSpec[];
+  browsers?: readonly RecordBrowserSpec[];
+}
+
+/** A named set-up: a partial config over the defaults (the `paper` preset holds the paper's values). */
+export interface LoopPreset<C> {
+  title: string;
+  /** what it is for and how long it takes here */
+  note: string;
+  config: Partial<Omit<C, 'rl'>> & { rl?: Partial<RlCoreConfig> };
+}
+
+export interface LoopPaper {
+  title: string;
+  url: string;
+  /** the released code, where there is some */
+  code?: string;
+}
+
+export interface LoopSpec<C extends BaseLoopConfig = BaseLoopConfig> {
+  name: string;
+  title: string;
+  /** null for the control (GRPO itself is a baseline here) */
+  paper: LoopPaper | null;
+  /** one paragraph for the launcher */
+  summary: string;
+  /** the loop's own fields and the shared ones, without `rl` */
+  fields: FieldSpecs<Omit<C, 'rl'>>;
+  /** the RL-core presets the launcher offers for this loop; the first is its default */
+  rlPresets: readonly RlCorePresetName[];
+  /** named set-ups; `paper` (the paper's values) and `lab` (sized to finish here in minutes) at least */
+  presets: Readonly<Record<string, LoopPreset<C>>>;
+  /** checks an untrusted partial config and returns a complete, frozen one (throws ConfigError saying what to change) */
+  validate(obj: unknown, where?: string): C;
+  /**
+   * The engine's sizes for a run of `c`: trajectories per trainer forward (a larger update
+   * accumulates gradients over several) and sequences per decoder batch.
+   */
+  shape(c: C): { trainRows: number; decodeBatch: number };
+  /** whether CPU mode (the float64 engine, tiny policy) runs it */
+  cpuMode: boolean;
+  /** the curriculum record kinds its `records` events carry */
+  records: readonly string[];
+  views: LoopViews;
+}
+
+/** A loop: its engine-free definition and its body (also engine-free: it runs against LoopEngine). */
+export interface LoopDefinition<C extends BaseLoopConfig = BaseLoopConfig> {
+  spec: LoopSpec<C>;
+  body: LoopBody<C>;
+}

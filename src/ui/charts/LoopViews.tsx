@@ -1,0 +1,85 @@
+// The charts a loop declares beyond its single-metric lines (src/loops/spec.ts): several metrics
+// of one run as lines on one chart (e.g. rates sharing a 0–1 axis) and several metrics stacked as
+// bars per step (e.g. a data mix). They draw the selected run (the first shown); the page draws
+// them from the registry without knowing the loop.
+import { memo } from 'react';
+import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
+import type { MultiLineChartSpec, StackedChartSpec } from '../../loops/spec';
+import { clockOf } from '../../state/wallTime';
+import type { RunData } from '../../state/runData';
+import { formatValue } from '../format';
+import { ALL_TICKS, CHART_HEIGHT, ChartFrame, MetricChart, staggered, useTooltipOn } from './MetricChart';
+import { seriesClass } from './overlay';
+import { useWidth } from './useWidth';
+import { axisTick, type ChartAxis } from './xaxis';
+
+function Legend({ entries }: { entries: readonly { name: string; cls: string }[] }) {
+  return (
+    <ul className="chart-legend" aria-label="series">
+      {entries.map((e) => (
+        <li key={e.name}>
+          <span className={`swatch ${e.cls}`} aria-hidden="true" />
+          {e.name}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Several metrics of one run as lines, with their legend. */
+export function MultiLineChart({ spec, data, axis, marks }: { spec: MultiLineChartSpec; data: RunData; axis: ChartAxis; marks: readonly number[] }) {
+  const clock = clockOf(data);
+  const series = spec.series.map((s) => ({ id: s.key, name: s.label, steps: data.step, values: data.series[s.key], clock }));
+  return (
+    <div className="multi-line">
+      <MetricChart spec={{ id: spec.id, key: spec.series[0]?.key ?? '', title: spec.title, note: spec.note, unit: spec.unit }} series={series} seeds={false} marks={marks} axis={axis} />
+      <Legend entries={spec.series.map((s, i) => ({ name: s.label, cls: seriesClass(i, spec.series.length) }))} />
+    </div>
+  );
+}
+
+interface StackedProps {
+  spec: StackedChartSpec;
+  steps: readonly number[];
+  /** each band's values aligned with `steps` */
+  values: readonly (readonly number[] | undefined)[];
+}
+
+function StackedDrawn({ spec, steps, values }: StackedProps) {
+  const [ref, width] = useWidth<HTMLDivElement>();
+  const [tooltip, tooltipOn] = useTooltipOn();
+  const rows = steps.map((step, i) => Object.fromEntries([['step', step], ...spec.series.map((s, j) => [s.key, values[j]?.[i] ?? 0])]) as Record<string, number>);
+  const legend = spec.series.map((s, j) => ({ name: s.label, cls: `bar-c${j % 6}` }));
+  return (
+    <ChartFrame id={spec.id} title={spec.title} note={spec.note} points={rows.length} legend={legend}>
+      <div ref={ref} className="chart-area" {...tooltipOn}>
+        {rows.length === 0 || width === 0 ? (
+          <div className="chart-empty">Appears once the first step is done.</div>
+        ) : (
+          <BarChart width={width} height={CHART_HEIGHT} data={rows} margin={{ top: 6, right: 10, bottom: 0, left: 0 }}>
+            <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
+            <XAxis dataKey="step" interval="preserveStartEnd" tickFormatter={axisTick} />
+            <YAxis width={52} tickFormatter={axisTick} interval={ALL_TICKS} />
+            {tooltip && <Tooltip formatter={(v) => formatValue(Number(v))} labelFormatter={(s) => `step ${s}`} />}
+            {spec.series.map((s, j) => (
+              <Bar key={s.key} className={`bar-c${j % 6}`} dataKey={s.key} name={s.label} stackId="mix" isAnimationActive={false} />
+            ))}
+          </BarChart>
+        )}
+      </div>
+      <Legend entries={spec.series.map((s, j) => ({ name: s.label, cls: `swatch-bar bar-c${j % 6}` }))} />
+    </ChartFrame>
+  );
+}
+
+const sameStacked = (a: StackedProps, b: StackedProps) => a.spec === b.spec && a.steps === b.steps && a.values.length === b.values.length && a.values.every((v, i) => v === b.values[i]);
+
+/** Several metrics of one run stacked per step; redrawn only when one of its arrays changes. */
+export const StackedChart = memo(
+  staggered((p: StackedProps) => <StackedDrawn {...p} />, (p) => ({ id: p.spec.id, title: p.spec.title, note: p.spec.note })),
+  sameStacked,
+);
+
+export function stackedProps(spec: StackedChartSpec, data: RunData): StackedProps {
+  return { spec, steps: data.step, values: spec.series.map((s) => data.series[s.key]) };
+}
