@@ -5,16 +5,17 @@ import { ConfigError, didYouMean } from '../model/config';
 import type { BaseLoopConfig } from './base_config';
 import type { LoopDefinition } from './spec';
 import { GRPO } from './grpo/index';
+import { SVS } from './svs/index';
 
 export const LOOPS: readonly LoopDefinition<BaseLoopConfig>[] = [
   GRPO,
+  SVS,
 ] as unknown as readonly LoopDefinition<BaseLoopConfig>[];
 
 export const LOOP_NAMES: readonly string[] = LOOPS.map((l) => l.spec.name);
 
 /** The papers' loops not written yet: the launcher lists them, disabled. A loop leaves this list when it joins LOOPS. */
 export const COMING_LOOPS: readonly { name: string; title: string }[] = [
-  { name: 'svs', title: 'SvS: self-play with variational problem synthesis' },
   { name: 'spice', title: 'SPICE: self-play in corpus environments' },
   { name: 'opensir', title: 'OpenSIR: open-ended self-improving reasoner' },
   { name: 'ttsp', title: 'TTSP: test-time self-play' },

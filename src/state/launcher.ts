@@ -122,13 +122,13 @@ export function setSetup(l: LauncherState, setup: string): LauncherState {
 }
 
 /**
- * Switches the loop: its paper set-up, its default RL preset unless the current one is among
- * its own, and only the overrides of fields it has (seed, steps, lr, … carry over).
+ * Switches the loop: its paper set-up, its default RL preset (the paper's optimisation), and
+ * only the overrides of fields it has (seed, steps, lr, … and RL overrides carry over).
  */
 export function setLoop(l: LauncherState, loop: string): LauncherState {
   if (!isLoopName(loop)) return { ...l, loop };
   const spec = loopNamed(loop).spec;
-  const preset = spec.rlPresets.includes(l.preset) ? l.preset : spec.rlPresets[0];
+  const preset = spec.rlPresets[0];
   const fields = Object.fromEntries(Object.entries(l.fields).filter(([k]) => Object.hasOwn(spec.fields, k)));
   return setPreset({ ...l, loop, setup: DEFAULT_SETUP, fields }, preset);
 }

@@ -3,7 +3,7 @@
 // did not understand. Plus the launcher's layering of defaults, preset and overrides, and lesson
 // links (`hide=…`, `lock=…`).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LAUNCHER, configDiff, defaultConfig, effectiveValue, parseInput, resolveLauncher, setField, setPreset, type LauncherState } from '../../src/state/launcher';
+import { DEFAULT_LAUNCHER, configDiff, defaultConfig, effectiveValue, parseInput, resolveLauncher, setField, setLoop, setPreset, type LauncherState } from '../../src/state/launcher';
 import { launcherToQuery, mergeQuery, NO_LESSON, queryToLauncher, queryToLesson } from '../../src/state/url';
 import { createLabStore } from '../../src/state/store';
 import type { LabClient } from '../../src/lab/protocol';
@@ -58,6 +58,13 @@ describe('URL state', () => {
     expect(l.fields).toEqual({});
   });
 
+  it('encodes a null override as "null" and reads "null" back', () => {
+    // the svs loop's preset sets dualClipC 3; null (off) is an override of it
+    const l = launcher((l) => setField(setLoop(l, 'svs'), 'rl', 'dualClipC', null));
+    expect(launcherToQuery(l).toString()).toBe('loop=svs&dualClipC=null');
+    expect(queryToLauncher(launcherToQuery(l)).launcher).toEqual(l);
+  });
+
   it("keeps the page's own parameters when the launcher rewrites the query", () => {
     const l = launcher((l) => setField(l, 'loop', 'seed', 7));
     expect(mergeQuery(new URLSearchParams('debug&seed=1&steps=9'), l)).toBe('?debug=&seed=7');
@@ -94,7 +101,7 @@ describe('launcher layering and validation', () => {
     const r = resolveLauncher(ds, CATALOG);
     expect(r.ok || r.message).toMatch(/set filterZeroVariance to true/);
     expect(resolveLauncher({ ...DEFAULT_LAUNCHER, policy: 'huge' }, CATALOG)).toMatchObject({ ok: false, field: 'policy' });
-    expect(resolveLauncher({ ...DEFAULT_LAUNCHER, loop: 'svs' }, CATALOG)).toMatchObject({ ok: false, field: 'loop', message: expect.stringMatching(/coming/) });
+    expect(resolveLauncher({ ...DEFAULT_LAUNCHER, loop: 'spice' }, CATALOG)).toMatchObject({ ok: false, field: 'loop', message: expect.stringMatching(/coming/) });
     expect(resolveLauncher(DEFAULT_LAUNCHER, null)).toMatchObject({ ok: false, field: 'policy' });
   });
 

@@ -1,0 +1,81 @@
+// SvS as a loop definition (LOOPS.md §2): its config, presets, metrics, curriculum records and
+// the views that show them. Its charts and browser are declarative (src/loops/spec.ts): the page
+// draws them without knowing the loop.
+import { rlPresetList } from '../base_config';
+import { CORE_CHARTS } from '../charts';
+import type { LoopDefinition, MetricChartSpec } from '../spec';
+import { SVS_FIELDS, SVS_PRESETS, validateSvsConfig, type SvsConfig } from './config';
+import { svsBody } from './run';
+
+const SVS_CHARTS: readonly MetricChartSpec[] = [
+  {
+    id: 'reward', key: 'reward', title: 'Reward on the original problems (OQA)', unit: true,
+    note: 'Mean reward of the answers to the step\'s training problems: 1 when the final answer is right.',
+  },
+  ...CORE_CHARTS.filter((c) => c.id !== 'filtered'),
+  {
+    id: 'challenging', key: 'challenging', title: 'Challenging problems per step',
+    note: 'Problems the policy solved 1 to 4 times in 8 (acc_l ≤ p ≤ acc_h): only their correct solutions seed variants.',
+  },
+  {
+    id: 'spa-pass', key: 'spa/pass_rate', title: 'Pass rate on the variants (SPA)', unit: true,
+    note: 'Answers to the policy\'s own variants that match the ORIGINAL answer. Near 1, the variants are too easy (or leak the answer); near 0, they are wrong or unsolvable.',
+  },
+  {
+    id: 'entropy-vps', key: 'entropy/vps', title: 'Entropy while writing variants (nats per token)', optional: true,
+    note: 'The vary role\'s sampling entropy: how freely the policy rewrites problems.',
+  },
+];
+
+export const SVS: LoopDefinition<SvsConfig> = {
+  spec: {
+    name: 'svs',
+    title: 'SvS: self-play with variational problem synthesis',
+    paper: { title: 'Beyond Pass@1: Self-play with Variational Problem Synthesis Sustains RLVR', url: 'https://arxiv.org/abs/2508.14029', code: 'https://github.com/MasterVito/SvS' },
+    summary: 'The policy solves training problems; from its correct solutions of the problems it finds hard it writes variant problems with the same answer, and solves those too. Variants earn a reward only when the policy solves them sometimes but not always, so leaking the answer does not pay. The paper: entropy holds and pass@k keeps rising where GRPO\'s stalls.',
+    fields: SVS_FIELDS,
+    rlPresets: rlPresetList(['svs', 'grpo', 'dr_grpo']),
+    presets: SVS_PRESETS,
+    validate: validateSvsConfig,
+    // the update holds OQA, VPS and SPA groups: its size varies, so the trainer accumulates gradients over 64-row pieces
+    shape: (c) => ({ trainRows: Math.min(64, c.problemsPerStep * c.groupSize), decodeBatch: 64 }),
+    cpuMode: true,
+    records: ['svs.variant'],
+    views: {
+      metrics: SVS_CHARTS,
+      stacked: [{
+        id: 'mix', title: 'Data mix per step (trajectories trained on)',
+        note: 'What the update trained on: answers to originals (OQA), variant problems (VPS) and answers to variants (SPA), after each group\'s keep rule.',
+        series: [{ key: 'mix/oqa', label: 'OQA' }, { key: 'mix/vps', label: 'VPS' }, { key: 'mix/spa', label: 'SPA' }],
+      }],
+      multiLine: [{
+        id: 'variants', title: 'Variants: reward, extraction and what the oracle says', unit: true,
+        note: 'VPS reward is what the policy is paid; extracted = parses as a problem. True validity (evaluates to the original answer) and leak (contains the answer) come from the interpreter, which the paper cannot run: shown, never rewarded.',
+        series: [
+          { key: 'vps/reward', label: 'VPS reward' }, { key: 'vps/extracted', label: 'extracted' },
+          { key: 'vps/true_valid', label: 'true validity' }, { key: 'vps/leak', label: 'leak rate' },
+        ],
+      }],
+      browsers: [{
+        id: 'variant-browser', title: 'Variant browser',
+        note: 'The latest step\'s challenging problems: each correct solution, the variants written from it, their answers\' pass rate p̂ against the original answer, R_v, and the oracle\'s flags.',
+        record: 'svs.variant',
+        groupBy: [
+          { key: 'problem', label: 'problem', format: 'text' }, { key: 'answer', label: 'answer', format: 'number' },
+          { key: 'problemPassRate', label: 'its pass rate p', format: 'rate' }, { key: 'solution', label: 'correct solution', format: 'text' },
+        ],
+        columns: [
+          { key: 'variant', label: 'variant', format: 'text' },
+          { key: 'pHat', label: 'p̂', format: 'rate' },
+          { key: 'reward', label: 'R_v', format: 'number' },
+          { key: 'kept', label: 'kept', format: 'flag', filter: true },
+          { key: 'parsed', label: 'parses', format: 'flag', filter: true },
+          { key: 'trueValid', label: 'true value = answer', format: 'flag', filter: true },
+          { key: 'leak', label: 'leaks the answer', format: 'flag', filter: true },
+          { key: 'copy', label: 'copy', format: 'flag', filter: true },
+        ],
+      }],
+    },
+  },
+  body: svsBody,
+};

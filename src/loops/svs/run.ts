@@ -1,0 +1,210 @@
+// SvS's body (LOOPS.md §2; Algorithm 1 of the paper): one policy, three tasks a step, each in
+// its own groups.
+//   OQA  the policy solves problemsPerStep training problems G times; reward 𝟙[answer = a];
+//        a group trains iff 0 < p < 1; a problem is challenging iff acc_l ≤ p ≤ acc_h.
+//   VPS  from each correct solution of a challenging problem (at most maxSynthesisSources), the
+//        vary role writes G_v variant problems; R_v from the variant's SPA pass rate p̂ (shaped
+//        band or naive p̂ > 0); the group trains iff some R_v = 1.
+//   SPA  the policy solves each extracted variant G times, graded against the ORIGINAL answer a;
+//        a group trains iff 0 < p̂ < 1.
+// Advantages are per (role, group), never pooled: OQA and SPA groups are solve groups with ids
+// apart, VPS groups vary groups. The buffer is emptied every step. A step without a challenging
+// problem trains on OQA only, or is skipped (the released code's choice, `noChallenging: skip`).
+// Every variant is also judged by the interpreter (parses, true value, leaks the answer, copies
+// the problem): shown in the records and metrics, never a reward.
+import { answerOf } from '../../eval/score';
+import type { Rollout } from '../../rl/rollout';
+import type { Trajectory } from '../../rl/trajectory';
+import { countedRng, type CountedRng } from '../../util/rng';
+import { EOS, loadSet, promptFits, readProblem, responseText, solvePrompt, varyPrompt } from '../../world/index';
+import type { LoopBody, StepResult } from '../body';
+import type { CurriculumRecord } from '../events';
+import type { LoopEngine, RewardFn } from '../engine';
+import { samplesOf } from '../samples';
+import type { SvsConfig } from './config';
+import { diagnoseVariant, isChallenging, keepSolveGroup, keepVariantGroup, passRate, variantReward, type VariantDiagnostics } from './logic';
+
+interface Problem {
+  text: string;
+  answer: number;
+}
+
+/** Group ids of SPA groups start here, so they never meet an OQA group's (both are solve groups). */
+const SPA_GROUP_BASE = 1_000_000;
+
+interface Source {
+  /** index of the OQA problem */
+  problem: number;
+  solution: string;
+}
+
+interface Variant {
+  source: number;
+  text: string;
+  diag: VariantDiagnostics;
+  pHat: number | null;
+  reward: number;
+}
+
+/** The problem's canonical text (how the world prints it), or the text itself if it does not parse. */
+function canonical(text: string): string {
+  const r = readProblem(text);
+  return r.ok ? r.value.text : text;
+}
+
+/** Reward of a solve response: 1 iff its answer is `gold` (the original problem's, for SPA too). */
+const byAnswer: RewardFn<number> = (gold, response) => {
+  const { answer, text } = answerOf(response);
+  return { reward: answer === gold ? 1 : 0, text };
+};
+
+function rewardsOfGroups<T extends Pick<Trajectory, 'groupId' | 'reward'>>(trajs: readonly T[]): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  for (const t of trajs) out.set(t.groupId, [...(out.get(t.groupId) ?? []), t.reward]);
+  return out;
+}
+
+function meanEntropy(trajs: readonly Trajectory[]): number {
+  let s = 0, n = 0;
+  for (const t of trajs) for (let i = 0; i < t.entropy.length; i++) (s += t.entropy[i]), n++;
+  return n ? s / n : 0;
+}
+
+const rateOf = (xs: readonly boolean[]): number => (xs.length ? xs.filter(Boolean).length / xs.length : 0);
+
+class SvsRun {
+  constructor(private readonly engine: LoopEngine, private readonly train: readonly Problem[], private readonly rand: CountedRng) {}
+
+  private sampling(c: SvsConfig, step: number, task: number, maxNew: number) {
+    // one seed per (step, task): OQA 0, VPS 1, SPA 2
+    return { seed: (c.seed * 7777 + step * 3 + task) >>> 0, temperature: c.rl.temperature, topK: 0, topP: c.topP, eosToken: EOS, maxNew };
+  }
+
+  async step(step: number, c: SvsConfig): Promise<StepResult> {
+    const problems = Array.from({ length: c.problemsPerStep }, () => this.train[Math.floor(this.rand() * this.train.length)]);
+    // ---- OQA: solve the originals
+    const oqa = await this.engine.rollout(problems.map((q) => ({ prompt: solvePrompt(q.text), payload: q.answer })), { groupSize: c.groupSize, role: 'solve', dataType: 'oqa', groupIdBase: 0, ...this.sampling(c, step, 0, c.maxNewTokens) }, byAnswer);
+    const oqaRates = rewardsOfGroups(oqa);
+    const p = problems.map((_, i) => passRate(oqaRates.get(i) ?? []));
+    const challenging = problems.map((_, i) => isChallenging(p[i], c));
+    // ---- sources: correct solutions of challenging problems, in problem then response order
+    let sources: Source[] = [];
+    let tooLong = 0;
+    for (const t of oqa) {
+      if (!challenging[t.groupId] || t.reward !== 1) continue;
+      if (!promptFits('vary', varyPrompt(problems[t.groupId].text, t.text))) tooLong++;
+      else sources.push({ problem: t.groupId, solution: t.text });
+    }
+    if (c.maxSynthesisSources !== null) sources = sources.slice(0, c.maxSynthesisSources);
+    // ---- VPS: variants from each source
+    const vps = sources.length === 0 ? [] : await this.engine.rollout(
+      sources.map((s) => ({ prompt: varyPrompt(problems[s.problem].text, s.solution), payload: 0 })),
+      { groupSize: c.variantsPerSolution, role: 'vary', dataType: 'vps', groupIdBase: 0, ...this.sampling(c, step, 1, c.maxVariantTokens) },
+      (_x, response) => ({ reward: 0, text: responseText(response).text }),
+    );
+    const originals = problems.map((q) => ({ text: canonical(q.text), answer: q.answer }));
+    const variants: Variant[] = vps.map((t) => {
+      const source = t.groupId;
+      const ended = responseText(t.responseTokens).ended;
+      return { source, text: t.text, diag: diagnoseVariant(t.text, ended, originals[sources[source].problem]), pHat: null, reward: 0 };
+    });
+    // ---- SPA: solve each extracted variant, graded against the original answer
+    const solvable = variants.map((v, k) => ({ v, k })).filter(({ v }) => v.diag.parsed);
+    const spa = solvable.length === 0 ? [] : await this.engine.rollout(
+      solvable.map(({ v }) => ({ prompt: solvePrompt(canonical(v.text)), payload: problems[sources[v.source].problem].answer })),
+      { groupSize: c.groupSize, role: 'solve', dataType: 'spa', groupIdBase: SPA_GROUP_BASE, ...this.sampling(c, step, 2, c.maxNewTokens) },
+      byAnswer,
+    );
+    const spaRates = rewardsOfGroups(spa);
+    solvable.forEach(({ v }, j) => {
+      v.pHat = passRate(spaRates.get(SPA_GROUP_BASE + j) ?? []);
+    });
+    for (const v of variants) v.reward = variantReward(v.pHat, c);
+    // variant trajectories carry their R_v
+    const vpsTrajs: Rollout<number>[] = vps.map((t, k) => ({ ...t, reward: variants[k].reward }));
+    // ---- keep rules
+    const keptOqa = oqa.filter((t) => keepSolveGroup(p[t.groupId]));
+    const vpsRewards = rewardsOfGroups(vpsTrajs);
+    const keptVpsGroups = new Set([...vpsRewards].filter(([, rs]) => keepVariantGroup(rs)).map(([g]) => g));
+    const keptVps = vpsTrajs.filter((t) => keptVpsGroups.has(t.groupId));
+    const keptSpa = spa.filter((t) => keepSolveGroup(solvable[t.groupId - SPA_GROUP_BASE].v.pHat ?? 0));
+    const anyChallenging = challenging.some(Boolean);
+    const skipped = !anyChallenging && c.noChallenging === 'skip';
+    const batch = skipped ? [] : [...keptOqa, ...keptVps, ...keptSpa];
+    const stats = batch.length ? await this.engine.train(batch) : null;
+    // ---- what the step reports
+    const all = [...oqa, ...vpsTrajs, ...spa];
+    const parsed = variants.filter((v) => v.diag.parsed);
+    // a quantity with nothing to measure this step (no variants, say) is left out, not NaN: a
+    // non-finite metric halts a run
+    const metrics: Record<string, number> = {
+      reward: passRate(oqa.map((t) => t.reward)),
+      entropy: meanEntropy(all),
+      'entropy/oqa': meanEntropy(oqa),
+      'completions/mean_length': oqa.reduce((a, t) => a + t.responseTokens.length, 0) / Math.max(1, oqa.length),
+      challenging: challenging.filter(Boolean).length,
+      'synthesis/sources': sources.length,
+      'synthesis/too_long': tooLong,
+      'mix/oqa': skipped ? 0 : keptOqa.length,
+      'mix/vps': skipped ? 0 : keptVps.length,
+      'mix/spa': skipped ? 0 : keptSpa.length,
+      skipped: skipped ? 1 : 0,
+      frac_reward_zero_std: stats?.fracZeroStd ?? 0,
+      kept_groups: stats?.keptGroups ?? 0,
+      optimiser_steps: stats?.optimiserSteps ?? 0,
+      rejected_steps: stats?.rejectedSteps ?? 0,
+      ...(stats ? renameEntropy(stats.metrics) : {}),
+    };
+    if (variants.length) {
+      Object.assign(metrics, {
+        'entropy/vps': meanEntropy(vpsTrajs),
+        'vps/reward': passRate(variants.map((v) => v.reward)),
+        'vps/extracted': rateOf(variants.map((v) => v.diag.parsed)),
+      });
+    }
+    if (parsed.length) {
+      Object.assign(metrics, {
+        'vps/true_valid': rateOf(parsed.map((v) => v.diag.trueValid)),
+        'vps/leak': rateOf(parsed.map((v) => v.diag.leak)),
+        'vps/copy': rateOf(parsed.map((v) => v.diag.copy)),
+      });
+    }
+    if (spa.length) Object.assign(metrics, { 'entropy/spa': meanEntropy(spa), 'spa/pass_rate': passRate(spa.map((t) => t.reward)) });
+    return { metrics, samples: samplesOf([...oqa.slice(0, 2), ...vpsTrajs.slice(0, 1), ...spa.slice(0, 1)], c.samplesPerStep), records: this.records(step, originals, p, sources, variants, keptVpsGroups) };
+  }
+
+  /** One record per variant: its source problem and solution, its scores, whether it trained, the oracle's flags. */
+  private records(step: number, originals: readonly Problem[], p: readonly number[], sources: readonly Source[], variants: readonly Variant[], keptVps: Set<number>): CurriculumRecord[] {
+    return variants.map((v) => {
+      const s = sources[v.source];
+      return {
+        kind: 'svs.variant', step, source: v.source, problem: originals[s.problem].text, answer: originals[s.problem].answer,
+        problemPassRate: p[s.problem], solution: s.solution, variant: v.text, parsed: v.diag.parsed, value: v.diag.value,
+        pHat: v.pHat, reward: v.reward, kept: keptVps.has(v.source), spaKept: v.pHat !== null && keepSolveGroup(v.pHat),
+        trueValid: v.diag.trueValid, leak: v.diag.leak, copy: v.diag.copy,
+      };
+    });
+  }
+}
+
+/** The loss head's entropy is not the sampling entropy (one name per quantity, LOOPS.md §0). */
+function renameEntropy(m: Record<string, number>): Record<string, number> {
+  const { entropy, ...rest } = m;
+  return entropy === undefined ? rest : { ...rest, 'update/entropy': entropy };
+}
+
+interface SvsState {
+  draws: number;
+}
+
+export const svsBody: LoopBody<SvsConfig> = (engine, config, resume) => {
+  const train = loadSet(config.trainSet).slice(0, config.trainProblems);
+  const saved = resume?.state as Partial<SvsState> | null | undefined;
+  const rand = countedRng(config.seed ^ 0x5f3759df, typeof saved?.draws === 'number' ? saved.draws : (resume?.step ?? 0) * config.problemsPerStep);
+  const run = new SvsRun(engine, train, rand);
+  return {
+    step: (step, c) => run.step(step, c),
+    state: (): SvsState => ({ draws: rand.draws }),
+  };
+};
+
