@@ -11,6 +11,7 @@ import { driveLoop } from '../../src/loops/driver';
 import { loopNamed } from '../../src/loops/registry';
 import type { CurriculumRecord, LoopEvent } from '../../src/loops/events';
 import { groupKey } from '../../src/rl/advantages';
+import type { Trajectory } from '../../src/rl/trajectory';
 import { evaluate, loadSet, parseExpr } from '../../src/world/index';
 import { scriptedEngine, type Script } from '../helpers/scriptedEngine';
 
@@ -144,7 +145,7 @@ describe('SvS on a scripted policy', () => {
     expect(leaking(naive.records).every((r) => r.reward === 1 && r.pHat === 1)).toBe(true);
     expect(leaking(shaped.records).every((r) => r.reward === 0)).toBe(true);
     // and the update pushes toward them under naive only: their advantage against their group
-    const adv = (run: typeof naive) => run.engine.updates[0].filter((t) => t.dataType === 'vps' && /^\d+\+0$/.test(t.text)).map((t) => t.advantage as number);
+    const adv = (run: typeof naive) => run.engine.updates[0].filter((t) => t.dataType === 'vps' && /^\d+\+0$/.test((t as Trajectory & { text: string }).text)).map((t) => t.advantage as number);
     expect(adv(naive).every((a) => a > 0)).toBe(true);
     expect(adv(shaped).every((a) => a < 0)).toBe(true);
     expect(naive.step.metrics['vps/reward']).toBe(2 / 4);
