@@ -61,6 +61,8 @@ export const SVS: LoopDefinition<SvsConfig> = {
         note: 'The latest step\'s challenging problems: each correct solution, the variants written from it, their answers\' pass rate p̂ against the original answer, R_v, and the oracle\'s flags.',
         record: 'svs.variant',
         groupBy: [
+          // one group per correct solution (two solutions may read the same)
+          { key: 'source', label: 'solution #', format: 'number' },
           { key: 'problem', label: 'problem', format: 'text' }, { key: 'answer', label: 'answer', format: 'number' },
           { key: 'problemPassRate', label: 'its pass rate p', format: 'rate' }, { key: 'solution', label: 'correct solution', format: 'text' },
         ],
