@@ -1,36 +1,115 @@
-// rlvr-lab ablate (npm run ablate -- --loop grpo): runs a loop from a shipped base policy with
-// several seeds and prints, at the start and the end, the held-out policy entropy and pass@k for
-// k up to evalN — the table of docs/results.md. `--markdown FILE` also writes it as Markdown.
+// rlvr-lab ablate (npm run ablate -- --loop svs): runs a loop of the registry from a shipped base
+// policy with several seeds and prints, at the start and the end, the held-out policy entropy and
+// pass@k for k up to evalN, each with its standard error across problems, the seeds' mean with
+// its standard error across seeds, and chosen step metrics averaged over each run: the tables of
+// docs/results.md. Runs can be cut at a generated-token budget (`--token-budget`, or
+// `--match-tokens FILE` to give each seed the tokens that seed generated in another ablation's
+// `--json` output), so loops that sample different amounts per step are compared at equal cost.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs, CliError } from './args';
 import { createNodeGpu } from '../gpu/node';
+import type { Gpu } from '../gpu/runtime';
 import { loadCheckpointDir } from '../model/checkpoint_node';
+import type { GPTConfig } from '../model/config';
 import type { LoopEvent } from '../loops/events';
 import { LOOP_NAMES, loopNamed } from '../loops/registry';
+import { evalEvent, evalOptions, trainSettings } from '../loops/driver';
+import type { BaseLoopConfig } from '../loops/base_config';
 import { RunManager } from '../lab/runs';
 import { createWebGpuEngine } from '../engines/webgpu';
+import { passAtK } from '../metrics/passk';
+import { loadSet } from '../world/index';
 
 type EvalEvent = Extract<LoopEvent, { type: 'eval' }>;
 
-interface SeedResult {
+export interface SeedResult {
   seed: number;
   start: EvalEvent;
   end: EvalEvent;
+  steps: number;
+  generatedTokens: number;
   seconds: number;
+  /** each reported metric's mean over the run's steps (NaN where never reported) */
+  report: Record<string, number>;
 }
 
-function table(results: SeedResult[], ks: string[]): string {
-  const head = ['seed', 'entropy start', 'entropy end', ...ks.flatMap((k) => [`pass@${k} start`, `pass@${k} end`])];
+const mean = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+/** Standard error of a mean: sample std / √n (0 for one value). */
+export function standardError(xs: readonly number[]): number {
+  if (xs.length < 2) return 0;
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1) / xs.length);
+}
+
+/** pass@k of an evaluation with its standard error across problems (needs per-problem counts). */
+export function passWithError(e: EvalEvent, k: number): { mean: number; se: number } {
+  if (!e.correct || e.n === undefined) return { mean: e.passAtK[String(k)], se: NaN };
+  const per = e.correct.map((c) => passAtK(e.n as number, c, k));
+  return { mean: mean(per), se: standardError(per) };
+}
+
+const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
+const pm = (m: number, se: number) => (Number.isFinite(se) ? `${f3(m)} ± ${f3(se)}` : f3(m));
+
+export function table(results: readonly SeedResult[], ks: readonly number[], report: readonly string[]): string {
+  const head = ['seed', 'steps', 'generated tokens', 'entropy start', 'entropy end', ...ks.flatMap((k) => [`pass@${k} start`, `pass@${k} end`]), ...report.map((r) => (r.includes('@') ? `${r.split('@')[0]} (mean, steps ≤ ${r.split('@')[1]})` : `${r} (run mean)`))];
   const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
-  const f = (x: number) => x.toFixed(3);
   const lines = [row(head), row(head.map(() => '---'))];
   for (const r of results) {
-    lines.push(row([r.seed, f(r.start.meanEntropy), f(r.end.meanEntropy), ...ks.flatMap((k) => [f(r.start.passAtK[k]), f(r.end.passAtK[k])])]));
+    const pk = ks.flatMap((k) => [passWithError(r.start, k), passWithError(r.end, k)].map((p) => pm(p.mean, p.se)));
+    lines.push(row([r.seed, r.steps, r.generatedTokens, f3(r.start.meanEntropy), f3(r.end.meanEntropy), ...pk, ...report.map((k) => f3(r.report[k]))]));
   }
-  const mean = (g: (r: SeedResult) => number) => results.reduce((a, r) => a + g(r), 0) / results.length;
-  lines.push(row(['mean', f(mean((r) => r.start.meanEntropy)), f(mean((r) => r.end.meanEntropy)), ...ks.flatMap((k) => [f(mean((r) => r.start.passAtK[k])), f(mean((r) => r.end.passAtK[k]))])]));
+  const across = (g: (r: SeedResult) => number) => pm(mean(results.map(g)), standardError(results.map(g)));
+  lines.push(row([
+    `mean ± s.e. over ${results.length} seeds`, across((r) => r.steps), across((r) => r.generatedTokens), across((r) => r.start.meanEntropy), across((r) => r.end.meanEntropy),
+    ...ks.flatMap((k) => [across((r) => passWithError(r.start, k).mean), across((r) => passWithError(r.end, k).mean)]),
+    ...report.map((k) => across((r) => r.report[k])),
+  ]));
   return lines.join('\n');
+}
+
+/** `--token-budget 50000` (every seed) or `1:51000,2:49000`; `--match-tokens FILE` (another ablation's --json). */
+async function budgets(f: { 'token-budget': string; 'match-tokens': string }, seeds: readonly number[]): Promise<Map<number, number> | null> {
+  if (f['token-budget'] && f['match-tokens']) throw new CliError('--token-budget and --match-tokens: give one of them');
+  if (f['match-tokens']) {
+    let runs: SeedResult[];
+    try {
+      runs = (JSON.parse(await readFile(f['match-tokens'], 'utf8')) as { results: SeedResult[] }).results;
+    } catch (e) {
+      throw new CliError(`--match-tokens: cannot read ${f['match-tokens']} as an ablation's --json output (${(e as Error).message})`);
+    }
+    const out = new Map<number, number>();
+    for (const s of seeds) {
+      const r = runs.find((x) => x.seed === s);
+      if (!r) throw new CliError(`--match-tokens: ${f['match-tokens']} has no run of seed ${s} (it has ${runs.map((x) => x.seed).join(', ')})`);
+      out.set(s, r.generatedTokens);
+    }
+    return out;
+  }
+  if (!f['token-budget']) return null;
+  const t = f['token-budget'];
+  const n = Number(t);
+  if (Number.isInteger(n) && n > 0) return new Map(seeds.map((s) => [s, n]));
+  const out = new Map<number, number>();
+  for (const part of t.split(',')) {
+    const [s, v] = part.split(':').map(Number);
+    if (!Number.isInteger(s) || !Number.isInteger(v) || v <= 0) throw new CliError(`--token-budget: '${part}' is not seed:tokens (positive integers)`);
+    out.set(s, v);
+  }
+  for (const s of seeds) if (!out.has(s)) throw new CliError(`--token-budget gives no budget for seed ${s}`);
+  return out;
+}
+
+/** The held-out evaluation of parameters a run stopped with (at a token budget, the driver's end evaluation does not run). */
+async function evaluateAt(gpu: Gpu, cfg: GPTConfig, params: Float32Array, c: BaseLoopConfig, step: number): Promise<EvalEvent> {
+  const engine = await createWebGpuEngine(gpu, { cfg, params, reference: params, trainRows: 1, decodeBatch: 64 }, trainSettings(c, cfg.nPositions));
+  try {
+    const problems = loadSet(c.evalSet).slice(0, c.evalProblems).map((p, i) => ({ id: i, text: p.text, answer: p.answer }));
+    return evalEvent(c, step, await engine.evaluate(problems, evalOptions(c))) as EvalEvent;
+  } finally {
+    engine.destroy();
+  }
 }
 
 export async function ablateCommand(argv: string[]): Promise<void> {
@@ -43,37 +122,69 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     'eval-n': { type: 'number', default: 64 },
     'eval-problems': { type: 'number', default: 50 },
     config: { type: 'string', default: '' },
+    'token-budget': { type: 'string', default: '' },
+    'match-tokens': { type: 'string', default: '' },
+    report: { type: 'string', default: '' },
     markdown: { type: 'string', default: '' },
+    json: { type: 'string', default: '' },
   });
   if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop '${f.loop}' (available: ${LOOP_NAMES.join(', ')})`);
   const def = loopNamed(f.loop);
   const seeds = f.seeds.split(',').map((s) => Number(s.trim()));
   if (seeds.some((s) => !Number.isInteger(s) || s < 0)) throw new CliError(`--seeds must be comma-separated non-negative integers, got '${f.seeds}'`);
+  const report = f.report ? f.report.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  for (const r of report) if (!/^[\w/.-]+(@[1-9]\d*)?$/.test(r)) throw new CliError(`--report: '${r}' is not a metric name, or name@N (its mean over steps 1..N)`);
+  const budget = await budgets(f, seeds);
   const ckptDir = f.ckpt || join('public', 'models', f.preset);
   const base = await loadCheckpointDir(ckptDir);
   const extra = f.config ? JSON.parse(await readFile(f.config, 'utf8')) : {};
+  // with a budget the run stops at it: `--steps` is then only a cap
+  const configOf = (seed: number) => def.spec.validate({ ...extra, seed, steps: f.steps, evalEvery: 0, evalN: f['eval-n'], evalProblems: f['eval-problems'], samplesPerStep: 0, checkpointEvery: 0 }, f.config || 'ablate');
   const gpu = await createNodeGpu();
   const results: SeedResult[] = [];
   const runs = new RunManager({ createEngine: createWebGpuEngine, loadPolicy: async () => base });
   for (const seed of seeds) {
-    const config = def.spec.validate({ ...extra, seed, steps: f.steps, evalEvery: 0, evalN: f['eval-n'], evalProblems: f['eval-problems'], samplesPerStep: 0 }, f.config || 'ablate');
+    const config = configOf(seed);
+    const runId = `ablate-${seed}`;
     const evals: EvalEvent[] = [];
+    const sums: Record<string, { s: number; n: number }> = {};
+    let tokens = 0, steps = 0;
+    let done: Extract<LoopEvent, { type: 'done' }> | null = null;
     const t0 = Date.now();
-    const status = await runs.start(gpu, { runId: `ablate-${seed}`, loop: f.loop, policy: ckptDir, config }, () => undefined, (e) => {
+    const status = await runs.start(gpu, { runId, loop: f.loop, policy: ckptDir, config }, () => undefined, (e) => {
       if (e.type === 'eval') evals.push(e);
-      if (e.type === 'step') process.stderr.write(`seed ${seed} step ${e.step}/${f.steps} reward ${e.metrics.reward?.toFixed(3)} entropy ${e.metrics.entropy?.toFixed(3)}\n`);
+      if (e.type === 'done') done = e;
+      if (e.type !== 'step') return;
+      steps = e.step;
+      tokens += e.metrics['tokens/generated'] ?? 0;
+      for (const r of report) {
+        // `key@N`: the mean over steps 1..N only
+        const [k, upTo] = r.split('@');
+        if (Number.isFinite(e.metrics[k]) && (upTo === undefined || e.step <= Number(upTo))) (sums[r] ??= { s: 0, n: 0 }).s += e.metrics[k], sums[r].n++;
+      }
+      process.stderr.write(`seed ${seed} step ${e.step} reward ${e.metrics.reward?.toFixed(3)} entropy ${e.metrics.entropy?.toFixed(3)} tokens ${tokens}${budget ? `/${budget.get(seed)}` : ''} (${e.seconds.toFixed(1)} s)\n`);
+      if (budget && tokens >= (budget.get(seed) as number)) runs.stop(runId);
     });
-    if (status.state !== 'done') throw new Error(`seed ${seed}: the run ended ${status.state} at step ${status.step}${status.error ? `: ${status.error}` : ''}`);
-    results.push({ seed, start: evals[0], end: evals[evals.length - 1], seconds: (Date.now() - t0) / 1000 });
+    if (status.state === 'failed') throw new Error(`seed ${seed}: the run failed at step ${status.step}: ${status.error}`);
+    const last = done as Extract<LoopEvent, { type: 'done' }> | null;
+    // a run cut at its budget ends without the driver's last evaluation: evaluate where it stopped
+    const end = evals.length > 1 ? evals[evals.length - 1] : last ? await evaluateAt(gpu, base.cfg, last.params, config, steps) : null;
+    if (!end || evals.length === 0) throw new Error(`seed ${seed}: the run ended (${status.state} at step ${status.step}) without its evaluations`);
+    if (budget && tokens < (budget.get(seed) as number)) process.stderr.write(`seed ${seed}: --steps ${f.steps} ran out at ${tokens} of ${budget.get(seed)} tokens; raise --steps\n`);
+    results.push({ seed, start: evals[0], end, steps, generatedTokens: tokens, seconds: (Date.now() - t0) / 1000, report: Object.fromEntries(report.map((k) => [k, sums[k] ? sums[k].s / sums[k].n : NaN])) });
+    // each seed's result is kept as soon as it is done: a long ablation cut short keeps its finished seeds
+    if (f.json) await writeFile(f.json, JSON.stringify({ loop: f.loop, base: ckptDir, config: configOf(seeds[0]), partial: results.length < seeds.length, results }, null, 1));
   }
   gpu.destroy();
-  const ks = Object.keys(results[0].start.passAtK).sort((a, b) => Number(a) - Number(b));
-  const md = table(results, ks);
-  const cmd = `npm run ablate -- --loop ${f.loop} --seeds ${f.seeds} --steps ${f.steps} --eval-n ${f['eval-n']} --eval-problems ${f['eval-problems']}${f.ckpt ? ` --ckpt ${f.ckpt}` : ` --preset ${f.preset}`}${f.config ? ` --config ${f.config}` : ''}`;
+  const ks = Object.keys(results[0].start.passAtK).map(Number).sort((a, b) => a - b);
+  const md = table(results, ks, report);
+  const budgetText = f['match-tokens'] ? ` --match-tokens ${f['match-tokens']}` : f['token-budget'] ? ` --token-budget ${f['token-budget']}` : '';
+  const cmd = `npm run ablate -- --loop ${f.loop} --seeds ${f.seeds} --steps ${f.steps} --eval-n ${f['eval-n']} --eval-problems ${f['eval-problems']}${f.ckpt ? ` --ckpt ${f.ckpt}` : ` --preset ${f.preset}`}${f.config ? ` --config ${f.config}` : ''}${budgetText}${report.length ? ` --report ${report.join(',')}` : ''}`;
   process.stdout.write(md + '\n');
+  if (f.json) await writeFile(f.json, JSON.stringify({ command: cmd, loop: f.loop, base: ckptDir, config: configOf(seeds[0]), partial: false, results }, null, 1));
   if (f.markdown) {
     const when = new Date().toISOString().slice(0, 10);
-    const body = [`## ${f.loop} from ${ckptDir} (${when})`, '', '```sh', cmd, '```', '', `Adapter: ${gpu.adapterName}; held-out set ${results[0].start.set}, ${f['eval-problems']} problems × ${f['eval-n']} samples; ${f.steps} steps per seed (${results.map((r) => r.seconds.toFixed(0) + ' s').join(', ')}).`, '', md, ''];
+    const body = [`## ${f.loop} from ${ckptDir} (${when})`, '', '```sh', cmd, '```', '', `Adapter: ${gpu.adapterName}; held-out set ${results[0].start.set}, ${f['eval-problems']} problems × ${f['eval-n']} samples; ${results.map((r) => `seed ${r.seed}: ${r.steps} steps, ${r.seconds.toFixed(0)} s`).join('; ')}.`, '', md, ''];
     await writeFile(f.markdown, body.join('\n'));
   }
 }

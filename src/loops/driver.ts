@@ -54,7 +54,10 @@ export function evalOptions(c: BaseLoopConfig & { maxNewTokens?: number; evalMax
 }
 
 export function evalEvent(c: BaseLoopConfig, step: number, r: EvalResult): LoopEvent {
-  return { type: 'eval', step, set: c.evalSet, passAtK: r.passAtK, avgAtK: r.avgAtK, majAtK: r.majAtK, meanEntropy: r.meanEntropy, meanLength: r.responseLength.mean, histogram: r.histogram.counts };
+  return {
+    type: 'eval', step, set: c.evalSet, passAtK: r.passAtK, avgAtK: r.avgAtK, majAtK: r.majAtK, meanEntropy: r.meanEntropy, meanLength: r.responseLength.mean,
+    histogram: r.histogram.counts, n: c.evalN, correct: r.problems.map((p) => p.c),
+  };
 }
 
 /** True when step `step`'s checkpoint is due (every `checkpointEvery` steps, and always after the last). */

@@ -54,6 +54,9 @@ export type LoopEvent =
       type: 'eval'; step: number; set: string;
       passAtK: Record<string, number>; avgAtK: Record<string, number>; majAtK: Record<string, number>;
       meanEntropy: number; meanLength: number; histogram: number[];
+      /** samples per problem, and each problem's correct ones (for standard errors across problems); absent in older runs */
+      n?: number;
+      correct?: number[];
     }
   | ({ type: 'checkpoint' } & LoopCheckpoint)
   // everything of step `step` has been yielded: a pause lands here (step 0: after the start's evaluation)

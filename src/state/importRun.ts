@@ -19,6 +19,7 @@ const MAX_EVALS = 10_000;
 const MAX_SAMPLE_EVENTS_IN_FILE = 1_000;
 const MAX_SAMPLES_PER_EVENT = 1_000;
 const MAX_K = 4_096;
+const MAX_PROBLEMS = 100_000;
 const MAX_NAME = 200;
 const MAX_RECORD_EVENTS = 20_000;
 const MAX_RECORDS_PER_EVENT = 5_000;
@@ -179,6 +180,9 @@ function readEval(v: unknown, path: string): EvalEvent {
     meanEntropy: measure(o.meanEntropy, `${path}.meanEntropy`),
     meanLength: measure(o.meanLength, `${path}.meanLength`),
     histogram: array(o.histogram, `${path}.histogram`, MAX_K).map((x, i) => integer(x, `${path}.histogram[${i}]`, 0)),
+    // per-problem counts: runs exported before they were recorded have none
+    ...(o.n === undefined ? {} : { n: integer(o.n, `${path}.n`, 1) }),
+    ...(o.correct === undefined ? {} : { correct: array(o.correct, `${path}.correct`, MAX_PROBLEMS).map((x, i) => integer(x, `${path}.correct[${i}]`, 0)) }),
   };
 }
 

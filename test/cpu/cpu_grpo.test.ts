@@ -30,7 +30,7 @@ const STEP_KEYS = [
   'reward', 'reward_std', 'frac_reward_zero_std', 'entropy', 'completions/mean_length', 'completions/clipped_ratio',
   'kept_groups', 'dropped_groups', 'optimiser_steps', 'rejected_steps', 'lr', 'temperature', 'beta', 'entCoef', 'clip_low', 'clip_high',
   'loss', 'loss/pg', 'loss/kl', 'loss/entropy', 'clip_ratio/low_mean', 'clip_ratio/high_mean', 'clip_ratio/region_mean', 'clip_ratio/dual_mean',
-  'kl', 'ratio/mean', 'tokens', 'grad_norm', 'update/entropy',
+  'kl', 'ratio/mean', 'tokens', 'grad_norm', 'update/entropy', 'tokens/generated',
 ].sort();
 
 /** log π(y_t) of each response token under the policy at temperature 1 (what the sampler would report with top-p 1). */

@@ -114,6 +114,8 @@ export function stepMetrics(s: StepSample, stats: TrainStats): Record<string, nu
     // only with dynamic sampling: a constant 1 would be a chart of nothing
     ...(s.dynamic ? { gen_batches: s.genBatches, 'dynamic_sampling/exhausted': s.exhausted ? 1 : 0 } : {}),
     'completions/mean_length': lengths.reduce((a, x) => a + x, 0) / lengths.length,
+    // every response token sampled this step (all generation batches): the cost loops are compared at
+    'tokens/generated': lengths.reduce((a, x) => a + x, 0),
     'completions/clipped_ratio': trajs.filter((t) => t.truncated).length / trajs.length,
     kept_groups: stats.keptGroups,
     dropped_groups: stats.droppedGroups,

@@ -142,6 +142,8 @@ class SvsRun {
       entropy: meanEntropy(all),
       'entropy/oqa': meanEntropy(oqa),
       'completions/mean_length': oqa.reduce((a, t) => a + t.responseTokens.length, 0) / Math.max(1, oqa.length),
+      // every response token sampled this step, all three tasks: the cost loops are compared at
+      'tokens/generated': all.reduce((a, t) => a + t.responseTokens.length, 0),
       challenging: challenging.filter(Boolean).length,
       'synthesis/sources': sources.length,
       'synthesis/too_long': tooLong,

@@ -1,0 +1,35 @@
+// The ablation tables' arithmetic: standard errors across problems and across seeds, and the
+// table's mean row.
+import { describe, expect, it } from 'vitest';
+import { passWithError, standardError, table, type SeedResult } from '../../src/cli/ablate';
+import { passAtK } from '../../src/metrics/passk';
+
+const ev = (correct: number[], n = 4) => ({
+  type: 'eval' as const, step: 0, set: 's', passAtK: { '1': correct.reduce((a, c) => a + c / n, 0) / correct.length }, avgAtK: {}, majAtK: {},
+  meanEntropy: 0.5, meanLength: 3, histogram: [], n, correct,
+});
+
+describe('ablation statistics', () => {
+  it('standard error: sample std over √n; 0 for a single value', () => {
+    expect(standardError([1, 2, 3, 4])).toBeCloseTo(Math.sqrt(5 / 3) / 2, 12);
+    expect(standardError([7])).toBe(0);
+  });
+
+  it('pass@k with its standard error across problems, from the per-problem counts', () => {
+    const e = ev([0, 2, 4, 1]);
+    const per = [0, 2, 4, 1].map((c) => passAtK(4, c, 2));
+    const r = passWithError(e, 2);
+    expect(r.mean).toBeCloseTo(per.reduce((a, x) => a + x, 0) / 4, 12);
+    expect(r.se).toBeCloseTo(standardError(per), 12);
+    // an evaluation recorded without counts has a mean and no error
+    expect(passWithError({ ...e, correct: undefined }, 1)).toEqual({ mean: e.passAtK['1'], se: NaN });
+  });
+
+  it('the table: per seed, then the mean and its standard error over seeds', () => {
+    const r = (seed: number, end: number[]): SeedResult => ({ seed, start: ev([1, 1]), end: ev(end), steps: 10, generatedTokens: 1000 * seed, seconds: 1, report: { 'vps/leak': seed / 10 } });
+    const md = table([r(1, [2, 2]), r(2, [4, 4])], [1], ['vps/leak']).split('\n');
+    expect(md[0]).toBe('| seed | steps | generated tokens | entropy start | entropy end | pass@1 start | pass@1 end | vps/leak (run mean) |');
+    expect(md[2]).toBe('| 1 | 10 | 1000 | 0.500 | 0.500 | 0.250 ± 0.000 | 0.500 ± 0.000 | 0.100 |');
+    expect(md[4]).toBe('| mean ± s.e. over 2 seeds | 10.000 ± 0.000 | 1500.000 ± 500.000 | 0.500 ± 0.000 | 0.500 ± 0.000 | 0.250 ± 0.000 | 0.750 ± 0.250 | 0.150 ± 0.050 |');
+  });
+});
