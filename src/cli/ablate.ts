@@ -163,7 +163,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
         if (Number.isFinite(e.metrics[k]) && (upTo === undefined || e.step <= Number(upTo))) (sums[r] ??= { s: 0, n: 0 }).s += e.metrics[k], sums[r].n++;
       }
       process.stderr.write(`seed ${seed} step ${e.step} reward ${e.metrics.reward?.toFixed(3)} entropy ${e.metrics.entropy?.toFixed(3)} tokens ${tokens}${budget ? `/${budget.get(seed)}` : ''} (${e.seconds.toFixed(1)} s)\n`);
-      if (budget && tokens >= (budget.get(seed) as number)) runs.stop(runId);
+      if (budget && tokens >= (budget.get(seed) as number)) runs.stopRun(runId);
     });
     if (status.state === 'failed') throw new Error(`seed ${seed}: the run failed at step ${status.step}: ${status.error}`);
     const last = done as Extract<LoopEvent, { type: 'done' }> | null;

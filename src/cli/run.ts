@@ -66,7 +66,7 @@ export async function runCommand(argv: string[]): Promise<void> {
   const runId = 'cli';
   process.once('SIGINT', () => {
     process.stderr.write('\nstopping after this step; the checkpoint will be saved\n');
-    runs.stop(runId);
+    runs.stopRun(runId);
   });
   let done: Extract<LoopEvent, { type: 'done' }> | null = null;
   const status = await runs.start(gpu, { runId, loop: f.loop, policy: ckptDir, config }, () => undefined, (e) => {

@@ -8,6 +8,7 @@ import { cachedPolicyLoader } from './policies';
 import { fileCheckpointStore } from './checkpoints';
 import { opfsFs } from './opfs';
 import { pageNotifier, runApi } from './runApi';
+import { routeRunCommands } from './runCommands';
 
 // the same origin-private checkpoint folders as the GPU engine: a run id names one run whichever engine ran it
 const runs = createCpuRuns({ loadPolicy: cachedPolicyLoader(new URL(import.meta.env.BASE_URL, self.location.origin)), checkpoints: fileCheckpointStore(opfsFs()) });
@@ -18,14 +19,8 @@ const api = {
     return { engine: 'cpu', policy: CPU_MODE.policy };
   },
   ...runApi(
-    {
-      startRun: (spec, onBatch) => runs.start(CPU_DEVICE, spec, onBatch),
-      pauseRun: (runId) => runs.pause(runId),
-      resumeRun: (runId) => runs.resume(runId),
-      stepRun: (runId) => runs.step(runId),
-      stopRun: (runId) => runs.stop(runId),
-      setRunKnobs: (runId, knobs) => runs.setKnobs(runId, knobs),
-    },
+    // the run manager answers the run commands itself; runs start on the CPU
+    { startRun: (spec, onBatch) => runs.start(CPU_DEVICE, spec, onBatch), ...routeRunCommands(() => runs) },
     pageNotifier('rlvr-lab CPU worker'),
   ),
 };

@@ -155,25 +155,25 @@ export class Engine {
   }
 
   pauseRun(runId: string): void {
-    this.runs.pause(runId);
+    this.runs.pauseRun(runId);
   }
 
   resumeRun(runId: string): void {
     this.refuseDuringJob();
-    this.runs.resume(runId);
+    this.runs.resumeRun(runId);
   }
 
   stepRun(runId: string): void {
     this.refuseDuringJob();
-    this.runs.step(runId);
+    this.runs.stepRun(runId);
   }
 
   stopRun(runId: string): void {
-    this.runs.stop(runId);
+    this.runs.stopRun(runId);
   }
 
   setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): void {
-    this.runs.setKnobs(runId, knobs);
+    this.runs.setRunKnobs(runId, knobs);
   }
 
   private get checkpoints(): CheckpointStore {

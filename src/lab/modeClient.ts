@@ -4,6 +4,7 @@
 import type { LabClient, RunClient } from './protocol';
 import type { CpuRunClient } from './cpuClient';
 import { RunWorkerPool } from './runWorkers';
+import { routeRunCommands } from './runCommands';
 
 /** How the store turns CPU mode on (see state/engineSlice.ts). */
 export interface CpuModeSwitch {
@@ -24,13 +25,14 @@ export function withCpuMode(gpu: LabClient, createCpu: () => CpuRunClient): { cl
     },
     (c) => c.ready(),
   );
+  const cpuRuns: RunClient = { startRun: (spec, onBatch) => cpu.startRun(spec, onBatch), ...cpu.commands };
   const owners = new Map<string, RunClient>();
-  const owner = (runId: string): RunClient => owners.get(runId) ?? (on ? cpu : gpu);
+  const owner = (runId: string): RunClient => owners.get(runId) ?? (on ? cpuRuns : gpu);
   const client: LabClient = {
     // everything but runs (adapter, self-test, demo, checkpoints) stays with the GPU engine
     ...gpu,
     async startRun(spec, onBatch) {
-      const to = on ? cpu : gpu;
+      const to = on ? cpuRuns : gpu;
       owners.set(spec.runId, to);
       try {
         return await to.startRun(spec, onBatch);
@@ -38,11 +40,7 @@ export function withCpuMode(gpu: LabClient, createCpu: () => CpuRunClient): { cl
         owners.delete(spec.runId);
       }
     },
-    pauseRun: (runId) => owner(runId).pauseRun(runId),
-    resumeRun: (runId) => owner(runId).resumeRun(runId),
-    stepRun: (runId) => owner(runId).stepRun(runId),
-    stopRun: (runId) => owner(runId).stopRun(runId),
-    setRunKnobs: (runId, knobs) => owner(runId).setRunKnobs(runId, knobs),
+    ...routeRunCommands(owner),
     async deleteCheckpoints(runIds) {
       cpu.refuseActive(runIds);
       return gpu.deleteCheckpoints(runIds);

@@ -2,6 +2,7 @@
 import type { AdapterSummary } from '../gpu/device';
 import type { LoopEvent } from '../loops/events';
 import type { LiveKnobs } from '../loops/driver';
+import type { RunCommands } from './runCommands';
 
 export type { LiveKnobs };
 
@@ -146,7 +147,7 @@ export type EngineEvent =
 export type RunClient = Pick<LabClient, 'startRun' | 'pauseRun' | 'resumeRun' | 'stepRun' | 'stopRun' | 'setRunKnobs'>;
 
 /** What the page needs from the engine; the store depends on this, not on the worker. */
-export interface LabClient {
+export interface LabClient extends RunCommands {
   init(onEvent: (e: EngineEvent) => void): Promise<AdapterReport>;
   selfTestNames(): Promise<string[]>;
   runSelfTests(onResult: (row: SelfTestRow) => void): Promise<SelfTestSummary>;
@@ -154,14 +155,6 @@ export interface LabClient {
   stopDemo(): Promise<void>;
   /** Runs a loop until it ends; batches stream to `onBatch`; resolves with the final status. */
   startRun(spec: RunSpec, onBatch: (b: RunBatch) => void): Promise<RunStatus>;
-  /** Pause takes effect at the next step boundary (after the step's samples and evaluation). */
-  pauseRun(runId: string): Promise<void>;
-  resumeRun(runId: string): Promise<void>;
-  /** On a paused run: exactly one more RL step, then paused again. */
-  stepRun(runId: string): Promise<void>;
-  stopRun(runId: string): Promise<void>;
-  /** Queues knob values for the run's next step (they merge with values queued before and not yet taken). */
-  setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): Promise<void>;
   /**
    * Offers an uploaded checkpoint as the base policy `name` (`upload:<file>`) to later runs; the
    * worker parses and checks it again and rejects with the problem.

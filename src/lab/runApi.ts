@@ -3,16 +3,12 @@
 // page imports just the type `RunApi` (src/lab/workerCall.ts).
 import * as Comlink from 'comlink';
 import { runBatchTransferables } from './runBatcher';
-import type { LiveKnobs, RunBatch, RunSpec, RunStatus } from './protocol';
+import type { RunBatch, RunSpec, RunStatus } from './protocol';
+import { routeRunCommands, type RunCommandTarget } from './runCommands';
 
-/** What answers the run commands inside a worker. */
-export interface RunCommands {
+/** What answers the run commands inside a worker: the run manager (or the Engine over it). */
+export interface RunCommandsInWorker extends RunCommandTarget {
   startRun(spec: RunSpec, onBatch: (b: RunBatch) => void): Promise<RunStatus>;
-  pauseRun(runId: string): void;
-  resumeRun(runId: string): void;
-  stepRun(runId: string): void;
-  stopRun(runId: string): void;
-  setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): void;
 }
 
 /** Calls a page callback (a Comlink proxy). */
@@ -29,26 +25,12 @@ export function pageNotifier(label: string): Notify {
 }
 
 /** The run part of a worker's API: run batches stream to the page with their buffers transferred. */
-export function runApi(target: RunCommands, notify: Notify) {
+export function runApi(target: RunCommandsInWorker, notify: Notify) {
   return {
     startRun(spec: RunSpec, onBatch: (b: RunBatch) => void): Promise<RunStatus> {
       return target.startRun(spec, (b) => notify(onBatch, Comlink.transfer(b, runBatchTransferables(b))));
     },
-    pauseRun(runId: string): void {
-      target.pauseRun(runId);
-    },
-    resumeRun(runId: string): void {
-      target.resumeRun(runId);
-    },
-    stepRun(runId: string): void {
-      target.stepRun(runId);
-    },
-    stopRun(runId: string): void {
-      target.stopRun(runId);
-    },
-    setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): void {
-      target.setRunKnobs(runId, knobs);
-    },
+    ...routeRunCommands(() => target),
   };
 }
 

@@ -6,6 +6,7 @@
 // that every worker of the page shares.
 import type { WorkerLabClient } from './client';
 import type { EngineEvent, LabClient, RunBatch, RunClient, RunSpec, RunState, RunStatus } from './protocol';
+import { routeRunCommands } from './runCommands';
 
 /** A worker that runs runs: the run commands, and a way to close it. */
 export interface RunWorker extends RunClient {
@@ -86,25 +87,8 @@ export class RunWorkerPool<W extends RunWorker> {
     return e.worker;
   }
 
-  async pauseRun(runId: string): Promise<void> {
-    return (await this.worker(runId)).pauseRun(runId);
-  }
-
-  async resumeRun(runId: string): Promise<void> {
-    return (await this.worker(runId)).resumeRun(runId);
-  }
-
-  async stepRun(runId: string): Promise<void> {
-    return (await this.worker(runId)).stepRun(runId);
-  }
-
-  async stopRun(runId: string): Promise<void> {
-    return (await this.worker(runId)).stopRun(runId);
-  }
-
-  async setRunKnobs(runId: string, knobs: Parameters<RunClient['setRunKnobs']>[1]): Promise<void> {
-    return (await this.worker(runId)).setRunKnobs(runId, knobs);
-  }
+  /** Each run command goes to the run's worker, once it is open. */
+  readonly commands = routeRunCommands((runId) => this.worker(runId));
 }
 
 interface Upload {
@@ -168,17 +152,8 @@ export function withRunWorkers(main: LabClient, createWorker: () => WorkerLabCli
       refuseDuringJob();
       return pool.startRun(spec, onBatch);
     },
-    pauseRun: (runId) => pool.pauseRun(runId),
-    async resumeRun(runId) {
-      refuseDuringJob();
-      return pool.resumeRun(runId);
-    },
-    async stepRun(runId) {
-      refuseDuringJob();
-      return pool.stepRun(runId);
-    },
-    stopRun: (runId) => pool.stopRun(runId),
-    setRunKnobs: (runId, knobs) => pool.setRunKnobs(runId, knobs),
+    // resuming or stepping a run would time it against the self-test or demo
+    ...routeRunCommands((runId) => pool.worker(runId), { resumeRun: refuseDuringJob, stepRun: refuseDuringJob }),
     async registerPolicy(name, safetensors, configJson) {
       // the main worker checks it (and rejects with the problem); runs' workers get it later
       await main.registerPolicy(name, safetensors, configJson);

@@ -326,7 +326,7 @@ export class RunManager<D extends RunDevice = Gpu> {
     return run;
   }
 
-  pause(runId: string): void {
+  pauseRun(runId: string): void {
     const run = this.get(runId);
     if (run.pauseWanted || run.state === 'stopping') return;
     run.pauseWanted = true;
@@ -339,7 +339,7 @@ export class RunManager<D extends RunDevice = Gpu> {
     if (run.deviceLost) throw new Error(run.deviceLost.message);
   }
 
-  resume(runId: string): void {
+  resumeRun(runId: string): void {
     const run = this.get(runId);
     this.refuseAfterLoss(run);
     run.pauseWanted = false;
@@ -350,7 +350,7 @@ export class RunManager<D extends RunDevice = Gpu> {
   }
 
   /** One more RL step of a paused (or pausing) run, then paused again. */
-  step(runId: string): void {
+  stepRun(runId: string): void {
     const run = this.get(runId);
     this.refuseAfterLoss(run);
     if (run.state !== 'paused') throw new Error(`run ${runId} is ${run.state}; single steps need a paused run`);
@@ -362,14 +362,14 @@ export class RunManager<D extends RunDevice = Gpu> {
    * Queues knob values for the run's next step. The loop validates them when it takes them; a
    * rejection fails the run with the validator's message (the page checks them first).
    */
-  setKnobs(runId: string, knobs: Partial<LiveKnobs>): void {
+  setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): void {
     const run = this.get(runId);
     this.refuseAfterLoss(run);
     if (run.state === 'stopping') throw new Error(`run ${runId} is stopping; its knobs can no longer change`);
     run.queueKnobs(knobs);
   }
 
-  stop(runId: string): void {
+  stopRun(runId: string): void {
     const run = this.get(runId);
     run.abort.abort();
     if (run.state !== 'starting') run.state = 'stopping';

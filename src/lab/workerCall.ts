@@ -4,6 +4,7 @@
 import * as Comlink from 'comlink';
 import type { RunClient } from './protocol';
 import type { RunApi } from './runApi';
+import { RUN_COMMANDS, routeRunCommands, type RunCommandTarget } from './runCommands';
 
 export interface WrappedWorker<T> {
   remote: Comlink.Remote<T>;
@@ -39,12 +40,10 @@ export function wrapWorker<T>(worker: Worker, name: string): WrappedWorker<T> {
 
 /** The run commands (src/lab/runApi.ts) of a wrapped worker whose API includes them. */
 export function runCalls({ remote, call }: { remote: Comlink.Remote<RunApi>; call: WrappedWorker<unknown>['call'] }): RunClient {
+  // each command is the remote's, answered or rejected once the worker has failed
+  const viaWorker: RunCommandTarget = Object.fromEntries(RUN_COMMANDS.map((name) => [name, (...args: unknown[]) => call((remote[name] as (...a: unknown[]) => Promise<void>)(...args))])) as unknown as RunCommandTarget;
   return {
     startRun: (spec, onBatch) => call(remote.startRun(spec, Comlink.proxy(onBatch))),
-    pauseRun: (runId) => call(remote.pauseRun(runId)),
-    resumeRun: (runId) => call(remote.resumeRun(runId)),
-    stepRun: (runId) => call(remote.stepRun(runId)),
-    stopRun: (runId) => call(remote.stopRun(runId)),
-    setRunKnobs: (runId, knobs) => call(remote.setRunKnobs(runId, knobs)),
+    ...routeRunCommands(() => viaWorker),
   };
 }
