@@ -373,6 +373,15 @@ export function asRef(b: GPUBuffer | TensorRef): TensorRef {
   return 'buffer' in b ? b : { buffer: b, offset: 0, size: b.size };
 }
 
+/**
+ * Throws unless `ref` holds at least `elems` 4-byte elements. Bindings are clamped by WebGPU
+ * robustness rather than rejected, so a short view would silently read zeros: every op checks
+ * its buffers with this when it is recorded. `op` and `name` say which op and which buffer.
+ */
+export function requireElems(op: string, name: string, ref: TensorRef, elems: number): void {
+  if (ref.size < elems * 4) throw new GpuError(`${op}: ${name} holds ${ref.size / 4} elements, needs ${elems}`);
+}
+
 /** A sub-range of `buffer` in float32 elements. */
 export function view(buffer: GPUBuffer, offsetElems: number, lengthElems: number): TensorRef {
   return { buffer, offset: offsetElems * 4, size: lengthElems * 4 };

@@ -59,10 +59,10 @@ describe('RunManager halts', () => {
     const done = m.start({} as Gpu, spec, (b) => batches.push(b));
     await until(() => last()?.state === 'paused', 'the first halt');
     expect(last()).toMatchObject({ step: 2, halts: [{ step: 2, kind: 'rejected' }] });
-    m.resume('a');
+    m.resumeRun('a');
     await until(() => last()?.state === 'paused' && last()?.step === 3, 'the second halt');
     expect(last()?.halts?.map((h) => h.kind)).toEqual(['rejected', 'nonfinite']);
-    m.resume('a');
+    m.resumeRun('a');
     const final = await done;
     expect(final).toMatchObject({ state: 'done', step: 4, error: null });
     expect(final.halts).toHaveLength(2);
@@ -75,9 +75,9 @@ describe('RunManager halts', () => {
     const batches: RunBatch[] = [];
     const pausedRun = m.start({} as Gpu, { ...spec, config: { steps: 3 } }, (b) => batches.push(b));
     // paused at the start's boundary, then one single step: paused after step 1
-    m.pause('a');
+    m.pauseRun('a');
     await until(() => batches.some((b) => b.status.state === 'paused'), 'the pause');
-    m.step('a');
+    m.stepRun('a');
     await until(() => batches.some((b) => b.status.state === 'paused' && b.status.step === 1), 'the pause after step 1');
 
     const m2 = manager({
@@ -92,8 +92,8 @@ describe('RunManager halts', () => {
     await until(() => b2.some((b) => b.step.includes(1)), 'run b at step 1');
     m.deviceLost('destroyed', 'Device was destroyed.');
     m2.deviceLost('destroyed', 'Device was destroyed.');
-    expect(() => m.resume('a')).toThrow(/GPU device was lost/);
-    expect(() => m.step('a')).toThrow(/GPU device was lost/);
+    expect(() => m.resumeRun('a')).toThrow(/GPU device was lost/);
+    expect(() => m.stepRun('a')).toThrow(/GPU device was lost/);
     expect(batches[batches.length - 1].status).toMatchObject({ state: 'paused', step: 1, halts: [{ kind: 'device-lost', step: 1 }] });
     open();
     const final = await running;

@@ -85,13 +85,13 @@ describe('RunManager.setKnobs', () => {
     const m = new RunManager({ loopNamed: () => def, createEngine: async (_d, init) => fakeEngine(init, seen), loadPolicy: async () => ({ cfg: GPT_PRESETS.tiny, params: new Float32Array(1) }), batchIntervalMs: 0 });
     const done = m.start({} as Gpu, { runId: 'k', loop: 'fake', policy: 'tiny', config: { steps: 2 } }, () => undefined);
     await new Promise((r) => setTimeout(r, 0));
-    m.setKnobs('k', { lr: 5e-5 });
-    m.setKnobs('k', { temperature: 0.7 });
+    m.setRunKnobs('k', { lr: 5e-5 });
+    m.setRunKnobs('k', { temperature: 0.7 });
     release();
     const final = await done;
     expect(final.state).toBe('done');
     // the engine's settings: the run's own, then both values at the next step, and no further change
     expect(seen.configured.map((c) => [c.lr, c.rl.temperature])).toEqual([[1e-4, 1], [5e-5, 0.7]]);
-    expect(() => m.setKnobs('k', { lr: 1 })).toThrow(/no active run/);
+    expect(() => m.setRunKnobs('k', { lr: 1 })).toThrow(/no active run/);
   });
 });

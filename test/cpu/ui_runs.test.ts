@@ -40,24 +40,24 @@ describe('RunManager', () => {
     const batches: RunBatch[] = [];
     const last = (): RunStatus | undefined => batches[batches.length - 1]?.status;
     const run = m.start(GPU, { runId: 'a', loop: 'fake', policy: 'tiny', config: {} }, (b) => batches.push(b));
-    m.pause('a');
+    m.pauseRun('a');
     await until(() => last()?.state === 'paused', 'the first pause');
     expect(last()?.step).toBe(0);
     expect(log).toEqual([]);
     expect(m.computing).toBe(false);
 
-    m.step('a');
+    m.stepRun('a');
     await until(() => last()?.state === 'paused' && last()?.step === 1, 'paused after step 1');
-    m.step('a');
+    m.stepRun('a');
     await until(() => last()?.state === 'paused' && last()?.step === 2, 'paused after step 2');
     // step 2's samples and its scheduled evaluation arrived before the pause; step 3 did not start
     expect(log).toEqual(['compute 1', 'compute 2']);
     const evals = batches.flatMap((b) => b.evals.map((e) => e.step));
     expect(evals).toEqual([0, 2]);
     expect(batches.flatMap((b) => b.samples.map((e) => e.step))).toEqual([1, 2]);
-    expect(() => m.step('nope')).toThrow(/no active run/);
+    expect(() => m.stepRun('nope')).toThrow(/no active run/);
 
-    m.resume('a');
+    m.resumeRun('a');
     const final = await run;
     expect(final.state).toBe('done');
     expect(final.step).toBe(4);
@@ -72,13 +72,13 @@ describe('RunManager', () => {
     const m = manager(seen);
     const states: string[] = [];
     const run = m.start(GPU, { runId: 'b', loop: 'fake', policy: 'tiny', config: { steps: 5 } }, (b) => states.push(b.status.state));
-    m.pause('b');
+    m.pauseRun('b');
     await until(() => states.includes('paused'), 'pause');
-    m.stop('b');
+    m.stopRun('b');
     const final = await run;
     expect(final.state).toBe('stopped');
     expect(log).toEqual([]);
-    expect(() => m.pause('b')).toThrow(/no active run/);
+    expect(() => m.pauseRun('b')).toThrow(/no active run/);
   });
 
   it('rejects a bad config before starting, and refuses single steps on a running run', async () => {
@@ -86,8 +86,8 @@ describe('RunManager', () => {
     await expect(m.start(GPU, { runId: 'c', loop: 'fake', policy: 'tiny', config: { bad: true } }, () => undefined)).rejects.toThrow(/must be ≥ 1/);
     const run = m.start(GPU, { runId: 'd', loop: 'fake', policy: 'tiny', config: { steps: 50 } }, () => undefined);
     await tick();
-    expect(() => m.step('d')).toThrow(/single steps need a paused run/);
-    m.stop('d');
+    expect(() => m.stepRun('d')).toThrow(/single steps need a paused run/);
+    m.stopRun('d');
     expect((await run).state).toBe('stopped');
   });
 

@@ -150,7 +150,7 @@ describe('matmul', () => {
   it('rejects a view too short for its dims', async () => {
     const gpu = await testGpu();
     const small = ref(gpu, new Float32Array(10), 'small');
-    await expect(matmul(gpu, small, small, small, null, { M: 4, K: 4, N: 4 })).rejects.toThrow(/out holds 10 floats, needs 16/);
+    await expect(matmul(gpu, small, small, small, null, { M: 4, K: 4, N: 4 })).rejects.toThrow(/out holds 10 elements, needs 16/);
   });
 });
 
@@ -270,6 +270,6 @@ describe('matmulStrided (batched and strided, the CPU kernel on any adapter)', (
     const gpu = await testGpu();
     const small = ref(gpu, new Float32Array(64), 'small');
     const layout = { lda: 4, ldb: 4, ldc: 4, aOuter: 16, bOuter: 16, cOuter: 16 };
-    await expect(matmulStrided(gpu, small, small, small, { M: 4, K: 4, N: 4, batch: 5, inner: 1 }, layout)).rejects.toThrow(/out holds 64 floats, needs 80/);
+    await expect(matmulStrided(gpu, small, small, small, { M: 4, K: 4, N: 4, batch: 5, inner: 1 }, layout)).rejects.toThrow(/out holds 64 elements, needs 80/);
   });
 });

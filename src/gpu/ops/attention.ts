@@ -5,7 +5,7 @@
 // materialised and the products go through matmulStrided, since staged tiles and barriers are
 // what CPU drivers do worst). CPU references attentionForwardRef / attentionBackwardRef in
 // src/reference/attention.ts.
-import { Gpu, GpuError, packParams, u32, view, type Dispatch, type TensorRef } from '../runtime';
+import { Gpu, GpuError, requireElems, packParams, u32, view, type Dispatch, type TensorRef } from '../runtime';
 import { ceilDiv, grid1d } from './grid';
 import { kernelVariant, matmulStrided, type KernelVariant, type StridedLayout } from './matmul';
 
@@ -47,9 +47,7 @@ function headSize(dims: AttentionDims): number {
   return HS;
 }
 
-function expectSize(ref: TensorRef, floats: number, what: string): void {
-  if (ref.size < floats * 4) throw new GpuError(`attention: ${what} holds ${ref.size / 4} floats, needs ${floats}`);
-}
+const expectSize = (ref: TensorRef, floats: number, what: string): void => requireElems('attention', what, ref, floats);
 
 function params(gpu: Gpu, dims: AttentionDims, HS: number, label: string): GPUBuffer {
   const { B, T, C, NH } = dims;

@@ -1,6 +1,6 @@
 // The fused log-softmax over the vocabulary. Twin of shaders/softmax_logp.wgsl; CPU reference
 // softmaxLogpRef in src/reference/loss.ts.
-import { Gpu, GpuError, packParams, u32, f32, type Dispatch, type TensorRef } from '../runtime';
+import { Gpu, GpuError, requireElems, packParams, u32, f32, type Dispatch, type TensorRef } from '../runtime';
 import { grid1d } from './grid';
 import { kernelVariant, type KernelVariant } from './matmul';
 
@@ -83,6 +83,4 @@ function workgroupFor(V: number): number {
   return wg;
 }
 
-function need(ref: TensorRef, elems: number, what: string): void {
-  if (ref.size < elems * 4) throw new GpuError(`softmaxLogp: ${what} holds ${ref.size / 4} elements, needs ${elems}`);
-}
+const need = (ref: TensorRef, elems: number, what: string): void => requireElems('softmaxLogp', what, ref, elems);

@@ -3,7 +3,7 @@
 // strided, for CPU adapters) and shaders/matmul_bias_backward.wgsl (column sums).
 // Every linear layer, the tied LM head, the LoRA adapters and, on CPU adapters, attention's
 // products go through here. This file also owns the kernel-variant switch of all twins.
-import { Gpu, GpuError, f32, packParams, u32, type Dispatch, type TensorRef } from '../runtime';
+import { Gpu, GpuError, requireElems, f32, packParams, u32, type Dispatch, type TensorRef } from '../runtime';
 import { ceilDiv, grid1d } from './grid';
 
 /**
@@ -46,11 +46,7 @@ function checkDims(what: string, dims: Record<string, number>): void {
   }
 }
 
-// Bindings are clamped by WebGPU robustness rather than rejected, so a short view would
-// silently read zeros: reject it here instead.
-function checkSize(what: string, name: string, ref: TensorRef, elems: number): void {
-  if (ref.size < elems * 4) throw new GpuError(`${what}: ${name} holds ${ref.size / 4} floats, needs ${elems}`);
-}
+const checkSize = requireElems;
 
 /**
  * out[M,N] = alpha * op(A) @ op(B) + (accumulate ? out : 0) + (bias ? bias[N] broadcast over rows : 0).

@@ -2,7 +2,7 @@
 // and shaders/adamw.wgsl; CPU references gradNormSqRef and adamwRef in src/reference/optim.ts.
 // Parameters live in one flat f32 buffer (n floats); grads, m and v share its layout, and a
 // per-element u32 `flags` buffer says what is trained (bit0) and decayed (bit1).
-import { Gpu, GpuError, packParams, u32, f32, type Dispatch, type TensorRef } from '../runtime';
+import { Gpu, GpuError, requireElems, packParams, u32, f32, type Dispatch, type TensorRef } from '../runtime';
 import { grid1d } from './grid';
 import { kernelVariant, type KernelVariant } from './matmul';
 
@@ -101,6 +101,4 @@ function adamwParams(n: number, h: AdamWHyper): ArrayBuffer {
   return packParams(u32(n), f32(h.lr), f32(h.beta1), f32(h.beta2), f32(h.eps), f32(h.weightDecay), f32(h.maxGradNorm), f32(bc1), f32(bc2));
 }
 
-function need(op: string, ref: TensorRef, elems: number, what: string): void {
-  if (ref.size < elems * 4) throw new GpuError(`${op}: ${what} holds ${ref.size / 4} elements, needs ${elems}`);
-}
+const need = (op: string, ref: TensorRef, elems: number, what: string): void => requireElems(op, what, ref, elems);

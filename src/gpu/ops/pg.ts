@@ -1,7 +1,7 @@
 // The policy-gradient loss head: per-token weights w = ∂L/∂log π and e = ∂L/∂H of the RL loss,
 // computed on the GPU from the current log π (the ratio changes across epochs, so no readback).
 // Twin of shaders/pg_loss.wgsl; CPU reference pgLossRef in src/reference/pg.ts.
-import { Gpu, GpuError, packParams, u32, f32, type Dispatch, type TensorRef } from '../runtime';
+import { Gpu, GpuError, requireElems, packParams, u32, f32, type Dispatch, type TensorRef } from '../runtime';
 import { grid1d } from './grid';
 
 export type KlType = 'k1' | 'k2' | 'k3';
@@ -153,6 +153,4 @@ export async function pgLoss(gpu: Gpu, out: PgLossOutputs, inp: PgLossInputs, di
   return { dispatches: [dispatch], setHyper: (h) => gpu.write(params, pgParams(B, T, h)) };
 }
 
-function need(ref: TensorRef, elems: number, what: string): void {
-  if (ref.size < elems * 4) throw new GpuError(`pgLoss: ${what} holds ${ref.size / 4} elements, needs ${elems}`);
-}
+const need = (ref: TensorRef, elems: number, what: string): void => requireElems('pgLoss', what, ref, elems);
