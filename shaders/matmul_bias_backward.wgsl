@@ -6,14 +6,14 @@
 // line), then the ROWS partial sums of a column are tree-reduced in workgroup memory. No
 // atomics (WGSL has none on floats): every column has exactly one writer. Column blocks are
 // numbered over a 2-D grid folded past 65535 workgroups (see grid1d).
-// Entry `main_cpu` is the variant for CPU adapters (SwiftShader), where the tree's barriers and
+// Entry `main_direct` is the variant for CPU adapters (SwiftShader), where the tree's barriers and
 // workgroup memory cost more than the sum itself: one invocation per column walks all M rows
 // (neighbouring invocations still read neighbouring floats), no workgroup memory.
 struct Params { M: u32, N: u32 }
 
 const COLS = 32u;
 const ROWS = 8u;   // a power of two (tree reduction)
-override WG: u32 = 16u;  // main_cpu: columns (invocations) per workgroup
+override WG: u32 = 16u;  // main_direct: columns (invocations) per workgroup
 
 @group(0) @binding(0) var<storage, read_write> dbias: array<f32>;  // [N]
 @group(0) @binding(1) var<storage, read> dout: array<f32>;         // [M,N]
@@ -39,7 +39,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
 }
 
 @compute @workgroup_size(WG)
-fn main_cpu(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn main_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let n = gid.x + gid.y * nwg.x * WG;
   if (n >= p.N) { return; }
   var sum = 0.0;

@@ -11,7 +11,7 @@
 // gradient row when its w ≠ 0) so a bad batch is loud, never a silently wrong loss.
 // dlogits must be a different GPUBuffer from logits (WebGPU forbids a buffer bound both
 // read-only and writable in one dispatch).
-// Entry `main_cpu` is the variant for CPU adapters (SwiftShader): one invocation per row walks
+// Entry `main_direct` is the variant for CPU adapters (SwiftShader): one invocation per row walks
 // all V columns, no workgroup memory and no barriers (a tree over 64 lanes costs far more than
 // the row itself there). Same arithmetic, in column order.
 struct Params {
@@ -31,7 +31,7 @@ struct Params {
 
 override WG: u32 = 256u;          // a power of two (tree reduction)
 override WITH_GRAD: bool = true;  // false: statistics only (evaluation, sampling metrics)
-const CHUNK = 64u;                // main_cpu: columns folded sequentially before a merge
+const CHUNK = 64u;                // main_direct: columns folded sequentially before a merge
 
 // Running statistics of a set of shifted logits d_v = (l_v − lm)·invT (all ≤ 0):
 //   lm = max raw logit, s = Σ exp(d_v), t = Σ exp(d_v)·d_v.
@@ -139,7 +139,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 }
 
 @compute @workgroup_size(WG)
-fn main_cpu(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn main_direct(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let row = gid.x + gid.y * nwg.x * WG;
   if (row >= p.R) { return; }
   let V = p.V;

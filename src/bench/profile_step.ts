@@ -35,7 +35,7 @@ function parseArgs(argv: string[]): Args {
   const preset = pos[0] ?? 'small';
   if (!(preset in GPT_PRESETS)) throw new Error(`unknown preset ${preset}; one of ${Object.keys(GPT_PRESETS).join(', ')}`);
   const variant = value('variant') ?? null;
-  if (variant !== null && variant !== 'gpu' && variant !== 'cpu') throw new Error(`--variant must be gpu or cpu, got ${variant}`);
+  if (variant !== null && variant !== 'tiled' && variant !== 'direct') throw new Error(`--variant must be tiled or direct, got ${variant}`);
   return {
     preset: preset as GPTPresetName,
     B: Number(pos[1] ?? 16),
@@ -131,7 +131,7 @@ async function main(): Promise<void> {
     ));
     console.log(`sum of per-kernel floors ${fmt(sum)} ms`);
   }
-  const variant = args.variant ?? (gpu.cpuAdapter ? 'cpu' : 'gpu');
+  const variant = args.variant ?? (gpu.cpuAdapter ? 'direct' : 'tiled');
   console.log(`\npreset ${args.preset} B=${B} T=${T}: ${list.length} dispatches, ${variant} kernels, robustness ${args.robustness ? 'on' : 'off'}; ${gpu.adapterName}`);
   console.log(`step wall: median ${fmt(median(wall))} ms, best ${fmt(Math.min(...wall))} ms over ${steps} steps; process CPU per step: median ${fmt(median(cpu))} ms`);
   console.log(`tokens/s: ${fmt((BT / median(wall)) * 1000)} (median wall), ${fmt((BT / Math.min(...wall)) * 1000)} (best wall), ${fmt((BT / median(cpu)) * 1000)} per CPU-second`);

@@ -23,10 +23,10 @@ export const KERNELS = {
   matmul: { file: 'matmul.wgsl', bindings: ['storage', 'read', 'read', 'read', 'uniform'] },
   matmul_vec4: { file: 'matmul.wgsl', entry: 'main_vec4', bindings: ['storage', 'read', 'read', 'read', 'uniform'] },
   // the CPU-adapter variant: batched, strided, 8x8 register blocks, no workgroup memory
-  matmul_cpu: { file: 'matmul_cpu.wgsl', bindings: ['storage', 'read', 'read', 'read', 'uniform'] },
+  matmul_direct: { file: 'matmul_direct.wgsl', bindings: ['storage', 'read', 'read', 'read', 'uniform'] },
   // dbias[N] += column sums of dout[M,N]
   matmul_bias_backward: { file: 'matmul_bias_backward.wgsl', bindings: ['storage', 'read', 'uniform'] },
-  matmul_bias_backward_cpu: { file: 'matmul_bias_backward.wgsl', entry: 'main_cpu', bindings: ['storage', 'read', 'uniform'] },
+  matmul_bias_backward_direct: { file: 'matmul_bias_backward.wgsl', entry: 'main_direct', bindings: ['storage', 'read', 'uniform'] },
 
   // --- layernorm, gelu, encoder (src/gpu/ops/layers.ts)
   // Each `_vec4` entry is the same file's main_vec4: four floats per load, for C % 4 == 0 (or n % 4 == 0).
@@ -67,18 +67,18 @@ export const KERNELS = {
   attention_forward: { file: 'attention_forward.wgsl', bindings: ['storage', 'storage', 'read', 'uniform'] },
   attention_backward_dq: { file: 'attention_backward_dq.wgsl', bindings: ['storage', 'storage', 'read', 'read', 'read', 'read', 'uniform'] },
   attention_backward_dkv: { file: 'attention_backward_dkv.wgsl', bindings: ['storage', 'read', 'read', 'read', 'read', 'uniform'] },
-  // CPU-adapter variant: row kernels between matmul_cpu products. att[B,NH,T,T] S -> P, lse[B,NH,T] =
-  attention_softmax_cpu: { file: 'attention_softmax_cpu.wgsl', bindings: ['storage', 'storage', 'uniform'] },
+  // CPU-adapter variant: row kernels between matmul_direct products. att[B,NH,T,T] S -> P, lse[B,NH,T] =
+  attention_softmax_direct: { file: 'attention_softmax_direct.wgsl', bindings: ['storage', 'storage', 'uniform'] },
   // att S -> P, datt dP -> dS (both [B,NH,T,T], in place), lse[B,NH,T]
-  attention_softmax_backward_cpu: { file: 'attention_softmax_backward_cpu.wgsl', bindings: ['storage', 'storage', 'read', 'uniform'] },
+  attention_softmax_backward_direct: { file: 'attention_softmax_backward_direct.wgsl', bindings: ['storage', 'storage', 'read', 'uniform'] },
 
   // --- softmax / cross-entropy / entropy, grad norm, AdamW (src/gpu/ops/loss.ts, src/gpu/ops/optim.ts)
   // logp[R], entropy[R], dlogits[R,V] =, logits[R,V], targets[R] u32, w[R], e[R]
   softmax_logp: { file: 'softmax_logp.wgsl', bindings: ['storage', 'storage', 'storage', 'read', 'read', 'read', 'read', 'uniform'] },
-  softmax_logp_cpu: { file: 'softmax_logp.wgsl', entry: 'main_cpu', bindings: ['storage', 'storage', 'storage', 'read', 'read', 'read', 'read', 'uniform'] },
+  softmax_logp_direct: { file: 'softmax_logp.wgsl', entry: 'main_direct', bindings: ['storage', 'storage', 'storage', 'read', 'read', 'read', 'read', 'uniform'] },
   // partials[P] = Σ grads² per workgroup (SQUARE), then normSq[1] = Σ partials
   grad_norm_sq: { file: 'grad_norm_sq.wgsl', bindings: ['storage', 'read', 'uniform'] },
-  grad_norm_sq_cpu: { file: 'grad_norm_sq.wgsl', entry: 'main_cpu', bindings: ['storage', 'read', 'uniform'] },
+  grad_norm_sq_direct: { file: 'grad_norm_sq.wgsl', entry: 'main_direct', bindings: ['storage', 'read', 'uniform'] },
   // params[n], m[n], v[n] in place, status[1] u32; grads[n], flags[n] u32, normSq[1]
   adamw: { file: 'adamw.wgsl', bindings: ['storage', 'storage', 'storage', 'storage', 'read', 'read', 'read', 'uniform'] },
 

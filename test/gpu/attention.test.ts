@@ -45,9 +45,9 @@ function scaleScores(qkv: Float32Array, d: AttentionDims, target: number): void 
   for (let r = 0; r < B * T; r++) for (let c = 0; c < 2 * C; c++) qkv[r * 3 * C + c] *= f;
 }
 
-// Both designs run on any adapter: 'gpu' (flash kernels) and 'cpu' (materialised scores,
-// matmul_cpu products and row kernels).
-const VARIANTS: KernelVariant[] = ['gpu', 'cpu'];
+// Both designs run on any adapter: 'tiled' (flash kernels) and 'direct' (materialised scores,
+// matmul_direct products and row kernels).
+const VARIANTS: KernelVariant[] = ['tiled', 'direct'];
 
 async function checkCase(d: AttentionDims, seed: number, variant: KernelVariant, maxScore?: number): Promise<void> {
   const gpu = await testGpu();

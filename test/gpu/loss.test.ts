@@ -46,7 +46,7 @@ async function runGpu(gpu: Gpu, x: Inputs, temperature: number, variant: KernelV
     { R, V },
     { temperature, withGrad, variant },
   );
-  expect(op.dispatch.label).toBe(variant === 'cpu' ? 'softmax_logp_cpu' : 'softmax_logp');
+  expect(op.dispatch.label).toBe(variant === 'direct' ? 'softmax_logp_direct' : 'softmax_logp');
   gpu.run([op.dispatch]);
   return {
     logp: await gpu.readF32(view(logp, 0, R)),
@@ -79,9 +79,9 @@ function compare(label: string, got: Got, want: ReturnType<typeof reference>, x:
   }
 }
 
-// Both designs on any adapter: 'gpu' (a workgroup per row, tree reductions) and 'cpu' (an
+// Both designs on any adapter: 'tiled' (a workgroup per row, tree reductions) and 'direct' (an
 // invocation per row).
-describe.each(['gpu', 'cpu'] as const)('softmax_logp (%s variant)', (variant) => {
+describe.each(['tiled', 'direct'] as const)('softmax_logp (%s variant)', (variant) => {
   const cases: [number, number, number][] = [];
   for (const R of [1, 7, 300]) for (const V of [1, 5, 63, 64, 65, 1000]) for (const T of [1, 0.7, 1.5]) cases.push([R, V, T]);
 
@@ -99,8 +99,8 @@ describe.each(['gpu', 'cpu'] as const)('softmax_logp (%s variant)', (variant) =>
 
   it('folds more than 65535 workgroups into a 2-D grid', async () => {
     const gpu = await testGpu();
-    // 'gpu' runs a workgroup per row, 'cpu' 16 rows per workgroup
-    const R = variant === 'cpu' ? 65535 * 16 + 7 : 70001;
+    // 'tiled' runs a workgroup per row, 'direct' 16 rows per workgroup
+    const R = variant === 'direct' ? 65535 * 16 + 7 : 70001;
     const x = randomInputs(R, R, 3);
     compare(`R=${R}`, await runGpu(gpu, x, 1, variant), reference(x, 1), x);
   });

@@ -21,7 +21,7 @@ function tolFor(K: number, s = 1): Tolerance {
 
 const ref = (gpu: Gpu, data: Float32Array, label: string): TensorRef => view(gpu.upload(data, label), 0, data.length);
 
-const VARIANTS: KernelVariant[] = ['gpu', 'cpu'];
+const VARIANTS: KernelVariant[] = ['tiled', 'direct'];
 
 interface Case {
   dims: MatmulDims;
@@ -70,11 +70,11 @@ const flags = (c: MatmulOpts & { bias: boolean }): string => `tA=${+!!c.transA} 
 describe('matmul', () => {
   // M, K, N pairwise different and none a multiple of the 64x64x8 tile, so a transposed
   // operand read with the wrong stride or a swapped M/N lands on wrong (or zero) elements.
-  // matmul_cpu (the CPU-adapter variant) holds 8x8 blocks: 67 and 71 leave partial blocks.
+  // matmul_direct (the CPU-adapter variant) holds 8x8 blocks: 67 and 71 leave partial blocks.
   describe.each([
-    { path: 'matmul', dims: { M: 67, K: 37, N: 71 }, combos: COMBOS, variant: 'gpu' as const },
-    { path: 'matmul_vec4', dims: { M: 68, K: 36, N: 76 }, combos: VEC4_COMBOS, variant: 'gpu' as const },
-    { path: 'matmul_cpu', dims: { M: 67, K: 37, N: 71 }, combos: COMBOS, variant: 'cpu' as const },
+    { path: 'matmul', dims: { M: 67, K: 37, N: 71 }, combos: COMBOS, variant: 'tiled' as const },
+    { path: 'matmul_vec4', dims: { M: 68, K: 36, N: 76 }, combos: VEC4_COMBOS, variant: 'tiled' as const },
+    { path: 'matmul_direct', dims: { M: 67, K: 37, N: 71 }, combos: COMBOS, variant: 'direct' as const },
   ])('$path on $dims.M x $dims.K x $dims.N', ({ path, dims, combos, variant }) => {
     it.each(combos.map((c) => ({ c, name: flags(c) })))('$name', async ({ c }) => {
       const gpu = await testGpu();
@@ -186,7 +186,7 @@ describe('matmulBackward', () => {
     const ones = ref(gpu, new Float32Array(M * N).fill(1), 'ones');
     const dbias = ref(gpu, new Float32Array(N).fill(2), 'dbias');
     const ds = await matmulBackward(gpu, null, null, dbias, ones, ref(gpu, randArray(rand, M * K), 'inp'), ref(gpu, randArray(rand, K * N), 'w'), { M, K, N }, { variant });
-    expect(ds.map((d) => d.label)).toEqual([variant === 'cpu' ? 'matmul_bias_backward_cpu' : 'matmul_bias_backward']);
+    expect(ds.map((d) => d.label)).toEqual([variant === 'direct' ? 'matmul_bias_backward_direct' : 'matmul_bias_backward']);
     gpu.run(ds);
     expect(Array.from(await gpu.readF32(dbias))).toEqual(new Array(N).fill(2 + M));
   });

@@ -33,8 +33,8 @@ function makeBatch(seed: number): RefBatch & { tokens: Uint32Array; targets: Uin
   return { B, T, tokens, targets, w, e };
 }
 
-// Both kernel designs: 'cpu' (what this machine's adapter picks) and 'gpu' (what real GPUs run).
-describe.each(['cpu', 'gpu'] as const)('GPT on the GPU vs the float64 reference (%s kernels)', (variant) => {
+// Both kernel designs: 'direct' (what this machine's adapter picks) and 'tiled' (what real GPUs run).
+describe.each(['direct', 'tiled'] as const)('GPT on the GPU vs the float64 reference (%s kernels)', (variant) => {
   let gpu: Gpu;
   const table = buildTensorTable(cfg);
   // Larger than GPT-2 init so that activations and gradients are far from trivial.

@@ -7,7 +7,7 @@ import { adamwRef, gradNormSqRef } from '../../src/reference/optim';
 import { view, type Gpu } from '../../src/gpu/runtime';
 import type { KernelVariant } from '../../src/gpu/ops/matmul';
 
-const VARIANTS: KernelVariant[] = ['gpu', 'cpu'];
+const VARIANTS: KernelVariant[] = ['tiled', 'direct'];
 
 // f32 sums of squares against float64: each partial is a short f32 sum, then two fixed-order
 // trees (the CPU variant: sequential partials of up to ~2.4k terms, then one sequential sum of
@@ -27,7 +27,7 @@ describe('grad_norm_sq', () => {
     const grads = randn(mulberry32(n), n);
     const out = gpu.upload(new Float32Array([-1]), 'normSq');
     const ds = await gradNormSq(gpu, view(out, 0, 1), view(gpu.upload(grads, 'grads'), 0, n), n, { variant });
-    expect(ds[0].label.startsWith(variant === 'cpu' ? 'grad_norm_sq_cpu' : 'grad_norm_sq.')).toBe(true);
+    expect(ds[0].label.startsWith(variant === 'direct' ? 'grad_norm_sq_direct' : 'grad_norm_sq.')).toBe(true);
     gpu.run(ds);
     expectClose(`normSq n=${n}`, await gpu.readF32(view(out, 0, 1)), [gradNormSqRef(grads)], TOL_NORM);
   });

@@ -1,7 +1,7 @@
 // Causal multi-head self-attention. Twins of shaders/attention_forward.wgsl,
 // shaders/attention_backward_dq.wgsl and shaders/attention_backward_dkv.wgsl (FlashAttention-2
-// style: the GPU design) and of shaders/attention_softmax_cpu.wgsl and
-// shaders/attention_softmax_backward_cpu.wgsl (the CPU-adapter design: the T x T scores are
+// style: the GPU design) and of shaders/attention_softmax_direct.wgsl and
+// shaders/attention_softmax_backward_direct.wgsl (the CPU-adapter design: the T x T scores are
 // materialised and the products go through matmulStrided, since staged tiles and barriers are
 // what CPU drivers do worst). CPU references attentionForwardRef / attentionBackwardRef in
 // src/reference/attention.ts.
@@ -32,7 +32,7 @@ const TILE_FLOATS = 512;
 /** The forward's private score row holds at most this many tile rows (shaders' MAX_TILE). */
 const MAX_TILE = 32;
 /** Rows (invocations) per workgroup of the CPU variant's row kernels. */
-const CPU_WG = 16;
+const DIRECT_WG = 16;
 /** The shaders keep a head row in MAX_HS4 vec4 registers (shaders' MAX_HS4 = 16). */
 export const ATTENTION_MAX_HS = 64;
 
@@ -83,7 +83,7 @@ export function attentionForward(gpu: Gpu, out: TensorRef, lse: TensorRef, qkv: 
 
 /**
  * The same forward as attentionForward (out, lse), in the design the variant picks: the flash
- * launch ('gpu'), or three launches ('cpu'): S = Q K^T / sqrt(HS) into a scratch [B,NH,T,T]
+ * launch ('tiled'), or three launches ('direct'): S = Q K^T / sqrt(HS) into a scratch [B,NH,T,T]
  * made here, the row softmax (P, lse), then out = P V.
  */
 export async function attentionForwardSteps(
@@ -94,19 +94,19 @@ export async function attentionForwardSteps(
   dims: AttentionDims,
   opts: AttentionOptions = {},
 ): Promise<Dispatch[]> {
-  if (kernelVariant(gpu, opts.variant) === 'gpu') return [await attentionForward(gpu, out, lse, qkv, dims)];
+  if (kernelVariant(gpu, opts.variant) === 'tiled') return [await attentionForward(gpu, out, lse, qkv, dims)];
   const HS = headSize(dims);
   const { B, T, C, NH } = dims;
   expectSize(out, B * T * C, 'out');
   expectSize(lse, B * NH * T, 'lse');
   expectSize(qkv, B * T * 3 * C, 'qkv');
-  const att = scoresBuffer(gpu, dims, 'attention_cpu.att');
+  const att = scoresBuffer(gpu, dims, 'attention_direct.att');
   const L = cpuLayouts(dims, HS);
   const bt = { batch: B * NH, inner: NH };
-  const rows = rowParams(gpu, dims, 'attention_softmax_cpu.params');
+  const rows = rowParams(gpu, dims, 'attention_softmax_direct.params');
   return Promise.all([
     matmulStrided(gpu, att, qkv, qkv, { M: T, K: HS, N: T, ...bt }, L.scores(L.q, L.k), { transB: true, alpha: 1 / Math.sqrt(HS), causal: 'lower' }),
-    gpu.kernel('attention_softmax_cpu', [att, lse, rows], grid1d(B * NH * T, CPU_WG), { WG: CPU_WG }),
+    gpu.kernel('attention_softmax_direct', [att, lse, rows], grid1d(B * NH * T, DIRECT_WG), { WG: DIRECT_WG }),
     matmulStrided(gpu, out, att, qkv, { M: T, K: T, N: HS, ...bt }, L.fromScores(L.v, L.o), { causal: 'kUpToRow' }),
   ]);
 }
@@ -170,7 +170,7 @@ export async function attentionBackward(
   expectSize(qkv, B * T * 3 * C, 'qkv');
   expectSize(out, B * T * C, 'out');
   expectSize(lse, B * NH * T, 'lse');
-  if (kernelVariant(gpu, opts.variant) === 'cpu') return attentionBackwardCpu(gpu, dqkv, dout, qkv, lse, dims, HS);
+  if (kernelVariant(gpu, opts.variant) === 'direct') return attentionBackwardDirect(gpu, dqkv, dout, qkv, lse, dims, HS);
   const dpre = gpu.createBuffer(B * NH * T * 4, 'attention_backward.D'); // (B, NH, T)
   const p = params(gpu, dims, HS, 'attention_backward.params');
   const o = overrides(HS);
@@ -186,19 +186,19 @@ export async function attentionBackward(
  * dV = P^T dO, dQ = dS K / sqrt(HS), dK = dS^T Q / sqrt(HS) into dqkv (`=`). `out` is not
  * needed: D = rowsum(P dP) equals rowsum(dO out).
  */
-async function attentionBackwardCpu(gpu: Gpu, dqkv: TensorRef, dout: TensorRef, qkv: TensorRef, lse: TensorRef, dims: AttentionDims, HS: number): Promise<Dispatch[]> {
+async function attentionBackwardDirect(gpu: Gpu, dqkv: TensorRef, dout: TensorRef, qkv: TensorRef, lse: TensorRef, dims: AttentionDims, HS: number): Promise<Dispatch[]> {
   const { B, T, NH } = dims;
-  const att = scoresBuffer(gpu, dims, 'attention_cpu.att_bwd');
-  const datt = scoresBuffer(gpu, dims, 'attention_cpu.datt');
+  const att = scoresBuffer(gpu, dims, 'attention_direct.att_bwd');
+  const datt = scoresBuffer(gpu, dims, 'attention_direct.datt');
   const L = cpuLayouts(dims, HS);
   const bt = { batch: B * NH, inner: NH };
   const scale = 1 / Math.sqrt(HS);
-  const rows = rowParams(gpu, dims, 'attention_softmax_backward_cpu.params');
+  const rows = rowParams(gpu, dims, 'attention_softmax_backward_direct.params');
   // dq, dk, dv: the q, k, v head slices of dqkv
   return Promise.all([
     matmulStrided(gpu, att, qkv, qkv, { M: T, K: HS, N: T, ...bt }, L.scores(L.q, L.k), { transB: true, alpha: scale, causal: 'lower' }),
     matmulStrided(gpu, datt, dout, qkv, { M: T, K: HS, N: T, ...bt }, L.scores(L.o, L.v), { transB: true, causal: 'lower' }),
-    gpu.kernel('attention_softmax_backward_cpu', [att, datt, lse, rows], grid1d(B * NH * T, CPU_WG), { WG: CPU_WG }),
+    gpu.kernel('attention_softmax_backward_direct', [att, datt, lse, rows], grid1d(B * NH * T, DIRECT_WG), { WG: DIRECT_WG }),
     matmulStrided(gpu, dqkv, att, dout, { M: T, K: T, N: HS, ...bt }, L.fromScores(L.o, L.v), { transA: true, causal: 'kFromRow' }),
     matmulStrided(gpu, dqkv, datt, qkv, { M: T, K: T, N: HS, ...bt }, L.fromScores(L.k, L.q), { alpha: scale, causal: 'kUpToRow' }),
     matmulStrided(gpu, dqkv, datt, qkv, { M: T, K: T, N: HS, ...bt }, L.fromScores(L.q, L.k), { transA: true, alpha: scale, causal: 'kFromRow' }),

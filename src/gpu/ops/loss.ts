@@ -5,7 +5,7 @@ import { grid1d } from './grid';
 import { kernelVariant, type KernelVariant } from './matmul';
 
 /** Rows (invocations) per workgroup of the CPU variant. */
-const CPU_WG = 16;
+const DIRECT_WG = 16;
 
 export interface SoftmaxDims {
   R: number; // rows = B*T positions
@@ -70,8 +70,8 @@ export async function softmaxLogp(
   const params = gpu.uniform(paramsOf(opts.temperature ?? 1), 'softmax_logp.params');
   const bindings = [out.logp, out.entropy, dlogits, logits, targets, w, e, params];
   const dispatch =
-    kernelVariant(gpu, opts.variant) === 'cpu'
-      ? await gpu.kernel('softmax_logp_cpu', bindings, grid1d(R, CPU_WG), { WG: CPU_WG, WITH_GRAD: withGrad ? 1 : 0 }) // one invocation per row
+    kernelVariant(gpu, opts.variant) === 'direct'
+      ? await gpu.kernel('softmax_logp_direct', bindings, grid1d(R, DIRECT_WG), { WG: DIRECT_WG, WITH_GRAD: withGrad ? 1 : 0 }) // one invocation per row
       : await gpu.kernel('softmax_logp', bindings, grid1d(R, 1), { WG: workgroupFor(V), WITH_GRAD: withGrad ? 1 : 0 }); // one workgroup per row
   return { dispatch, setTemperature: (t) => gpu.write(params, paramsOf(t)) };
 }

@@ -1,5 +1,5 @@
 // Matmul family: twins of shaders/matmul.wgsl (GEMM with fused alpha, accumulate and bias;
-// entry points `main` and `main_vec4`), shaders/matmul_cpu.wgsl (the same product, batched and
+// entry points `main` and `main_vec4`), shaders/matmul_direct.wgsl (the same product, batched and
 // strided, for CPU adapters) and shaders/matmul_bias_backward.wgsl (column sums).
 // Every linear layer, the tied LM head, the LoRA adapters and, on CPU adapters, attention's
 // products go through here. This file also owns the kernel-variant switch of all twins.
@@ -7,11 +7,11 @@ import { Gpu, GpuError, requireElems, f32, packParams, u32, type Dispatch, type 
 import { ceilDiv, grid1d } from './grid';
 
 /**
- * Which design a twin records: 'gpu' (workgroup-memory tiles, vec4, tree reductions: the
- * default for real GPUs) or 'cpu' (register blocks, no workgroup memory or barriers: for CPU
+ * Which design a twin records: 'tiled' (workgroup-memory tiles, vec4, tree reductions: the
+ * default for real GPUs) or 'direct' (register blocks, no workgroup memory or barriers: for CPU
  * adapters such as SwiftShader, where those orderings invert). Both are correct everywhere.
  */
-export type KernelVariant = 'gpu' | 'cpu';
+export type KernelVariant = 'tiled' | 'direct';
 
 let variantOverride: KernelVariant | null = null;
 
@@ -25,7 +25,7 @@ export function setKernelVariant(v: KernelVariant | null): void {
 
 /** The variant a twin records: the explicit one, else the forced one, else by adapter. */
 export function kernelVariant(gpu: Gpu, explicit?: KernelVariant): KernelVariant {
-  return explicit ?? variantOverride ?? (gpu.cpuAdapter ? 'cpu' : 'gpu');
+  return explicit ?? variantOverride ?? (gpu.cpuAdapter ? 'direct' : 'tiled');
 }
 
 export interface MatmulDims { M: number; K: number; N: number }
@@ -35,10 +35,10 @@ export interface MatmulOpts { transA?: boolean; transB?: boolean; accumulate?: b
 const TILE = 64;
 /** Columns per workgroup of the bias gradient (COLS in shaders/matmul_bias_backward.wgsl). */
 const BIAS_COLS = 32;
-/** Rows and columns of out per invocation of shaders/matmul_cpu.wgsl (BLOCK). */
+/** Rows and columns of out per invocation of shaders/matmul_direct.wgsl (BLOCK). */
 const CPU_BLOCK = 8;
 /** Invocations per workgroup of the CPU variants: small, so small outputs still spread over cores. */
-const CPU_WG = 16;
+const DIRECT_WG = 16;
 
 function checkDims(what: string, dims: Record<string, number>): void {
   for (const [k, v] of Object.entries(dims)) {
@@ -72,7 +72,7 @@ export async function matmul(
   checkSize('matmul', 'a', a, M * K);
   checkSize('matmul', 'b', b, K * N);
   if (bias) checkSize('matmul', 'bias', bias, N);
-  if (kernelVariant(gpu, opts.variant) === 'cpu') {
+  if (kernelVariant(gpu, opts.variant) === 'direct') {
     const layout = { lda: transA ? M : K, ldb: transB ? K : N, ldc: N };
     return matmulCpu(gpu, out, a, b, bias, { M, K, N, batch: 1, inner: 1 }, layout, { transA, transB, accumulate, alpha });
   }
@@ -117,7 +117,7 @@ export interface StridedLayout {
 
 /**
  * Work restrictions for causal attention, whose P and dS are exactly zero above the diagonal
- * (CAUSAL in shaders/matmul_cpu.wgsl): 'lower' computes only the blocks of out that hold some
+ * (CAUSAL in shaders/matmul_direct.wgsl): 'lower' computes only the blocks of out that hold some
  * n <= m (the rest is left as it was); 'kUpToRow' sums k <= m only, 'kFromRow' k >= m only
  * (per 8-row block, so the terms beyond the diagonal inside a block must be zeros).
  */
@@ -134,7 +134,7 @@ export interface StridedOpts {
 
 /**
  * out_z = alpha * op(A_z) @ op(B_z) (+ out_z with accumulate) for every entry z of a strided
- * batch, through shaders/matmul_cpu.wgsl on any adapter (it is the CPU design; attention's
+ * batch, through shaders/matmul_direct.wgsl on any adapter (the direct design; attention's
  * GPU variant does not use it). op(A_z) is [M,K] stored [M,lda] or, with transA, [K,lda];
  * op(B_z) is [K,N] stored [K,ldb] or, with transB, [N,ldb]; out_z is [M,ldc].
  */
@@ -180,7 +180,7 @@ function matmulCpu(
   const flags = [transA && 'tA', transB && 'tB', accumulate && 'acc', bias && 'bias', batch > 1 && `x${batch}`, causal !== 'none' && causal]
     .filter(Boolean)
     .join(',');
-  const label = flags ? `matmul_cpu[${flags}]` : 'matmul_cpu';
+  const label = flags ? `matmul_direct[${flags}]` : 'matmul_direct';
   const L = { aOffset: 0, bOffset: 0, cOffset: 0, aOuter: 0, aInner: 0, bOuter: 0, bInner: 0, cOuter: 0, cInner: 0, ...layout };
   const params = gpu.uniform(
     packParams(
@@ -192,9 +192,9 @@ function matmulCpu(
     ),
     `${label}.params`,
   );
-  const overrides = { TRANS_A: +transA, TRANS_B: +transB, ACCUMULATE: +accumulate, HAS_BIAS: +(bias !== null), CAUSAL: CAUSAL_CODE[causal], WG: CPU_WG };
+  const overrides = { TRANS_A: +transA, TRANS_B: +transB, ACCUMULATE: +accumulate, HAS_BIAS: +(bias !== null), CAUSAL: CAUSAL_CODE[causal], WG: DIRECT_WG };
   const blocks = batch * ceilDiv(M, CPU_BLOCK) * ceilDiv(N, CPU_BLOCK);
-  return gpu.kernel('matmul_cpu', [out, a, b, bias ?? b, params], grid1d(blocks, CPU_WG), overrides, label);
+  return gpu.kernel('matmul_direct', [out, a, b, bias ?? b, params], grid1d(blocks, DIRECT_WG), overrides, label);
 }
 
 /** A GPT-2 Conv1D linear layer: out[M,N] = inp[M,K] @ weight[K,N] + bias[N] (weight stored [in, out]). */
@@ -222,8 +222,8 @@ export async function matmulBiasBackward(
   checkSize('matmulBiasBackward', 'dbias', dbias, N);
   checkSize('matmulBiasBackward', 'dout', dout, M * N);
   const params = gpu.uniform(packParams(u32(M), u32(N)), 'matmul_bias_backward.params');
-  if (kernelVariant(gpu, opts.variant) === 'cpu') {
-    return gpu.kernel('matmul_bias_backward_cpu', [dbias, dout, params], grid1d(N, CPU_WG), { WG: CPU_WG });
+  if (kernelVariant(gpu, opts.variant) === 'direct') {
+    return gpu.kernel('matmul_bias_backward_direct', [dbias, dout, params], grid1d(N, DIRECT_WG), { WG: DIRECT_WG });
   }
   return gpu.kernel('matmul_bias_backward', [dbias, dout, params], grid1d(ceilDiv(N, BIAS_COLS), 1));
 }

@@ -10,7 +10,7 @@ const WG = 256;
 /** Stage-1 workgroups at most: enough to fill a large GPU, few enough for one stage-2 workgroup. */
 const MAX_PARTIALS = 1024;
 /** CPU variant: invocations per workgroup, and stage-1 workgroups at most (256 partials). */
-const CPU_WG = 16;
+const DIRECT_WG = 16;
 const CPU_MAX_GROUPS = 16;
 
 export const FLAG_TRAINABLE = 1;
@@ -24,15 +24,15 @@ export async function gradNormSq(gpu: Gpu, normSq: TensorRef, grads: TensorRef, 
   if (!Number.isInteger(n) || n < 0) throw new GpuError(`gradNormSq: bad n=${n}`);
   need('gradNormSq', normSq, 1, 'normSq');
   need('gradNormSq', grads, n, 'grads');
-  if (kernelVariant(gpu, opts.variant) === 'cpu') {
+  if (kernelVariant(gpu, opts.variant) === 'direct') {
     // one partial per invocation, a few hundred elements each; stage 2 is one invocation
-    const groups = Math.min(CPU_MAX_GROUPS, Math.max(1, Math.ceil(n / (CPU_WG * 256))));
-    const partials = gpu.createBuffer(groups * CPU_WG * 4, 'grad_norm_sq.partials'); // (P)
+    const groups = Math.min(CPU_MAX_GROUPS, Math.max(1, Math.ceil(n / (DIRECT_WG * 256))));
+    const partials = gpu.createBuffer(groups * DIRECT_WG * 4, 'grad_norm_sq.partials'); // (P)
     const p1 = gpu.uniform(packParams(u32(n)), 'grad_norm_sq.params1');
-    const p2 = gpu.uniform(packParams(u32(groups * CPU_WG)), 'grad_norm_sq.params2');
+    const p2 = gpu.uniform(packParams(u32(groups * DIRECT_WG)), 'grad_norm_sq.params2');
     return [
-      await gpu.kernel('grad_norm_sq_cpu', [partials, grads, p1], [groups], { WG: CPU_WG, SQUARE: 1 }, 'grad_norm_sq_cpu.partials'),
-      await gpu.kernel('grad_norm_sq_cpu', [normSq, partials, p2], [1], { WG: 1, SQUARE: 0 }, 'grad_norm_sq_cpu.final'),
+      await gpu.kernel('grad_norm_sq_direct', [partials, grads, p1], [groups], { WG: DIRECT_WG, SQUARE: 1 }, 'grad_norm_sq_direct.partials'),
+      await gpu.kernel('grad_norm_sq_direct', [normSq, partials, p2], [1], { WG: 1, SQUARE: 0 }, 'grad_norm_sq_direct.final'),
     ];
   }
   const P = Math.min(MAX_PARTIALS, Math.max(1, Math.ceil(n / WG)));

@@ -1,7 +1,7 @@
-// attention_softmax_backward_cpu: the row step of causal attention's CPU-adapter backward (see
+// attention_softmax_backward_direct: the row step of causal attention's CPU-adapter backward (see
 // attentionBackward in src/gpu/ops/attention.ts: S = scale * Q K^T and dP = dO V^T come before
 // it, dV = P^T dO, dQ = scale * dS K and dK = scale * dS^T Q after it, all through
-// shaders/matmul_cpu.wgsl). For row r = (b * NH + h) * T + t:
+// shaders/matmul_direct.wgsl). For row r = (b * NH + h) * T + t:
 //   P[j]  = exp(S[j] - lse[r])   for j <= t, else 0   (recomputed from the forward's lse)
 //   D     = sum_{j <= t} P[j] dP[j]                     (= rowsum(dO * O), the softmax term)
 //   dS[j] = P[j] (dP[j] - D)     for j <= t, else 0

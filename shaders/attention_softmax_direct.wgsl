@@ -1,6 +1,6 @@
-// attention_softmax_cpu: the row softmax of causal attention's CPU-adapter variant (see
+// attention_softmax_direct: the row softmax of causal attention's CPU-adapter variant (see
 // attentionForwardSteps in src/gpu/ops/attention.ts, which brackets it with two products
-// through shaders/matmul_cpu.wgsl: S = scale * Q K^T before, out = P V after).
+// through shaders/matmul_direct.wgsl: S = scale * Q K^T before, out = P V after).
 //   att[r, j] = S (scaled scores) on entry; on exit P[r, j] = exp(S[r, j] - lse[r]) for j <= t,
 //   exactly 0 for j > t (the products after it skip those terms only per 8-block, so the zeros
 //   matter), where row r = (b * NH + h) * T + t;
