@@ -4,7 +4,7 @@
 // checkpoints take them as float32, like the WebGPU engine's.
 import { CpuPolicy } from '../cpu/policy';
 import { CpuTrainer } from '../cpu/trainer';
-import { CpuReferencePolicy } from '../cpu/reference';
+import { CpuFrozenPolicy } from '../cpu/frozen_policy';
 import { rollout } from '../rl/rollout';
 import { evaluateWith } from '../eval/evaluate';
 import type { EngineInit, LoopEngine, TrainSettings } from '../loops/engine';
@@ -15,7 +15,7 @@ export function createCpuEngine(init: EngineInit, settings: TrainSettings): Loop
   const policy = new CpuPolicy(cfg, init.params);
   const trainer = new CpuTrainer(policy, settings.rl, settings.maxNewTokens);
   const decoder = policy.decoder({ B: init.decodeBatch, Tmax: cfg.nPositions });
-  let reference: CpuReferencePolicy | null = null;
+  let reference: CpuFrozenPolicy | null = null;
   let current = settings;
   const configure = (s: TrainSettings): void => {
     current = s;
@@ -29,7 +29,7 @@ export function createCpuEngine(init: EngineInit, settings: TrainSettings): Loop
     kind: 'cpu',
     rollout: (prompts, opts, reward) => rollout(decoder, prompts, opts, reward),
     async train(trajs) {
-      if (current.rl.beta > 0 && !reference) reference = new CpuReferencePolicy(cfg, init.reference, current.rl.temperature);
+      if (current.rl.beta > 0 && !reference) reference = new CpuFrozenPolicy(cfg, init.reference, current.rl.temperature);
       return trainer.train(reference ? await reference.annotate(trajs) : trajs);
     },
     configure,

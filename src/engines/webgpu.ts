@@ -6,7 +6,7 @@ import type { Gpu } from '../gpu/runtime';
 import { buildTensorTable, type TensorTable } from '../model/params';
 import { Decoder } from '../model/decoder';
 import { PolicyTrainer } from '../rl/trainer';
-import { ReferencePolicy } from '../rl/reference';
+import { FrozenPolicy } from '../rl/frozen_policy';
 import { rollout } from '../rl/rollout';
 import { evaluateSet } from '../eval/evaluate';
 import type { EngineInit, LoopEngine, TrainSettings } from '../loops/engine';
@@ -24,7 +24,7 @@ export async function createWebGpuEngine(gpu: Gpu, init: EngineInit, settings: T
     trainer.destroy();
     throw e;
   }
-  let reference: ReferencePolicy | null = null;
+  let reference: FrozenPolicy | null = null;
   let current = settings;
   const configure = (s: TrainSettings): void => {
     current = s;
@@ -39,7 +39,7 @@ export async function createWebGpuEngine(gpu: Gpu, init: EngineInit, settings: T
     rollout: (prompts, opts, reward) => rollout(decoder, prompts, opts, reward),
     async train(trajs) {
       // made when β first turns positive (at the start or by a live change), frozen thereafter
-      if (current.rl.beta > 0 && !reference) reference = await ReferencePolicy.create(gpu, cfg, init.reference, shape, current.rl.temperature);
+      if (current.rl.beta > 0 && !reference) reference = await FrozenPolicy.create(gpu, cfg, init.reference, shape, current.rl.temperature);
       return trainer.train(reference ? await reference.annotate(trajs) : trajs);
     },
     configure,

@@ -2,7 +2,7 @@
 // engine, for browsers without WebGPU. Started by the page only when the user picks CPU mode;
 // the page imports only the type `CpuEngineApi` from here.
 import * as Comlink from 'comlink';
-import { CPU_DEVICE, createCpuRuns } from './cpuEngine';
+import { CPU_DEVICE, createCpuRuns } from './cpuRuns';
 import { CPU_MODE } from './cpuMode';
 import { cachedPolicyLoader } from './policies';
 import { fileCheckpointStore } from './checkpoints';

@@ -3,9 +3,9 @@
 import * as Comlink from 'comlink';
 import { createGpuFromAdapter } from '../gpu/device';
 import { requestBrowserAdapter, SHADER_SOURCES } from '../gpu/browser';
-import { SELF_TESTS } from '../engine/selftest';
-import { runMemoriseDemo } from '../engine/demo';
-import { Engine } from './engine';
+import { SELF_TESTS } from '../selftest/selftest';
+import { runMemoriseDemo } from '../selftest/demo';
+import { LabHost } from './host';
 import { createWebGpuEngine } from '../engines/webgpu';
 import { PolicyLoader } from './policies';
 import { fileCheckpointStore } from './checkpoints';
@@ -15,7 +15,7 @@ import { batchTransferables } from './stepBatcher';
 import type { AdapterReport, CheckpointFile, CheckpointFormat, CheckpointInfo, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, SelfTestRow, SelfTestSummary } from './protocol';
 
 const policies = new PolicyLoader(new URL(import.meta.env.BASE_URL, self.location.origin));
-const engine = new Engine({
+const engine = new LabHost({
   gpu: { requestAdapter: requestBrowserAdapter, createGpu: (adapter) => createGpuFromAdapter(adapter, SHADER_SOURCES) },
   selfTests: SELF_TESTS,
   memoriseDemo: runMemoriseDemo,

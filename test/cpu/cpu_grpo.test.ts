@@ -19,7 +19,7 @@ import { EOS, PAD, encode, solvePrompt } from '../../src/world/index';
 import { CpuPolicy } from '../../src/cpu/policy';
 import { CpuTrainer, pgGradients } from '../../src/cpu/trainer';
 import { runGrpoCpu } from '../helpers/loops';
-import { CpuReferencePolicy } from '../../src/cpu/reference';
+import { CpuFrozenPolicy } from '../../src/cpu/frozen_policy';
 
 const cfg = GPT_PRESETS.tiny;
 const table = buildTensorTable(cfg);
@@ -154,7 +154,7 @@ describe('CPU frozen reference policy', () => {
     const prompt = solvePrompt('1+2');
     const policy = new CpuPolicy(cfg, init);
     const rl = resolveRlConfig('grpo', { beta: 0.04, temperature: 0.8, entCoef: 0.05 });
-    const reference = new CpuReferencePolicy(cfg, init, rl.temperature, 1);
+    const reference = new CpuFrozenPolicy(cfg, init, rl.temperature, 1);
     const trajs = [trajectory(policy, prompt, encode('3#'), 1), trajectory(policy, prompt, encode('4#3'), 0)];
     const annotated = await reference.annotate(trajs);
     annotated.forEach((tr) => {

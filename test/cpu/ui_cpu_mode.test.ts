@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { AdapterReport, LabClient, RunBatch, RunSpec, RunStatus } from '../../src/lab/protocol';
 import { withCpuMode } from '../../src/lab/modeClient';
 import type { CpuRunClient } from '../../src/lab/cpuClient';
-import { CPU_DEVICE, createCpuRuns } from '../../src/lab/cpuEngine';
+import { CPU_DEVICE, createCpuRuns } from '../../src/lab/cpuRuns';
 import { createLabStore, selectRunsReady, type StoreServices } from '../../src/state/store';
 import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';

@@ -1,7 +1,7 @@
 // The worker-side engine without a worker or a GPU: step batching, the one-job-at-a-time
 // rule, failing checks as rows, stop, and device events forwarded as typed messages.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Engine, type EngineDeps } from '../../src/lab/engine';
+import { LabHost, type LabHostDeps } from '../../src/lab/host';
 import { StepBatcher } from '../../src/lab/stepBatcher';
 import type { DemoBatch, EngineEvent, SelfTestRow } from '../../src/lab/protocol';
 import type { Gpu, GpuEvent } from '../../src/gpu/runtime';
@@ -54,9 +54,9 @@ function fakeGpu() {
   return { gpu, emit: (e: GpuEvent) => listeners.forEach((cb) => cb(e)) };
 }
 
-function engineWith(over: Partial<EngineDeps> = {}) {
+function engineWith(over: Partial<LabHostDeps> = {}) {
   const { gpu, emit } = fakeGpu();
-  const deps: EngineDeps = {
+  const deps: LabHostDeps = {
     gpu: {
       requestAdapter: async () => ({
         adapter: {} as GPUAdapter,
@@ -76,7 +76,7 @@ function engineWith(over: Partial<EngineDeps> = {}) {
     },
     ...over,
   };
-  return { engine: new Engine(deps), emit };
+  return { engine: new LabHost(deps), emit };
 }
 
 describe('Engine', () => {

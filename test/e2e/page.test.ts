@@ -4,7 +4,7 @@
 // Run with `npm run test:e2e` (builds first). Screenshots go to test-artifacts/.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SELF_TESTS } from '../../src/engine/selftest';
+import { SELF_TESTS } from '../../src/selftest/selftest';
 import { closeLab, openLab, openPage, requireAdapter, shot, type Lab } from './harness';
 
 /** A training run on SwiftShader is slow; give the demo this long to show a falling curve. */

@@ -1,4 +1,4 @@
-// The frozen reference policy of the KL penalty (src/rl/reference.ts) on the tiny policy: before
+// The frozen reference policy of the KL penalty (src/rl/frozen_policy.ts) on the tiny policy: before
 // any update its log-probs are the trainer's own (k3 KL = 0) and the float64 reference forward's
 // at the same temperature; after updates with β > 0 the KL is positive while the reference stays
 // put; runGrpo with β > 0 (from the start, set live, resumed) reports the KL.
@@ -10,7 +10,7 @@ import { buildTensorTable } from '../../src/model/params';
 import { initParams } from '../../src/model/init';
 import { Decoder } from '../../src/model/decoder';
 import { PolicyTrainer } from '../../src/rl/trainer';
-import { ReferencePolicy } from '../../src/rl/reference';
+import { FrozenPolicy } from '../../src/rl/frozen_policy';
 import { rollout } from '../../src/rl/rollout';
 import { resolveRlConfig } from '../../src/rl/config';
 import { gptForwardRef } from '../../src/reference/gpt';
@@ -39,7 +39,7 @@ describe('GRPO frozen reference policy', () => {
     const rl = resolveRlConfig('grpo', { beta: 0.04, klType: 'k3', temperature: TEMP });
     const trainer = await PolicyTrainer.create(gpu, cfg, init, rl, { rows: 8, T, maxNewTokens: 10 });
     trainer.model.setHyper({ lr: 1e-2, weightDecay: 0 });
-    const reference = await ReferencePolicy.create(gpu, cfg, init, { rows: 8, T }, TEMP);
+    const reference = await FrozenPolicy.create(gpu, cfg, init, { rows: 8, T }, TEMP);
     const decoder = await Decoder.create(gpu, cfg, table, trainer.model.params, { B: 8, Tmax: T });
     let i = 0;
     const draw = (seed: number) => rollout(decoder, [{ prompt: solvePrompt('1+2'), payload: 0 }, { prompt: solvePrompt('4*5'), payload: 0 }],
@@ -47,7 +47,7 @@ describe('GRPO frozen reference policy', () => {
       () => ({ reward: i++ % 2, text: '' }));
     const trajs = await draw(5);
     // chunks of at most `rows`: 8 trajectories in chunks of 3, 3 and 2 give the same numbers
-    const small = await ReferencePolicy.create(gpu, cfg, init, { rows: 3, T }, TEMP);
+    const small = await FrozenPolicy.create(gpu, cfg, init, { rows: 3, T }, TEMP);
     const first = await reference.annotate(trajs);
     expect((await small.annotate(trajs)).map((t) => Array.from(t.refLogp))).toEqual(first.map((t) => Array.from(t.refLogp)));
     small.destroy();

@@ -1,4 +1,4 @@
-// The frozen reference policy of the KL penalty (LOOPS.md §0, β > 0): a forward-only copy of the
+// The frozen policy of the KL penalty, π_ref in LOOPS.md §0 (β > 0): a forward-only copy of the
 // policy's parameters at the start of a run, never updated. Once per RL step, outside the
 // training step, `annotate` gives every trajectory log π_ref of each response token (refLogp),
 // which packBatch packs and the pg_loss head turns into the k1/k2/k3 KL estimate.
@@ -44,19 +44,19 @@ export function withReferenceLogp<Tr extends Trajectory>(trajs: readonly Tr[], l
   });
 }
 
-export class ReferencePolicy {
+export class FrozenPolicy {
   private constructor(private readonly model: GPT) {}
 
   /**
    * A frozen copy of `base` scoring at most `rows` sequences of ≤ T tokens per forward.
    * `temperature` must be the trainer's (log π_ref and log π are compared token by token).
    */
-  static async create(gpu: Gpu, cfg: GPTConfig, base: Float32Array, shape: { rows: number; T: number }, temperature: number): Promise<ReferencePolicy> {
+  static async create(gpu: Gpu, cfg: GPTConfig, base: Float32Array, shape: { rows: number; T: number }, temperature: number): Promise<FrozenPolicy> {
     // GPT.create copies `base` into its own buffer: later changes of the caller's array (or of
     // the policy) do not reach it, and nothing ever steps this model.
     const model = await GPT.create(gpu, cfg, base, { B: shape.rows, T: shape.T });
     model.setTemperature(temperature);
-    return new ReferencePolicy(model);
+    return new FrozenPolicy(model);
   }
 
   get rows(): number {

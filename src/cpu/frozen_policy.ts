@@ -1,14 +1,14 @@
-// The frozen reference policy of CPU mode: src/rl/reference.ts's ReferencePolicy on the float64
+// The frozen policy (π_ref of the KL term) in CPU mode: src/rl/frozen_policy.ts's FrozenPolicy on the float64
 // whole-model reference forward (gptForwardRef), the engine CpuTrainer computes log π with. A
 // copy of the base parameters taken at construction, never updated.
 import type { GPTConfig } from '../model/config';
 import { buildTensorTable, type TensorTable } from '../model/params';
 import { gptForwardRef } from '../reference/gpt';
-import { referenceRows, withReferenceLogp, type WithRefLogp } from '../rl/reference';
+import { referenceRows, withReferenceLogp, type WithRefLogp } from '../rl/frozen_policy';
 import type { Trajectory } from '../rl/trajectory';
 import { breathe } from '../util/breathe';
 
-export class CpuReferencePolicy {
+export class CpuFrozenPolicy {
   private readonly table: TensorTable;
   private readonly params: Float64Array;
 

@@ -1,10 +1,11 @@
-// The engine behind the worker boundary, free of Comlink and the DOM so it reads (and tests)
-// as plain code: it holds the Gpu for its life, runs one job at a time, and reports device
-// events. engine.worker.ts exposes it to the page.
+// The lab's host behind the worker boundary, free of Comlink and the DOM so it reads (and tests)
+// as plain code: it holds the GPU device for its life, runs the self-test and the demo one at a
+// time, hosts the runs (each on a WebGPU engine, src/engines/webgpu.ts) and reports device
+// events. engine.worker.ts exposes it to the page. ("Engine" means a LoopEngine: webgpu or cpu.)
 import type { AdapterSummary } from '../gpu/device';
 import type { Gpu } from '../gpu/runtime';
-import type { SelfTest } from '../engine/selftest';
-import type { runMemoriseDemo } from '../engine/demo';
+import type { SelfTest } from '../selftest/selftest';
+import type { runMemoriseDemo } from '../selftest/demo';
 import { StepBatcher } from './stepBatcher';
 import { RunManager, type RunDeps } from './runs';
 import { checkpointFile } from './checkpointExport';
@@ -16,7 +17,7 @@ export interface GpuProvider {
   createGpu(adapter: GPUAdapter): Promise<Gpu>;
 }
 
-export interface EngineDeps {
+export interface LabHostDeps {
   gpu: GpuProvider;
   selfTests: readonly SelfTest[];
   memoriseDemo: typeof runMemoriseDemo;
@@ -41,7 +42,7 @@ function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-export class Engine {
+export class LabHost {
   private gpu: Gpu | null = null;
   private report: Promise<AdapterReport> | null = null;
   private job: Job | null = null;
@@ -49,7 +50,7 @@ export class Engine {
   private onEvent: ((e: EngineEvent) => void) | null = null;
   private readonly runs: RunManager;
 
-  constructor(private readonly deps: EngineDeps) {
+  constructor(private readonly deps: LabHostDeps) {
     this.runs = new RunManager(deps.runs);
   }
 
