@@ -23,8 +23,13 @@ export function differingKeys(base: RunSetup, other: RunSetup): string[] {
   return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => !Object.is(a[k], b[k]));
 }
 
-/** "seed 4, rl.beta 0.04": `other`'s values where it differs from `base`; "same set-up" if none. */
+/**
+ * "seed 4, rl.beta 0.04": `other`'s values where it differs from `base`; "same set-up" if none.
+ * A run of another loop is named by its loop (and its policy when that differs too): their
+ * configs have different fields, so a field-by-field difference would say nothing.
+ */
 export function configDiffLabel(base: RunSetup, other: RunSetup): string {
+  if (base.loop !== other.loop) return `${other.loop.toUpperCase()}${base.policy !== other.policy ? ` · ${other.policy}` : ''}`;
   const a = flatten(other);
   const keys = differingKeys(base, other);
   return keys.length === 0 ? 'same set-up' : keys.map((k) => `${k} ${formatValue(a[k])}`).join(', ');

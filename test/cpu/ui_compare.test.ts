@@ -23,6 +23,13 @@ describe('configDiffLabel', () => {
     expect(configDiffLabel(base, setup({ seed: 1, lr: 2e-4 }, { beta: 0.04 }))).toBe('lr 0.0002, rl.beta 0.04');
   });
 
+  it('names a run of another loop by its loop (and policy), not by every field that differs', () => {
+    const svs = { loop: 'svs', policy: 'tiny', config: defaultConfig('svs') };
+    expect(configDiffLabel(setup(), svs)).toBe('SVS');
+    expect(configDiffLabel(setup({}, {}, 'small'), svs)).toBe('SVS · tiny');
+    expect(onlySeedsDiffer([setup({ seed: 1 }), { ...svs, config: { ...svs.config, seed: 2 } }])).toBe(false);
+  });
+
   it('includes the policy and the loop when they differ, and nullable values as null', () => {
     expect(configDiffLabel(setup(), setup({}, {}, 'small'))).toBe('policy small');
     expect(configDiffLabel(setup({}, { dualClipC: 3 }), setup({}, { dualClipC: null }))).toBe('rl.dualClipC null');

@@ -38,6 +38,10 @@ describe('SvS in the page', () => {
     // the variant rates: at least the step that wrote variants
     expect(await points(page, 'variants')).toBeGreaterThan(0);
     expect(await points(page, 'pass1')).toBe(3);
+    // the pass@k curve of the latest evaluation, over the start's
+    expect(await page.getByTestId('chart-passk').getAttribute('data-step')).toBe('2');
+    expect(await page.getByTestId('chart-passk').getAttribute('data-start')).toBe('0');
+    await expect(page.getByTestId('chart-passk').locator('.chart-value').textContent()).resolves.toMatch(/^pass@1 \d+% → \d+%$/);
     await shot(page, 'svs-done');
 
     const browser = page.getByTestId('browser-variant-browser');

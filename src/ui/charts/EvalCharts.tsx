@@ -60,16 +60,20 @@ function PassKChart({ runs }: { runs: readonly EvalRun[] }) {
   const e = chosen[0];
   // a few points per run: cheap enough to rebuild on each (rare) render
   const lines = chosen.map((c) => (c ? kCurve(c) : []));
-  const rows = overlayRows(lines);
   const evals = runs[0].evals;
   const index = e ? evals.indexOf(e) : -1;
   const single = runs.length === 1;
+  // one run: the start-of-run curve stays under the shown one, so the change reads at a glance
+  const start = single && index > 0 ? evals[0] : null;
+  const rows = overlayRows(start ? [...lines, kCurve(start)] : lines);
+  const p1 = (x: EvalEvent) => percent(x.passAtK['1'] ?? NaN);
   return (
     <ChartFrame
-      id="passk" title={single && e ? `pass@k at step ${e.step}` : 'pass@k'} value={single && e ? `pass@1 ${percent(e.passAtK['1'] ?? NaN)}` : undefined} points={width > 0 ? lines[0].length : 0}
+      id="passk" title={single && e ? `pass@k at step ${e.step}${start ? ` and at the start` : ''}` : 'pass@k'}
+      value={single && e ? (start ? `pass@1 ${p1(start)} → ${p1(e)}` : `pass@1 ${p1(e)}`) : undefined} points={width > 0 ? lines[0].length : 0}
       note="Chance that at least one of k samples is right, per held-out problem (unbiased estimator), by k. RLVR lifts small k; if it narrows the policy, large k can fall below the base."
-      extra={{ step: e?.step ?? -1, series: runs.length }}
-      legend={single ? [{ name: 'pass@k', cls: 'series-main' }] : runLegend(runs, (r, i) => `${r.name} (step ${chosen[i]?.step ?? '–'})`)}
+      extra={{ step: e?.step ?? -1, series: runs.length, start: start ? start.step : -1 }}
+      legend={single ? [{ name: `step ${e?.step ?? '–'}`, cls: 'series-main' }, ...(start ? [{ name: `start (step ${start.step})`, cls: 'series-raw' }] : [])] : runLegend(runs, (r, i) => `${r.name} (step ${chosen[i]?.step ?? '–'})`)}
     >
       <div ref={ref} className="chart-area" {...tooltipOn}>
         {rows.length === 0 || width === 0 ? EMPTY : (
@@ -78,8 +82,9 @@ function PassKChart({ runs }: { runs: readonly EvalRun[] }) {
             <XAxis dataKey="x" type="number" scale="log" domain={[1, 'dataMax']} ticks={rows.map((p) => p.x)} tickFormatter={axisTick} interval={ALL_TICKS} />
             <YAxis width={44} domain={[0, 1]} tickFormatter={percent} interval={ALL_TICKS} />
             {tooltip && <Tooltip formatter={percentTip} labelFormatter={(k) => `k = ${k}`} />}
+            {start && <Line className="series-raw" type="linear" dataKey={`y${runs.length}`} name={`start (step ${start.step})`} dot={false} isAnimationActive={false} strokeWidth={1.5} strokeDasharray="4 3" connectNulls />}
             {runs.map((r, i) => (
-              <Line key={r.id} className={seriesClass(i, runs.length)} type="linear" dataKey={`y${i}`} name={single ? 'pass@k' : `${r.name} (step ${chosen[i]?.step ?? '–'})`} dot={single ? { className: 'dot-main' } : false} isAnimationActive={false} strokeWidth={2} connectNulls />
+              <Line key={r.id} className={seriesClass(i, runs.length)} type="linear" dataKey={`y${i}`} name={single ? `step ${e?.step ?? '–'}` : `${r.name} (step ${chosen[i]?.step ?? '–'})`} dot={single ? { className: 'dot-main' } : false} isAnimationActive={false} strokeWidth={2} connectNulls />
             ))}
           </LineChart>
         )}
