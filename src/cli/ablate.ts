@@ -18,6 +18,7 @@ import { evalEvent, evalOptions, trainSettings } from '../loops/driver';
 import type { BaseLoopConfig } from '../loops/base_config';
 import { RunManager } from '../lab/runs';
 import { createWebGpuEngine } from '../engines/webgpu';
+import { stopOnHalt } from './halts';
 import { passAtK } from '../metrics/passk';
 import { loadSet } from '../world/index';
 
@@ -151,7 +152,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     let tokens = 0, steps = 0;
     let done: Extract<LoopEvent, { type: 'done' }> | null = null;
     const t0 = Date.now();
-    const status = await runs.start(gpu, { runId, loop: f.loop, policy: ckptDir, config }, () => undefined, (e) => {
+    const status = await runs.start(gpu, { runId, loop: f.loop, policy: ckptDir, config }, stopOnHalt(runs, runId), (e) => {
       if (e.type === 'eval') evals.push(e);
       if (e.type === 'done') done = e;
       if (e.type !== 'step') return;

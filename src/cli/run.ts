@@ -1,10 +1,14 @@
 // rlvr-lab run: a loop of the registry headless from a base policy, through the lab's run
 // manager (the API the page's worker serves), without a worker. One JSON line per event (the
-// resolved config first), progress on stderr, a checkpoint at the end; Ctrl-C stops after the
-// current step and still saves.
-import { createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+// resolved config first), progress on stderr. Every checkpointEvery steps the run's state is
+// saved atomically under <out>.state/ (the lab's checkpoint store on disk), so a run killed in any
+// way loses at most the steps since; `--resume` continues it from there, appending to its log so
+// the log reads as the uninterrupted run's. The final policy goes to <out>.ckpt/ (Hugging Face
+// names). Ctrl-C or SIGTERM stops after the current step and still saves. Every output path is
+// checked before the first step.
+import { createWriteStream, existsSync, statSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs, CliError } from './args';
 import { createNodeGpu } from '../gpu/node';
 import { loadCheckpointDir, saveCheckpointDir } from '../model/checkpoint_node';
@@ -12,6 +16,12 @@ import type { LoopEvent } from '../loops/events';
 import { LOOP_NAMES, loopNamed } from '../loops/registry';
 import { RunManager } from '../lab/runs';
 import { createWebGpuEngine } from '../engines/webgpu';
+import { fileCheckpointStore, type CheckpointStore } from '../lab/checkpoints';
+import { nodeCheckpointFs } from '../lab/nodeFs';
+import { whyModelCannotServe } from '../eval/evaluate';
+import { ROLE_LIMITS } from '../world/index';
+import type { BaseLoopConfig } from '../loops/base_config';
+import { stopOnHalt } from './halts';
 
 async function readConfigFile(path: string): Promise<Record<string, unknown>> {
   let text: string;
@@ -37,6 +47,74 @@ function progress(e: LoopEvent, steps: number): string | null {
   return null;
 }
 
+/** The run's run id in its checkpoint store (one run per store). */
+const RUN_ID = 'cli';
+
+interface Outputs {
+  log: string;
+  /** the checkpoint store's folder */
+  state: string;
+  /** the final policy's folder */
+  ckpt: string;
+}
+
+function outputsOf(out: string): Outputs {
+  const stem = out.replace(/\.jsonl$/, '');
+  return { log: out, state: `${stem}.state`, ckpt: `${stem}.ckpt` };
+}
+
+const isDir = (p: string) => existsSync(p) && statSync(p).isDirectory();
+
+/** Every output path, checked before any work: a mistake here must not discard a trained run. */
+function checkOutputs(o: Outputs, mode: { resume: boolean; force: boolean }): void {
+  if (o.log === '') throw new CliError('--out is empty: give the log file, e.g. --out run.jsonl');
+  if (isDir(o.log)) throw new CliError(`--out ${o.log} is a directory; give a file, e.g. ${join(o.log, 'run.jsonl')}`);
+  const folder = dirname(resolve(o.log));
+  if (!isDir(folder)) throw new CliError(`--out ${o.log}: the folder ${folder} does not exist`);
+  for (const [what, p] of [['checkpoint folder', o.state], ['final policy folder', o.ckpt]] as const) {
+    if (existsSync(p) && !isDir(p)) throw new CliError(`the ${what} ${p} (beside --out) is a file; move it or choose another --out`);
+  }
+  if (mode.resume) {
+    if (!existsSync(o.log)) throw new CliError(`--resume: ${o.log} does not exist; start the run without --resume`);
+    return;
+  }
+  if (existsSync(o.log) && !mode.force) throw new CliError(`--out ${o.log} exists: continue that run with --resume, or overwrite it with --force`);
+}
+
+/** The log's lines up to the checkpoint's step (its config line first): what the resumed run continues. */
+async function truncateLog(log: string, step: number): Promise<unknown> {
+  const lines = (await readFile(log, 'utf8')).split('\n').filter((l) => l.trim() !== '');
+  let config: unknown = null;
+  const keep: string[] = [];
+  for (const [i, line] of lines.entries()) {
+    let e: { type?: unknown; step?: unknown };
+    try {
+      e = JSON.parse(line);
+    } catch {
+      // the last line of a killed run may be cut short
+      if (i === lines.length - 1) break;
+      throw new CliError(`--resume: ${log} line ${i + 1} is not JSON; it is not a log this command wrote`);
+    }
+    if (i === 0) {
+      if (e.type !== 'config') throw new CliError(`--resume: ${log} does not start with its config line; it is not a log this command wrote`);
+      config = e;
+      keep.push(line);
+    } else if (e.type !== 'done' && typeof e.step === 'number' && e.step <= step) keep.push(line);
+  }
+  const tmp = `${log}.tmp-${process.pid}`;
+  await writeFile(tmp, keep.map((l) => l + '\n').join(''));
+  await rename(tmp, log);
+  return config;
+}
+
+/** Says once when the context cuts responses shorter than maxNewTokens. */
+function warnClamp(c: BaseLoopConfig & { maxNewTokens?: number }, nPositions: number): void {
+  const room = nPositions - ROLE_LIMITS.solve.prompt;
+  if (c.maxNewTokens !== undefined && c.maxNewTokens > room) {
+    process.stderr.write(`note: maxNewTokens = ${c.maxNewTokens}, but the context (${nPositions} tokens) leaves the longest solve prompt room for ${room}; longer responses are cut there\n`);
+  }
+}
+
 export async function runCommand(argv: string[]): Promise<void> {
   const f = parseArgs(argv, {
     loop: { type: 'string', default: 'grpo' },
@@ -46,7 +124,20 @@ export async function runCommand(argv: string[]): Promise<void> {
     seed: { type: 'number' },
     out: { type: 'string', required: true },
     config: { type: 'string', default: '' },
+    resume: { type: 'boolean', default: false },
+    force: { type: 'boolean', default: false },
   });
+  const o = outputsOf(f.out);
+  if (f.resume && f.force) throw new CliError('--resume and --force: give one (--resume continues the run in --out, --force starts it again)');
+  if (f.resume && (f.config || f.steps !== undefined || f.seed !== undefined || f.ckpt || argv.some((a) => a.startsWith('--loop') || a.startsWith('--preset')))) {
+    throw new CliError('--resume continues the run as it was set up (its checkpoint holds the loop, base and config); drop --loop, --preset, --ckpt, --config, --steps and --seed');
+  }
+  checkOutputs(o, f);
+  const store = fileCheckpointStore(nodeCheckpointFs(o.state));
+  return f.resume ? resumeRun(o, store) : startRun(f, o, store);
+}
+
+async function startRun(f: { loop: string; preset: string; ckpt: string; steps?: number; seed?: number; config: string; force: boolean }, o: Outputs, store: CheckpointStore): Promise<void> {
   if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop '${f.loop}' (available: ${LOOP_NAMES.join(', ')})`);
   const def = loopNamed(f.loop);
   const fileCfg = f.config ? await readConfigFile(f.config) : {};
@@ -55,22 +146,59 @@ export async function runCommand(argv: string[]): Promise<void> {
   if (f.seed !== undefined) overrides.seed = f.seed;
   const config = def.spec.validate(overrides, f.config ? `${f.config}` : 'config');
   const ckptDir = f.ckpt || join('public', 'models', f.preset);
-  const base = await loadCheckpointDir(ckptDir).catch((e) => {
-    throw new CliError(`${(e as Error).message}${f.ckpt ? '' : ` (the ${f.preset} base policy; npm run pretrain -- --preset ${f.preset} writes it)`}`);
+  const base = await loadBase(ckptDir, f.ckpt ? null : f.preset);
+  if (f.force) await Promise.all([rm(o.state, { recursive: true, force: true }), rm(o.ckpt, { recursive: true, force: true })]);
+  await drive({ o, store, loop: f.loop, ckptDir, base, config, resume: false, log: createWriteStream(o.log) });
+}
+
+async function resumeRun(o: Outputs, store: CheckpointStore): Promise<void> {
+  const c = await store.load(RUN_ID);
+  if (!c) throw new CliError(`--resume: ${o.state} holds no checkpoint (none was saved before the run ended; start it again with --force)`);
+  const def = loopNamed(c.loop);
+  const config = def.spec.validate(c.config, `${o.state} config`);
+  const base = await loadBase(c.policy, null);
+  await truncateLog(o.log, c.step);
+  process.stderr.write(`resuming ${c.loop} after step ${c.step} of ${config.steps} from ${o.state}\n`);
+  await drive({ o, store, loop: c.loop, ckptDir: c.policy, base, config, resume: true, log: createWriteStream(o.log, { flags: 'a' }) });
+}
+
+async function loadBase(dir: string, preset: string | null) {
+  const base = await loadCheckpointDir(dir).catch((e) => {
+    throw new CliError(`${(e as Error).message}${preset ? ` (the ${preset} base policy; npm run pretrain -- --preset ${preset} writes it)` : ''}`);
   });
+  const unfit = whyModelCannotServe(base.cfg);
+  if (unfit) throw new CliError(`${dir}: ${unfit}; the loops need a policy of this world`);
+  return base;
+}
+
+interface DriveArgs {
+  o: Outputs;
+  store: CheckpointStore;
+  loop: string;
+  ckptDir: string;
+  base: Awaited<ReturnType<typeof loadBase>>;
+  config: BaseLoopConfig;
+  resume: boolean;
+  log: ReturnType<typeof createWriteStream>;
+}
+
+async function drive(a: DriveArgs): Promise<void> {
+  const { o, base, config } = a;
+  warnClamp(config, base.cfg.nPositions);
   const gpu = await createNodeGpu();
-  const out = createWriteStream(f.out);
-  const write = (obj: unknown) => out.write(JSON.stringify(obj) + '\n');
-  write({ type: 'config', loop: f.loop, base: ckptDir, adapter: gpu.adapterName, config });
-  const runs = new RunManager({ createEngine: createWebGpuEngine, loadPolicy: async () => base });
-  const runId = 'cli';
-  process.once('SIGINT', () => {
-    process.stderr.write('\nstopping after this step; the checkpoint will be saved\n');
-    runs.stopRun(runId);
-  });
+  const write = (obj: unknown) => a.log.write(JSON.stringify(obj) + '\n');
+  if (!a.resume) write({ type: 'config', loop: a.loop, base: a.ckptDir, adapter: gpu.adapterName, config });
+  // the base policy is the run's start and, resumed, still its KL reference
+  const runs = new RunManager({ createEngine: createWebGpuEngine, loadPolicy: async () => base, checkpoints: a.store });
+  const stop = (signal: string) => () => {
+    process.stderr.write(`\n${signal}: stopping after this step; the checkpoint will be saved\n`);
+    runs.stopRun(RUN_ID);
+  };
+  process.once('SIGINT', stop('SIGINT'));
+  process.once('SIGTERM', stop('SIGTERM'));
   let done: Extract<LoopEvent, { type: 'done' }> | null = null;
-  const status = await runs.start(gpu, { runId, loop: f.loop, policy: ckptDir, config }, () => undefined, (e) => {
-    // the lab resumes from checkpoints; a CLI run saves its checkpoint at the end (below)
+  const status = await runs.start(gpu, { runId: RUN_ID, loop: a.loop, policy: a.ckptDir, config, resume: a.resume }, stopOnHalt(runs, RUN_ID), (e) => {
+    // checkpoints go to the store (the run manager saves them); boundaries are the manager's
     if (e.type === 'checkpoint' || e.type === 'boundary') return;
     if (e.type === 'done') {
       done = e;
@@ -82,12 +210,11 @@ export async function runCommand(argv: string[]): Promise<void> {
   });
   const last = done as Extract<LoopEvent, { type: 'done' }> | null;
   if (last) {
-    const ckptOut = f.out.replace(/\.jsonl$/, '') + '.ckpt';
-    await saveCheckpointDir(ckptOut, base.cfg, last.params, base.table, { loop: f.loop, step: String(last.step), base: ckptDir });
-    write({ type: 'done', step: last.step, aborted: last.aborted, checkpoint: ckptOut });
-    process.stderr.write(`saved ${ckptOut} at step ${last.step}\n`);
+    await saveCheckpointDir(o.ckpt, base.cfg, last.params, base.table, { loop: a.loop, step: String(last.step), base: a.ckptDir });
+    write({ type: 'done', step: last.step, aborted: last.aborted, checkpoint: o.ckpt });
+    process.stderr.write(`saved ${o.ckpt} at step ${last.step}${last.aborted ? ` (stopped; --resume continues it from ${o.state})` : ''}\n`);
   }
-  await new Promise<void>((resolve) => out.end(resolve));
+  await new Promise<void>((resolve) => a.log.end(resolve));
   gpu.destroy();
   if (status.state === 'failed') throw new Error(`the run failed at step ${status.step}: ${status.error}`);
 }

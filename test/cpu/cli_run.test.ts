@@ -1,0 +1,121 @@
+// `rlvr-lab run`'s answers to the user's mistakes, in-process through main() with a WebGPU that
+// has no adapter: every one is caught before any GPU work (the output paths among them, so a run
+// never trains and then fails to write), one line, exit code 2, and nothing written.
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main';
+import { GPT_PRESETS, type GPTConfig } from '../../src/model/config';
+import { saveCheckpointDir } from '../../src/model/checkpoint_node';
+import { initParams } from '../../src/model/init';
+import { buildTensorTable } from '../../src/model/params';
+
+vi.mock('webgpu', () => ({ create: () => ({ requestAdapter: async () => null }), globals: {} }));
+
+async function cli(...argv: string[]): Promise<{ code: number; stderr: string }> {
+  let stderr = '';
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  try {
+    return { code: await main(argv), stderr };
+  } finally {
+    err.mockRestore();
+    out.mockRestore();
+  }
+}
+
+function expectUserError(r: { code: number; stderr: string }, ...parts: (string | RegExp)[]): void {
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr.trimEnd().split('\n'), r.stderr).toHaveLength(1);
+  for (const p of parts) typeof p === 'string' ? expect(r.stderr).toContain(p) : expect(r.stderr).toMatch(p);
+}
+
+let dir: string;
+const tiny = GPT_PRESETS.tiny;
+
+async function checkpoint(name: string, cfg: GPTConfig = tiny): Promise<string> {
+  const table = buildTensorTable(cfg);
+  const path = join(dir, name);
+  await saveCheckpointDir(path, cfg, initParams(cfg, table, 3), table);
+  return path;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rlvr-cli-run-'));
+  vi.stubEnv('VK_ICD_FILENAMES', join(dir, 'no-icd.json'));
+});
+
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('rlvr-lab run: output paths, checked before any work', () => {
+  it('refuses an --out that is a folder, or in a missing folder', async () => {
+    const ckpt = await checkpoint('base');
+    await mkdir(join(dir, 'a-folder'));
+    expectUserError(await cli('run', '--ckpt', ckpt, '--out', join(dir, 'a-folder')), `--out ${join(dir, 'a-folder')} is a directory`);
+    expectUserError(await cli('run', '--ckpt', ckpt, '--out', join(dir, 'missing', 'run.jsonl')), `the folder ${join(dir, 'missing')} does not exist`);
+  });
+
+  it('refuses a file where its checkpoint folder or final policy folder goes', async () => {
+    const ckpt = await checkpoint('base2');
+    await writeFile(join(dir, 'x.ckpt'), 'not a folder');
+    expectUserError(await cli('run', '--ckpt', ckpt, '--out', join(dir, 'x.jsonl')), `final policy folder ${join(dir, 'x.ckpt')} (beside --out) is a file`);
+    await writeFile(join(dir, 'y.state'), 'not a folder');
+    expectUserError(await cli('run', '--ckpt', ckpt, '--out', join(dir, 'y.jsonl')), `checkpoint folder ${join(dir, 'y.state')} (beside --out) is a file`);
+  });
+
+  it('never overwrites a log silently: --resume continues it, --force starts again', async () => {
+    const ckpt = await checkpoint('base3');
+    const log = join(dir, 'old.jsonl');
+    await writeFile(log, '{"type":"config"}\n');
+    expectUserError(await cli('run', '--ckpt', ckpt, '--out', log), `--out ${log} exists: continue that run with --resume, or overwrite it with --force`);
+    expect(await readFile(log, 'utf8')).toBe('{"type":"config"}\n');
+    expectUserError(await cli('run', '--resume', '--force', '--out', log), '--resume and --force: give one');
+  });
+
+  it('--resume needs the run\'s log and checkpoint, and takes no new set-up', async () => {
+    expectUserError(await cli('run', '--resume', '--out', join(dir, 'never.jsonl')), `--resume: ${join(dir, 'never.jsonl')} does not exist`);
+    const log = join(dir, 'nockpt.jsonl');
+    await writeFile(log, '{"type":"config"}\n');
+    expectUserError(await cli('run', '--resume', '--out', log), `--resume: ${join(dir, 'nockpt.state')} holds no checkpoint`);
+    expectUserError(await cli('run', '--resume', '--steps', '9', '--out', log), '--resume continues the run as it was set up');
+  });
+});
+
+describe('rlvr-lab run: the set-up and the base policy, checked before any work', () => {
+  it('refuses a seed of 2^32 or more (it would wrap to another seed) and a group of one', async () => {
+    const ckpt = await checkpoint('base4');
+    expectUserError(await cli('run', '--ckpt', ckpt, '--seed', String(2 ** 32), '--out', join(dir, 's.jsonl')), /config\.seed = 4294967296: must be < 4294967296/);
+    const cfg = join(dir, 'g1.json');
+    await writeFile(cfg, JSON.stringify({ groupSize: 1 }));
+    expectUserError(await cli('run', '--ckpt', ckpt, '--config', cfg, '--out', join(dir, 'g.jsonl')), /groupSize = 1: a group of one response has no baseline/);
+    expect(existsSync(join(dir, 's.jsonl')) || existsSync(join(dir, 'g.jsonl'))).toBe(false);
+  });
+
+  it('refuses a base whose context or vocabulary cannot serve the world, naming its folder', async () => {
+    const short = await checkpoint('short', { ...tiny, nPositions: 16 });
+    const wide = await checkpoint('wide', { ...tiny, vocabSize: 80 });
+    expectUserError(await cli('run', '--ckpt', short, '--out', join(dir, 'short.jsonl')), `${short}: the model's context is 16 tokens`);
+    expectUserError(await cli('run', '--ckpt', wide, '--out', join(dir, 'wide.jsonl')), `${wide}: the model's vocabulary has 80 tokens`);
+  });
+
+  it('a missing WebGPU adapter is one line, after every check passed, and writes no log', async () => {
+    const ckpt = await checkpoint('base5');
+    const log = join(dir, 'fine.jsonl');
+    const cfg = join(dir, 'short-answers.json');
+    await writeFile(cfg, JSON.stringify({ maxNewTokens: 16 }));
+    expectUserError(await cli('run', '--ckpt', ckpt, '--config', cfg, '--out', log), 'no WebGPU adapter');
+    expect(existsSync(log)).toBe(false);
+  });
+
+  it('says once that the context cuts responses shorter than maxNewTokens (tiny: 64 tokens)', async () => {
+    const r = await cli('run', '--ckpt', await checkpoint('base6'), '--out', join(dir, 'clamp.jsonl'));
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe('note: maxNewTokens = 84, but the context (64 tokens) leaves the longest solve prompt room for 20; longer responses are cut there');
+    expect(lines.filter((l) => l.startsWith('note:'))).toHaveLength(1);
+  });
+});

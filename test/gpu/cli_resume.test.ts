@@ -1,0 +1,62 @@
+// A headless run killed with SIGKILL after a checkpoint resumes with `rlvr-lab run --resume` to the
+// numbers of the run never interrupted, for every loop of the registry (the tiny policy): its log
+// then reads as the uninterrupted run's (timings aside) and its final policy is the same.
+import { spawn, execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { LOOP_NAMES } from '../../src/loops/registry';
+import { loadCheckpointDir } from '../../src/model/checkpoint_node';
+
+const exec = promisify(execFile);
+const BIN = join(__dirname, '..', '..', 'bin', 'rlvr-lab.mjs');
+const CONFIG = {
+  steps: 6, checkpointEvery: 1, problemsPerStep: 2, groupSize: 4, maxNewTokens: 16, trainProblems: 16, evalEvery: 3, evalProblems: 2, evalN: 2, samplesPerStep: 1,
+};
+const OWN: Record<string, object> = { svs: { variantsPerSolution: 2 } };
+
+/** The log's events without what differs between two runs of the same numbers (timings, paths). */
+async function events(log: string): Promise<unknown[]> {
+  const lines = (await readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return lines.map(({ seconds: _s, checkpoint: _c, ...rest }) => rest);
+}
+
+async function untilCheckpoint(state: string, step: number): Promise<void> {
+  const manifest = join(state, 'checkpoints', 'cli', 'manifest.json');
+  for (let i = 0; i < 2400; i++) {
+    if (existsSync(manifest)) {
+      const m = JSON.parse(await readFile(manifest, 'utf8').catch(() => '{}')) as { step?: number };
+      if ((m.step ?? 0) >= step) return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no checkpoint of step ${step} in ${state} after 120 s`);
+}
+
+describe('rlvr-lab run --resume after SIGKILL', () => {
+  it.each(LOOP_NAMES)('%s: the resumed run ends as the uninterrupted one', async (loop) => {
+    const dir = await mkdtemp(join(tmpdir(), `rlvr-resume-${loop}-`));
+    const cfg = join(dir, 'cfg.json');
+    await writeFile(cfg, JSON.stringify({ ...CONFIG, ...OWN[loop] }));
+    const args = (out: string) => ['run', '--loop', loop, '--preset', 'tiny', '--seed', '3', '--config', cfg, '--out', out];
+    const whole = join(dir, 'whole.jsonl');
+    await exec('node', [BIN, ...args(whole)], { env: process.env });
+
+    const cut = join(dir, 'cut.jsonl');
+    const child = spawn('node', [BIN, ...args(cut)], { env: process.env, stdio: 'ignore' });
+    await untilCheckpoint(join(dir, 'cut.state'), 2);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const before = await events(cut);
+    // killed mid-run: no final event yet
+    expect(before.some((e) => (e as { type: string }).type === 'done')).toBe(false);
+    await exec('node', [BIN, 'run', '--resume', '--out', cut], { env: process.env });
+
+    expect(await events(cut)).toEqual(await events(whole));
+    const [a, b] = await Promise.all([loadCheckpointDir(join(dir, 'whole.ckpt')), loadCheckpointDir(join(dir, 'cut.ckpt'))]);
+    expect(Array.from(b.params)).toEqual(Array.from(a.params));
+  });
+});
