@@ -1,7 +1,7 @@
 // Base policies as the worker fetches them: public/models/<name>/ holds model.safetensors and
 // config.json (Hugging Face GPT-2 layout); public/models/index.json lists the folders. Checkpoints
 // the user uploads are registered under `upload:<file>` and served before the shipped ones.
-import { parseCheckpoint } from '../model/checkpoint';
+import { firstNonFinite, parseCheckpoint } from '../model/checkpoint';
 import { VOCAB_SIZE } from '../world/tokenizer';
 import type { BasePolicy } from './runs';
 
@@ -32,6 +32,8 @@ export function parseUploadedPolicy(name: string, safetensors: Uint8Array, confi
   if (!UPLOAD_NAME.test(name)) throw new Error(`uploaded policy "${name}": names are upload: followed by letters, digits, ., - and _`);
   const ckpt = parseCheckpoint(safetensors, configJson);
   if (ckpt.cfg.vocabSize !== VOCAB_SIZE) throw new Error(`uploaded policy "${name}": vocab_size = ${ckpt.cfg.vocabSize}, but the lab's tokenizer has ${VOCAB_SIZE} tokens`);
+  const bad = firstNonFinite(ckpt.params, ckpt.table);
+  if (bad) throw new Error(`uploaded policy "${name}": tensor ${bad.tensor} holds ${bad.value} at index ${bad.index}; a base policy's weights must all be finite numbers`);
   return { cfg: ckpt.cfg, params: ckpt.params };
 }
 

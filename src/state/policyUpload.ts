@@ -3,7 +3,7 @@
 // uses, so a bad file is refused here with a message naming the file and the problem. A single
 // .safetensors file is not enough: checkpoint.ts reads the architecture from config.json only.
 import { CheckpointError } from '../model/safetensors';
-import { parseCheckpoint } from '../model/checkpoint';
+import { firstNonFinite, parseCheckpoint } from '../model/checkpoint';
 import type { GPTConfig } from '../model/config';
 import { VOCAB_SIZE } from '../world/tokenizer';
 
@@ -76,6 +76,9 @@ export function checkCheckpoint(fileName: string, safetensors: Uint8Array, confi
     cfg = ckpt.cfg;
     // the flat buffer pads tensors for alignment: count the tensors' own values
     params = ckpt.table.tensors.reduce((n, t) => n + t.size, 0);
+    // a policy with NaN or Inf weights would only ever train into NaN: refuse it here
+    const bad = firstNonFinite(ckpt.params, ckpt.table);
+    if (bad) return { ok: false, message: `${fileName}: tensor ${bad.tensor} holds ${bad.value} at index ${bad.index}; a base policy's weights must all be finite numbers` };
   } catch (e) {
     if (!(e instanceof CheckpointError)) throw e;
     return { ok: false, message: renamed(e.message, fileName, configName) };

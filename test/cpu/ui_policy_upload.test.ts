@@ -62,6 +62,17 @@ describe('checkpoint upload: the files', () => {
     expect(() => loader.register('upload:x', safetensors, configJson)).toThrow(/vocab_size = 80/);
   });
 
+  it('refuses weights holding NaN or Inf, in the page and in the worker, naming the tensor', async () => {
+    const cfg = GPT_PRESETS.tiny;
+    const table = buildTensorTable(cfg);
+    const params = new Float32Array(table.totalFloats);
+    const wpe = table.tensors.find((t) => t.name === 'wpe.weight')!;
+    params[wpe.offset + 5] = NaN;
+    const { safetensors, configJson } = serializeCheckpoint(cfg, params, table);
+    expect(await refusal([weights(safetensors, 'mine.safetensors'), config(configJson)])).toBe('mine.safetensors: tensor wpe.weight holds NaN at index 5; a base policy\'s weights must all be finite numbers');
+    expect(() => new PolicyLoader(new URL('http://127.0.0.1:1/')).register('upload:x', safetensors, configJson)).toThrow(/tensor wpe\.weight holds NaN at index 5/);
+  });
+
   it('names uploads after the file, never twice the same', () => {
     expect(uploadName('model.safetensors', [])).toBe('upload:model');
     expect(uploadName('model.safetensors', ['upload:model', 'upload:model-2'])).toBe('upload:model-3');
