@@ -96,6 +96,16 @@ describe('rlvr-lab run: the set-up and the base policy, checked before any work'
     expect(existsSync(join(dir, 's.jsonl')) || existsSync(join(dir, 'g.jsonl'))).toBe(false);
   });
 
+  it('refuses a base whose weights hold NaN, naming its folder and the tensor', async () => {
+    const cfg = tiny;
+    const table = buildTensorTable(cfg);
+    const params = initParams(cfg, table, 3);
+    params[table.tensors.find((t) => t.name === 'ln_f.weight')!.offset + 2] = NaN;
+    const path = join(dir, 'nan');
+    await saveCheckpointDir(path, cfg, params, table);
+    expectUserError(await cli('run', '--ckpt', path, '--out', join(dir, 'nan.jsonl')), `checkpoint ${path}: model.safetensors: tensor ln_f.weight holds NaN at index 2`);
+  });
+
   it('refuses a base whose context or vocabulary cannot serve the world, naming its folder', async () => {
     const short = await checkpoint('short', { ...tiny, nPositions: 16 });
     const wide = await checkpoint('wide', { ...tiny, vocabSize: 80 });
