@@ -173,8 +173,8 @@ export class LabHost {
     this.runs.stopRun(runId);
   }
 
-  setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): void {
-    this.runs.setRunKnobs(runId, knobs);
+  setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): number {
+    return this.runs.setRunKnobs(runId, knobs);
   }
 
   private get checkpoints(): CheckpointStore {

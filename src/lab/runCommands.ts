@@ -11,8 +11,11 @@ export interface RunCommands {
   /** On a paused run: exactly one more RL step, then paused again. */
   stepRun(runId: string): Promise<void>;
   stopRun(runId: string): Promise<void>;
-  /** Queues knob values for the run's next step (they merge with values queued before and not yet taken). */
-  setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): Promise<void>;
+  /**
+   * Queues knob values for the run's next step (they merge with values queued before and not yet
+   * taken); resolves with the step that will take them.
+   */
+  setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): Promise<number>;
 }
 
 export type RunCommandName = keyof RunCommands;
@@ -27,10 +30,10 @@ export type RunCommandTarget = { [K in RunCommandName]: (...args: Parameters<Run
  * open); `guard` runs first for the commands it names (a refusal throws from there).
  */
 export function routeRunCommands(route: (runId: string) => RunCommandTarget | Promise<RunCommandTarget>, guard: Partial<Record<RunCommandName, () => void>> = {}): RunCommands {
-  const forward = (name: RunCommandName) => async (runId: string, ...rest: unknown[]): Promise<void> => {
+  const forward = (name: RunCommandName) => async (runId: string, ...rest: unknown[]): Promise<unknown> => {
     guard[name]?.();
     const target = await route(runId);
-    await (target[name] as (runId: string, ...rest: unknown[]) => unknown)(runId, ...rest);
+    return (target[name] as (runId: string, ...rest: unknown[]) => unknown)(runId, ...rest);
   };
   return Object.fromEntries(RUN_COMMANDS.map((name) => [name, forward(name)])) as unknown as RunCommands;
 }

@@ -70,8 +70,12 @@ class Run {
   readonly walls: number[] = [];
   /** knob values queued by the page, taken by the loop at the top of its next step */
   private knobs: Partial<LiveKnobs> | null = null;
+  /** the loop took its knobs for step `step + 1` and computes it (until its step event) */
+  inStep = false;
   readonly controls: LoopControls = {
     pending: () => {
+      // the driver asks at the top of every step: from here until the step's event, it is computing
+      this.inStep = true;
       const k = this.knobs;
       this.knobs = null;
       return k;
@@ -101,8 +105,10 @@ class Run {
     this.notify();
   }
 
-  queueKnobs(k: Partial<LiveKnobs>): void {
+  /** Queues knob values; returns the step that takes them (the one after the step in progress). */
+  queueKnobs(k: Partial<LiveKnobs>): number {
     this.knobs = { ...this.knobs, ...k };
+    return this.step + (this.inStep ? 2 : 1);
   }
 
   recordWall(seconds: number): void {
@@ -240,6 +246,7 @@ export class RunManager<D extends RunDevice = Gpu> {
         batcher.push(e);
         run.history.steps.push(e);
         run.step = e.step;
+        run.inStep = false;
         sawStep = true;
         const h = stepHalt(e.step, e.metrics);
         if (h) run.halt(h);
@@ -362,11 +369,12 @@ export class RunManager<D extends RunDevice = Gpu> {
    * Queues knob values for the run's next step. The loop validates them when it takes them; a
    * rejection fails the run with the validator's message (the page checks them first).
    */
-  setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): void {
+  /** Returns the step that will take them: the next one, or the one after the step in progress. */
+  setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): number {
     const run = this.get(runId);
     this.refuseAfterLoss(run);
     if (run.state === 'stopping') throw new Error(`run ${runId} is stopping; its knobs can no longer change`);
-    run.queueKnobs(knobs);
+    return run.queueKnobs(knobs);
   }
 
   stopRun(runId: string): void {

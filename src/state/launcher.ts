@@ -211,6 +211,16 @@ export function configDiff(c: BaseLoopConfig, base: BaseLoopConfig): string {
   return parts.join(', ');
 }
 
+/**
+ * How a new run's set-up differs from the last run of its loop ("" when it is the same); the
+ * first run of a loop is described against the loop's defaults instead, and says so.
+ */
+export function runDiff(c: BaseLoopConfig, previous: BaseLoopConfig | null, loop: string): string {
+  if (previous) return configDiff(c, previous);
+  const d = configDiff(c, defaultConfig(loop));
+  return d === '' ? `the ${loop} defaults` : `the ${loop} defaults, but ${d}`;
+}
+
 /** A loop's defaults as a resolved config (what a loop's first run is labelled against). */
 export function defaultConfig(loop: string): BaseLoopConfig {
   return loopNamed(loop).spec.validate({}, loop);

@@ -7,7 +7,7 @@ import type { RunArchive, RunRecord } from './archive';
 import { errorText } from './engineSlice';
 import { FrameQueue, type FrameScheduler } from './frameQueue';
 import { checkKnobs, currentKnobs } from './knobs';
-import { configDiff, defaultConfig } from './launcher';
+import { runDiff } from './launcher';
 import { appendChunk, chunkOfData, EMPTY_RUN_DATA, plainChunk, type RunData } from './runData';
 import { canRestore, INTERRUPTED, withPriorHalts } from './resume';
 import type { LabState } from './store';
@@ -46,7 +46,8 @@ export interface RunsSlice {
    * Checks knob values against the run's current ones with the loop's validator, then queues them
    * for its next step; returns the validator's message (also shown as the runs message) or null.
    */
-  setRunKnobs(id: string, change: Partial<LiveKnobs>): Promise<string | null>;
+  /** Queues the change; the step that will take it, or the reason it was refused. */
+  setRunKnobs(id: string, change: Partial<LiveKnobs>): Promise<{ ok: true; step: number } | { ok: false; message: string }>;
   selectRun(id: string): void;
   /** Ticks or unticks a run for comparison. */
   toggleCompare(id: string): void;
@@ -133,7 +134,7 @@ export const createRunsSlice =
         const index = runs.reduce((m, v) => Math.max(m, v.index), 0) + 1;
         const status: RunStatus = { state: 'starting', step: 0, totalSteps: r.config.steps, stepsPerS: null, etaS: null, error: null };
         const view: RunView = {
-          id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}`, diff: configDiff(r.config, prev?.config ?? defaultConfig(loop)),
+          id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}`, diff: runDiff(r.config, prev?.config ?? null, loop),
           loop, policy: r.policy, config: r.config, createdAt: services.now(), status, live: true, data: EMPTY_RUN_DATA,
         };
         set((st) => ({ runs: { ...st.runs, order: [...st.runs.order, id], byId: { ...st.runs.byId, [id]: view }, selected: id, message: null } }));
@@ -172,19 +173,20 @@ export const createRunsSlice =
 
       async setRunKnobs(id, change) {
         const run = get().runs.byId[id];
-        if (!run) return `no run with id ${id}`;
+        if (!run) return { ok: false, message: `no run with id ${id}` };
         const invalid = checkKnobs(run.loop, run.config, currentKnobs(run.config, run.data), change);
         if (invalid) {
           patch({ message: invalid });
-          return invalid;
+          return { ok: false, message: invalid };
         }
         try {
-          await client.setRunKnobs(id, change);
+          // the worker knows whether a step is in progress: it says which step takes the change
+          const step = await client.setRunKnobs(id, change);
           patch({ message: null });
-          return null;
+          return { ok: true, step };
         } catch (e) {
           patch({ message: errorText(e) });
-          return errorText(e);
+          return { ok: false, message: errorText(e) };
         }
       },
 

@@ -25,8 +25,8 @@ function KnobsForm({ run, current }: { run: RunView; current: LiveKnobs }) {
   const changed = parsed.ok && Object.keys(parsed.change).length > 0;
   const apply = async () => {
     if (!parsed.ok || !changed) return;
-    const failed = await setKnobs(run.id, parsed.change);
-    setNote(failed ?? `Queued: the loop takes ${Object.keys(parsed.change).join(', ')} at the top of step ${run.status.step + 1}.`);
+    const r = await setKnobs(run.id, parsed.change);
+    setNote(r.ok ? `Queued: the loop takes ${Object.keys(parsed.change).join(', ')} at the top of step ${r.step}.` : r.message);
   };
   return (
     <form

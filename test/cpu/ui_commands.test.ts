@@ -47,7 +47,7 @@ function storeWithRun() {
   const client = fakeLabClient({
     init: async () => READY,
     startRun: (_spec, cb) => ((onBatch = cb), new Promise<RunStatus>(() => undefined)),
-    pauseRun: vi.fn(async () => undefined), resumeRun: vi.fn(async () => undefined), stepRun: vi.fn(async () => undefined), stopRun: vi.fn(async () => undefined), setRunKnobs: vi.fn(async () => undefined),
+    pauseRun: vi.fn(async () => undefined), resumeRun: vi.fn(async () => undefined), stepRun: vi.fn(async () => undefined), stopRun: vi.fn(async () => undefined), setRunKnobs: vi.fn(async () => 1),
   });
   let n = 0;
   const store = createLabStore(client, {

@@ -24,7 +24,7 @@ function fakeGpu(report: AdapterReport) {
     resumeRun: vi.fn(async () => undefined),
     stepRun: vi.fn(async () => undefined),
     stopRun: vi.fn(async () => undefined),
-    setRunKnobs: vi.fn(async () => undefined),
+    setRunKnobs: vi.fn(async () => 1),
   };
 }
 
@@ -37,7 +37,7 @@ function fakeCpu(ready: () => Promise<void> = async () => undefined) {
     resumeRun: vi.fn(async () => undefined),
     stepRun: vi.fn(async () => undefined),
     stopRun: vi.fn(async () => undefined),
-    setRunKnobs: vi.fn(async () => undefined),
+    setRunKnobs: vi.fn(async () => 1),
     terminate: vi.fn(),
   };
   return { cpu, finish: (s: RunStatus) => finish(s) };

@@ -84,14 +84,32 @@ describe('RunManager.setKnobs', () => {
     const def = fakeLoop(seen, { step: async () => (await gate, {}) });
     const m = new RunManager({ loopNamed: () => def, createEngine: async (_d, init) => fakeEngine(init, seen), loadPolicy: async () => ({ cfg: GPT_PRESETS.tiny, params: new Float32Array(1) }), batchIntervalMs: 0 });
     const done = m.start({} as Gpu, { runId: 'k', loop: 'fake', policy: 'tiny', config: { steps: 2 } }, () => undefined);
-    await new Promise((r) => setTimeout(r, 0));
-    m.setRunKnobs('k', { lr: 5e-5 });
-    m.setRunKnobs('k', { temperature: 0.7 });
+    // step 1 is in progress (it took its knobs at its top): the change is for step 2
+    for (let i = 0; i < 1000 && !seen.log.includes('compute 1'); i++) await new Promise((r) => setTimeout(r, 0));
+    expect(m.setRunKnobs('k', { lr: 5e-5 })).toBe(2);
+    expect(m.setRunKnobs('k', { temperature: 0.7 })).toBe(2);
     release();
     const final = await done;
     expect(final.state).toBe('done');
     // the engine's settings: the run's own, then both values at the next step, and no further change
     expect(seen.configured.map((c) => [c.lr, c.rl.temperature])).toEqual([[1e-4, 1], [5e-5, 0.7]]);
     expect(() => m.setRunKnobs('k', { lr: 1 })).toThrow(/no active run/);
+  });
+
+  it('paused between steps, a change is for the next step', async () => {
+    const seen = fakeSeen();
+    const def = fakeLoop(seen);
+    const m = new RunManager({ loopNamed: () => def, createEngine: async (_d, init) => fakeEngine(init, seen), loadPolicy: async () => ({ cfg: GPT_PRESETS.tiny, params: new Float32Array(1) }), batchIntervalMs: 0 });
+    const states: string[] = [];
+    const done = m.start({} as Gpu, { runId: 'p', loop: 'fake', policy: 'tiny', config: { steps: 3 } }, (b) => states.push(`${b.status.state}@${b.status.step}`));
+    m.pauseRun('p');
+    for (let i = 0; i < 1000 && !states.includes('paused@0'); i++) await new Promise((r) => setTimeout(r, 0));
+    expect(m.setRunKnobs('p', { lr: 2e-4 })).toBe(1);
+    m.stepRun('p');
+    for (let i = 0; i < 1000 && !states.includes('paused@1'); i++) await new Promise((r) => setTimeout(r, 0));
+    expect(m.setRunKnobs('p', { lr: 3e-4 })).toBe(2);
+    m.resumeRun('p');
+    await done;
+    expect(seen.configured.map((c) => c.lr)).toEqual([1e-4, 2e-4, 3e-4]);
   });
 });

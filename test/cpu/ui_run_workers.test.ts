@@ -51,7 +51,7 @@ function fakeWorker(report: AdapterReport = READY) {
     resumeRun: cmd('resume'),
     stepRun: cmd('step'),
     stopRun: cmd('stop'),
-    setRunKnobs: vi.fn(async (runId: string) => void log.push(`knobs ${runId}`)),
+    setRunKnobs: vi.fn(async (runId: string) => (log.push(`knobs ${runId}`), 1)),
     registerPolicy: vi.fn(async (name: string) => void log.push(`register ${name}`)),
     debugLoseDevice: vi.fn(async () => onEvent({ type: 'device-lost', reason: 'destroyed', message: 'gone' })),
     reconnect: vi.fn(async () => READY),
