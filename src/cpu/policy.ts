@@ -142,14 +142,18 @@ const BREATHE_MS = 50;
 
 /** Batched sampling on the CPU with src/model/decoder.ts's contract (rows are sampled one after another). */
 export class CpuDecoder implements SamplingDecoder {
+  /** rows are sampled one by one: a short batch is sampled as it is, never padded */
+  readonly partialBatches = true;
+
   constructor(private readonly policy: CpuPolicy, readonly B: number, readonly Tmax: number) {
     if (Tmax > policy.cfg.nPositions) throw new Error(`Tmax=${Tmax} exceeds the context length ${policy.cfg.nPositions}`);
   }
 
   /** Samples continuations of `prompts` (exactly B) until each ends or reaches maxNew / the context. */
   async generate(prompts: readonly (readonly number[])[], opts: GenerateOpts): Promise<Generation> {
-    const { B, Tmax } = this;
-    if (prompts.length !== B) throw new Error(`${prompts.length} prompts for a decoder of batch ${B}`);
+    const { Tmax } = this;
+    const B = prompts.length;
+    if (B < 1 || B > this.B) throw new Error(`${prompts.length} prompts for a decoder of batch ${this.B}`);
     prompts.forEach((pr, b) => {
       if (pr.length < 1) throw new Error(`prompt ${b} is empty`);
       if (pr.length >= Tmax) throw new Error(`prompt ${b} has ${pr.length} tokens; the context holds ${Tmax}`);

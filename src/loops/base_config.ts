@@ -42,6 +42,12 @@ export function checkSet(where: string, key: string, name: string): void {
   if (!listSets().some((s) => s.name === name)) throw new ConfigError(`${where}.${key} = "${name}": unknown data set; known: ${listSets().map((s) => s.name).join(', ')}`);
 }
 
+/** A count of a set's problems must not exceed the set: asking for more would quietly use fewer. */
+export function checkSetSize(where: string, key: string, n: number, set: string): void {
+  const size = listSets().find((s) => s.name === set)?.size;
+  if (size !== undefined && n > size) throw new ConfigError(`${where}.${key} = ${n}: the set ${set} holds ${size} problems; use at most ${size}`);
+}
+
 /**
  * Validates a loop's config: its fields (shared and own) over their defaults, then `rl` over
  * the loop's default RL preset, then the shared cross-field rules and the loop's own `check`.
@@ -56,6 +62,7 @@ export function validateLoopConfig<C extends BaseLoopConfig>(
   const rlc = validateRlConfig(rl ?? {}, `${where}.rl`, resolveRlConfig(rlPreset));
   const c = { ...base, rl: rlc } as unknown as C;
   checkSet(where, 'evalSet', c.evalSet);
+  checkSetSize(where, 'evalProblems', c.evalProblems, c.evalSet);
   check(c, where);
   return Object.freeze(c);
 }

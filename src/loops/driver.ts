@@ -105,7 +105,10 @@ export async function* driveLoop<C extends BaseLoopConfig>(def: LoopDefinition<C
   engine.configure(settings(c));
   if (resume) engine.loadOptimiserState(resume.optimiser);
   const run = def.body(engine, c, resume ? { step: resume.step, state: resume.state } : null);
-  const evaluate = async (step: number): Promise<LoopEvent> => evalEvent(c, step, await engine.evaluate(evalProblems, evalOptions(c)));
+  // every evaluation samples as the first did: a live temperature change would otherwise make
+  // the start and later pass@k curves incomparable
+  const evalOpts = evalOptions(config);
+  const evaluate = async (step: number): Promise<LoopEvent> => evalEvent(c, step, await engine.evaluate(evalProblems, evalOpts));
   const checkpoint = async (step: number): Promise<LoopEvent> => {
     const [params, optimiser] = await Promise.all([engine.readParams(), engine.readOptimiserState()]);
     return { type: 'checkpoint', step, params, optimiser, config: c, state: run.state() };

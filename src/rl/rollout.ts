@@ -4,8 +4,12 @@ import type { Decoder, GenerateOpts } from '../model/decoder';
 import type { Role } from '../world/tokenizer';
 import type { Trajectory } from './trajectory';
 
-/** What rollouts need from a sampler: the KV-cache decoder on the GPU, or CPU mode's (src/cpu/policy.ts). */
-export type SamplingDecoder = Pick<Decoder, 'B' | 'Tmax' | 'generate'>;
+/**
+ * What rollouts need from a sampler: the KV-cache decoder on the GPU, or CPU mode's
+ * (src/cpu/policy.ts). `partialBatches`: it samples fewer prompts than B without padding (the
+ * GPU decoder runs a fixed batch; CPU mode's samples row by row and would compute the padding).
+ */
+export type SamplingDecoder = Pick<Decoder, 'B' | 'Tmax' | 'generate'> & { readonly partialBatches?: boolean };
 
 export interface RolloutPrompt<P> {
   prompt: readonly number[];
@@ -47,7 +51,7 @@ export async function rollout<P>(
   for (let start = 0; start < jobs.length; start += B) {
     const chunk = jobs.slice(start, start + B);
     const batchPrompts = chunk.map((j) => prompts[j.p].prompt);
-    while (batchPrompts.length < B) batchPrompts.push(batchPrompts[0]);
+    if (!decoder.partialBatches) while (batchPrompts.length < B) batchPrompts.push(batchPrompts[0]);
     const gen = await decoder.generate(batchPrompts, { ...opts, seed: (opts.seed + start * 7919) >>> 0 });
     chunk.forEach((job, b) => {
       const pl = gen.promptLen[b];

@@ -135,7 +135,9 @@ export function setLoop(l: LauncherState, loop: string): LauncherState {
 
 /** The partial config the loop's validator receives (set-up, preset and overrides layered). */
 export function partialConfig(l: LauncherState): Record<string, unknown> {
-  return { ...(loopSpec(l).presets[l.setup]?.config ?? {}), ...l.fields, rl: { ...RL_CORE_PRESETS[l.preset], ...l.rl } };
+  // the RL preset's whole layer, not its partial: the loop's validator lays `rl` over the loop's
+  // own default preset, which would otherwise keep values the chosen preset leaves at defaults
+  return { ...(loopSpec(l).presets[l.setup]?.config ?? {}), ...l.fields, rl: { ...presetLayer(l.preset), ...l.rl } };
 }
 
 /** Text typed into a field → the raw value stored (the validator judges it). */

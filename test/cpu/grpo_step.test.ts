@@ -11,6 +11,9 @@ import { combineUpdateMetrics, type OptimiserStepMetrics } from '../../src/rl/up
 import type { Rollout } from '../../src/rl/rollout';
 import type { TrainStats } from '../../src/rl/trainer';
 import { loadSet, makeRng } from '../../src/world/index';
+import { driveLoop } from '../../src/loops/driver';
+import { loopNamed } from '../../src/loops/registry';
+import { scriptedEngine } from '../helpers/scriptedEngine';
 
 const train = loadSet('train').slice(0, 64);
 
@@ -92,6 +95,12 @@ describe('step metrics', () => {
     expect(m.reward).toBe(4 / 16);
   });
 
+  it('frac_reward_zero_std counts every group the step sampled, not only the groups dynamic sampling kept', async () => {
+    const s = await sampleStep(c, 1, train, makeRng(1), scripted([[flat, flat], [mixed, mixed]]).sample);
+    // 4 groups sampled, 2 without signal; the update (the trainer's stats) saw only the 2 kept
+    expect(stepMetrics(s, { ...stats, fracZeroStd: 0 }).frac_reward_zero_std).toBe(0.5);
+  });
+
   it('reward_std is the mean of each group\'s Bessel std (TRL)', () => {
     const t = (groupId: number, reward: number) => ({ role: 'solve' as const, groupId, reward });
     // group 0: 1,0,0,1 → std √(1/3); group 1: all 0 → 0
@@ -113,5 +122,20 @@ describe('combineUpdateMetrics', () => {
     expect(m.loss).toBe(2);
     expect(m.tokens).toBe(40);
     expect(combineUpdateMetrics([], 1)).toEqual({});
+  });
+});
+
+describe('the driver', () => {
+  it('evaluates every time as it did at the start, whatever the live temperature', async () => {
+    const engine = scriptedEngine(() => '#1');
+    const def = loopNamed('grpo');
+    const cfg = def.spec.validate({ steps: 2, evalEvery: 1, evalProblems: 2, evalN: 2, problemsPerStep: 1, groupSize: 2, trainProblems: 8 });
+    let asked = false;
+    const controls = { pending: () => (asked ? null : ((asked = true), { temperature: 0.5 })) };
+    for await (const e of driveLoop(def, engine, cfg, { controls })) void e;
+    // the change reached the sampler and the loss...
+    expect(engine.settings?.rl.temperature).toBe(0.5);
+    // ...not the evaluations: start, step 1, step 2 all at the run's own temperature
+    expect(engine.evaluations.map((o) => o.temperature)).toEqual([1, 1, 1]);
   });
 });

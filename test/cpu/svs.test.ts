@@ -59,6 +59,10 @@ describe('SvS config', () => {
     expect(() => validateSvsConfig({ variantReward: 'nave' })).toThrow(/variantReward.*naive/);
     expect(() => validateSvsConfig({ rl: { dynamicSampling: true, filterZeroVariance: true } })).toThrow(/svs\.rl\.dynamicSampling = true/);
     expect(() => validateSvsConfig({ acc_l: 0.1 })).toThrow(/unknown key "acc_l"/);
+    expect(() => validateSvsConfig({ variantsPerSolution: 1 })).toThrow(/svs\.variantsPerSolution = 1: a VPS group of one variant has no baseline/);
+    expect(validateSvsConfig({ variantsPerSolution: 1, rl: { singletonAdvantage: 'verl' } }).variantsPerSolution).toBe(1);
+    expect(() => validateSvsConfig({ trainProblems: 5000 })).toThrow(/svs\.trainProblems = 5000: the set train holds 1000 problems/);
+    expect(() => validateSvsConfig({ evalProblems: 5000 })).toThrow(/svs\.evalProblems = 5000: the set eval-mixed holds \d+ problems/);
   });
 });
 
@@ -161,6 +165,23 @@ describe('SvS on a scripted policy', () => {
     const skip = await runScripted({ noChallenging: 'skip' }, easy);
     expect(skip.step.metrics).toMatchObject({ challenging: 0, 'mix/oqa': 0, skipped: 1 });
     expect(skip.engine.updates).toHaveLength(0);
+  });
+
+  it('counts in the data mix only what trains: with filterZeroVariance a VPS group whose variants all earned R_v = 1 is dropped', async () => {
+    // every variant fair (3 of 8 solved): R_v = 1 for all, a VPS group without variance
+    const fair: Script = (prompt, role, g, dataType) => (role === 'vary' ? `${Number(/#(-?\d+)<sep>$/.exec(prompt)?.[1]) - 1}+1` : script(prompt, role, g, dataType));
+    const on = await runScripted({ rl: { filterZeroVariance: true } }, fair);
+    expect(on.step.metrics['mix/vps']).toBe(0);
+    expect(on.records.every((r) => r.kept === false && r.reward === 1)).toBe(true);
+    const off = await runScripted({}, fair);
+    expect(off.step.metrics['mix/vps']).toBe(32);
+  });
+
+  it('a skipped step trains nothing, and its records say so', async () => {
+    const none: Script = (prompt, role, g) => (role === 'solve' ? '#999' : '1');
+    const r = await runScripted({ noChallenging: 'skip' }, none);
+    expect(r.step.metrics.skipped).toBe(1);
+    expect(r.records).toHaveLength(0);
   });
 
   it('caps the solutions used for synthesis at maxSynthesisSources', async () => {

@@ -8,6 +8,7 @@ import { launcherToQuery, mergeQuery, NO_LESSON, queryToLauncher, queryToLesson 
 import { createLabStore } from '../../src/state/store';
 import type { LabClient } from '../../src/lab/protocol';
 import { validateGrpoConfig } from '../../src/loops/grpo/config';
+import { LOOPS, loopNamed } from '../../src/loops/registry';
 
 const CATALOG = { names: ['tiny', 'small'], defaultPolicy: 'small' };
 
@@ -159,5 +160,15 @@ describe('lesson links (hide and lock)', () => {
     s().resetLauncher();
     expect(s().launcher.state).toMatchObject({ policy: 'tiny', preset: 'grpo', fields: { lr: 0.001 } });
     expect(s().launcher.state.fields).not.toHaveProperty('steps');
+  });
+});
+
+describe('what the form shows is what the run gets', () => {
+  it.each(LOOPS.flatMap((d) => d.spec.rlPresets.map((p) => [d.spec.name, p] as const)))('%s with the %s RL preset', (loop, preset) => {
+    const l = setPreset(setLoop(DEFAULT_LAUNCHER, loop), preset);
+    const r = resolveLauncher(l, CATALOG);
+    if (!r.ok) throw new Error(r.message);
+    for (const k of Object.keys(r.config.rl)) expect((r.config.rl as unknown as Record<string, unknown>)[k], `rl.${k}`).toEqual(effectiveValue(l, 'rl', k));
+    for (const k of Object.keys(loopNamed(loop).spec.fields)) expect((r.config as unknown as Record<string, unknown>)[k], k).toEqual(effectiveValue(l, 'loop', k));
   });
 });

@@ -6,7 +6,7 @@ import { prepareUpdate } from '../../src/rl/trainer';
 import type { Rollout } from '../../src/rl/rollout';
 import type { Trajectory } from '../../src/rl/trajectory';
 import type { LoopEngine, TrainSettings } from '../../src/loops/engine';
-import type { EvalResult } from '../../src/eval/evaluate';
+import type { EvalOptions, EvalResult } from '../../src/eval/evaluate';
 import { GPT_PRESETS } from '../../src/model/config';
 import { EOS, decode, encode, type Role } from '../../src/world/index';
 
@@ -17,6 +17,8 @@ export interface ScriptedEngine extends LoopEngine {
   /** every batch handed to train(), with advantages assigned as the trainer would */
   updates: Trajectory[][];
   settings: TrainSettings | null;
+  /** the options of every evaluation asked for */
+  evaluations: EvalOptions[];
 }
 
 export function scriptedEngine(script: Script): ScriptedEngine {
@@ -25,6 +27,7 @@ export function scriptedEngine(script: Script): ScriptedEngine {
     kind: 'scripted',
     updates: [],
     settings: null,
+    evaluations: [],
     async rollout(prompts, opts, reward) {
       const out: Rollout<never>[] = [];
       prompts.forEach((p, i) => {
@@ -48,7 +51,7 @@ export function scriptedEngine(script: Script): ScriptedEngine {
     configure(s) {
       e.settings = s;
     },
-    evaluate: async (): Promise<EvalResult> => ({
+    evaluate: async (_problems, opts): Promise<EvalResult> => (e.evaluations.push(opts), {
       problems: [], passAtK: { '1': 0 }, avgAtK: { '1': 0 }, majAtK: { '1': 0 }, histogram: { counts: [1] } as EvalResult['histogram'],
       meanEntropy: 0, responseLength: { mean: 1, std: 0, min: 1, max: 1, clipRatio: 0, count: 1 },
     }),

@@ -4,7 +4,7 @@
 import { defaultsOf, num, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
 import { ROLE_LIMITS } from '../../world/index';
-import { BASE_FIELDS, checkSet, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
+import { BASE_FIELDS, checkSet, checkSetSize, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
 
 export interface GrpoConfig extends BaseLoopConfig {
@@ -48,6 +48,7 @@ export const GRPO_PRESETS: Readonly<Record<string, LoopPreset<GrpoConfig>>> = {
 
 function check(c: GrpoConfig, where: string): void {
   checkSet(where, 'trainSet', c.trainSet);
+  checkSetSize(where, 'trainProblems', c.trainProblems, c.trainSet);
   if (c.rl.advantage === 'external') {
     throw new ConfigError(`${where}.rl.advantage = external: the grpo loop computes its advantages from rewards (group_std, none or batch_std); external advantages come from a loop that supplies them (datpo)`);
   }

@@ -109,7 +109,8 @@ export function stepMetrics(s: StepSample, stats: TrainStats): Record<string, nu
   return {
     reward: mean,
     reward_std: rewardStd(trajs),
-    frac_reward_zero_std: stats.fracZeroStd,
+    // over every rollout of the step (TRL), not the update's groups: dynamic sampling keeps only groups with signal
+    frac_reward_zero_std: filterZeroVariance(s.all).fracZeroStd,
     entropy: entN ? entSum / entN : 0,
     // only with dynamic sampling: a constant 1 would be a chart of nothing
     ...(s.dynamic ? { gen_batches: s.genBatches, 'dynamic_sampling/exhausted': s.exhausted ? 1 : 0 } : {}),

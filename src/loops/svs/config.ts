@@ -4,7 +4,7 @@
 import { defaultsOf, num, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
 import { ROLE_LIMITS } from '../../world/index';
-import { BASE_FIELDS, checkSet, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
+import { BASE_FIELDS, checkSet, checkSetSize, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
 
 export type VariantReward = 'shaped' | 'naive';
@@ -43,7 +43,7 @@ const OWN_FIELDS: FieldSpecs<Omit<SvsConfig, keyof BaseLoopConfig>> = {
     help: 'shaped: R_v = 1 iff p̂ is in the band (the paper); naive: R_v = 1 iff p̂ > 0, the ablation the policy hacks by leaking the answer into its variants',
   },
   noChallenging: {
-    default: 'oqa', type: { kind: 'enum', choices: ['oqa', 'skip'] }, paper: 'skip (the released code)',
+    default: 'oqa', type: { kind: 'enum', choices: ['oqa', 'skip'] }, paper: 'oqa (Algorithm 1, LOOPS.md); skip (the released code)',
     help: 'a step with no challenging problem: oqa trains on the kept original groups only; skip makes no update that step, as the released code does',
   },
   maxSynthesisSources: { default: null, type: num(1, { integer: true, nullable: true }), paper: 'null (all)', help: 'cost guard: at most this many correct solutions per step are used to write variants (null = all of them)' },
@@ -90,6 +90,10 @@ function check(c: SvsConfig, where: string): void {
   checkSet(where, 'trainSet', c.trainSet);
   if (c.accLow > c.accHigh) throw new ConfigError(`${where}.accLow = ${c.accLow}: must be ≤ accHigh (${c.accHigh}); the challenging band is acc_l ≤ p ≤ acc_h`);
   if (c.variantAccLow > c.variantAccHigh) throw new ConfigError(`${where}.variantAccLow = ${c.variantAccLow}: must be ≤ variantAccHigh (${c.variantAccHigh}); the rewarded band is acĉ_l ≤ p̂ ≤ acĉ_h`);
+  if (c.variantsPerSolution === 1 && c.rl.singletonAdvantage !== 'verl') {
+    throw new ConfigError(`${where}.variantsPerSolution = 1: a VPS group of one variant has no baseline, so its advantage is 0 and variant writing never learns; use 2 or more (or rl.singletonAdvantage = verl)`);
+  }
+  checkSetSize(where, 'trainProblems', c.trainProblems, c.trainSet);
   if (c.rl.advantage === 'external') throw new ConfigError(`${where}.rl.advantage = external: svs computes its advantages from rewards per role and group; pick group_std, none or batch_std`);
   if (c.rl.dynamicSampling) throw new ConfigError(`${where}.rl.dynamicSampling = true: svs keeps its own groups by their pass rates (0 < p < 1) and does not draw extra problems; set dynamicSampling to false`);
 }

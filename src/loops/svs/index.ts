@@ -15,7 +15,7 @@ const SVS_CHARTS: readonly MetricChartSpec[] = [
   ...CORE_CHARTS.filter((c) => c.id !== 'filtered'),
   {
     id: 'challenging', key: 'challenging', title: 'Challenging problems per step',
-    note: 'Problems the policy solved 1 to 4 times in 8 (acc_l ≤ p ≤ acc_h): only their correct solutions seed variants.',
+    note: 'Problems whose pass rate p is in the challenging band acc_l ≤ p ≤ acc_h (1 to 4 of 8 with the paper\'s values): only their correct solutions seed variants.',
   },
   {
     id: 'spa-pass', key: 'spa/pass_rate', title: 'Pass rate on the variants (SPA)', unit: true,
@@ -38,7 +38,7 @@ export const SVS: LoopDefinition<SvsConfig> = {
     presets: SVS_PRESETS,
     validate: validateSvsConfig,
     // the update holds OQA, VPS and SPA groups: its size varies, so the trainer accumulates gradients over 64-row pieces
-    shape: (c) => ({ trainRows: Math.min(64, c.problemsPerStep * c.groupSize), decodeBatch: 64 }),
+    shape: (c) => ({ trainRows: Math.min(64, c.problemsPerStep * c.groupSize), decodeBatch: Math.min(64, c.problemsPerStep * c.groupSize) }),
     cpuMode: true,
     records: ['svs.variant'],
     views: {

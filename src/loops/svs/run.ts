@@ -21,6 +21,7 @@ import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine, RewardFn } from '../engine';
 import { samplesOf } from '../samples';
+import { filterZeroVariance } from '../../rl/filter';
 import type { SvsConfig } from './config';
 import { diagnoseVariant, isChallenging, keepSolveGroup, keepVariantGroup, passRate, variantReward, type VariantDiagnostics } from './logic';
 
@@ -44,6 +45,8 @@ interface Variant {
   diag: VariantDiagnostics;
   pHat: number | null;
   reward: number;
+  /** the SPA group that answered it (null: not extracted, so not answered) */
+  spaGroup: number | null;
 }
 
 /** The problem's canonical text (how the world prints it), or the text itself if it does not parse. */
@@ -106,7 +109,7 @@ class SvsRun {
     const variants: Variant[] = vps.map((t) => {
       const source = t.groupId;
       const ended = responseText(t.responseTokens).ended;
-      return { source, text: t.text, diag: diagnoseVariant(t.text, ended, originals[sources[source].problem]), pHat: null, reward: 0 };
+      return { source, text: t.text, diag: diagnoseVariant(t.text, ended, originals[sources[source].problem]), pHat: null, reward: 0, spaGroup: null };
     });
     // ---- SPA: solve each extracted variant, graded against the original answer
     const solvable = variants.map((v, k) => ({ v, k })).filter(({ v }) => v.diag.parsed);
@@ -117,7 +120,8 @@ class SvsRun {
     );
     const spaRates = rewardsOfGroups(spa);
     solvable.forEach(({ v }, j) => {
-      v.pHat = passRate(spaRates.get(SPA_GROUP_BASE + j) ?? []);
+      v.spaGroup = SPA_GROUP_BASE + j;
+      v.pHat = passRate(spaRates.get(v.spaGroup) ?? []);
     });
     for (const v of variants) v.reward = variantReward(v.pHat, c);
     // variant trajectories carry their R_v
@@ -132,6 +136,11 @@ class SvsRun {
     const skipped = !anyChallenging && c.noChallenging === 'skip';
     const batch = skipped ? [] : [...keptOqa, ...keptVps, ...keptSpa];
     const stats = batch.length ? await this.engine.train(batch) : null;
+    // what the update really trained on: with filterZeroVariance the trainer also drops VPS groups
+    // whose variants all earned R_v = 1 (OQA and SPA groups kept here always have signal)
+    const trained = c.rl.filterZeroVariance ? filterZeroVariance(batch).kept : batch;
+    const trainedGroups = (type: string) => new Set(trained.filter((t) => t.dataType === type).map((t) => t.groupId));
+    const count = (type: string) => trained.filter((t) => t.dataType === type).length;
     // ---- what the step reports
     const all = [...oqa, ...vpsTrajs, ...spa];
     const parsed = variants.filter((v) => v.diag.parsed);
@@ -141,15 +150,17 @@ class SvsRun {
       reward: passRate(oqa.map((t) => t.reward)),
       entropy: meanEntropy(all),
       'entropy/oqa': meanEntropy(oqa),
+      // the solve role alone (originals and variants), comparable with GRPO's entropy
+      'entropy/solve': meanEntropy([...oqa, ...spa]),
       'completions/mean_length': oqa.reduce((a, t) => a + t.responseTokens.length, 0) / Math.max(1, oqa.length),
       // every response token sampled this step, all three tasks: the cost loops are compared at
       'tokens/generated': all.reduce((a, t) => a + t.responseTokens.length, 0),
       challenging: challenging.filter(Boolean).length,
       'synthesis/sources': sources.length,
       'synthesis/too_long': tooLong,
-      'mix/oqa': skipped ? 0 : keptOqa.length,
-      'mix/vps': skipped ? 0 : keptVps.length,
-      'mix/spa': skipped ? 0 : keptSpa.length,
+      'mix/oqa': count('oqa'),
+      'mix/vps': count('vps'),
+      'mix/spa': count('spa'),
       skipped: skipped ? 1 : 0,
       frac_reward_zero_std: stats?.fracZeroStd ?? 0,
       kept_groups: stats?.keptGroups ?? 0,
@@ -172,17 +183,17 @@ class SvsRun {
       });
     }
     if (spa.length) Object.assign(metrics, { 'entropy/spa': meanEntropy(spa), 'spa/pass_rate': passRate(spa.map((t) => t.reward)) });
-    return { metrics, samples: samplesOf([...oqa.slice(0, 2), ...vpsTrajs.slice(0, 1), ...spa.slice(0, 1)], c.samplesPerStep), records: this.records(step, originals, p, sources, variants, keptVpsGroups) };
+    return { metrics, samples: samplesOf([...oqa.slice(0, 2), ...vpsTrajs.slice(0, 1), ...spa.slice(0, 1)], c.samplesPerStep), records: this.records(step, originals, p, sources, variants, trainedGroups('vps'), trainedGroups('spa')) };
   }
 
-  /** One record per variant: its source problem and solution, its scores, whether it trained, the oracle's flags. */
-  private records(step: number, originals: readonly Problem[], p: readonly number[], sources: readonly Source[], variants: readonly Variant[], keptVps: Set<number>): CurriculumRecord[] {
+  /** One record per variant: its source problem and solution, its scores, whether its VPS and SPA groups trained, the oracle's flags. */
+  private records(step: number, originals: readonly Problem[], p: readonly number[], sources: readonly Source[], variants: readonly Variant[], keptVps: Set<number>, keptSpa: Set<number>): CurriculumRecord[] {
     return variants.map((v) => {
       const s = sources[v.source];
       return {
         kind: 'svs.variant', step, source: v.source, problem: originals[s.problem].text, answer: originals[s.problem].answer,
         problemPassRate: p[s.problem], solution: s.solution, variant: v.text, parsed: v.diag.parsed, value: v.diag.value,
-        pHat: v.pHat, reward: v.reward, kept: keptVps.has(v.source), spaKept: v.pHat !== null && keepSolveGroup(v.pHat),
+        pHat: v.pHat, reward: v.reward, kept: keptVps.has(v.source), spaKept: v.spaGroup !== null && keptSpa.has(v.spaGroup),
         trueValid: v.diag.trueValid, leak: v.diag.leak, copy: v.diag.copy,
       };
     });
