@@ -18,7 +18,7 @@ import { evalEvent, evalOptions, trainSettings } from '../loops/driver';
 import type { BaseLoopConfig } from '../loops/base_config';
 import { RunManager } from '../lab/runs';
 import { createWebGpuEngine } from '../engines/webgpu';
-import { stopOnHalt } from './halts';
+import { haltOf, stopOnHalt } from './halts';
 import { passAtK } from '../metrics/passk';
 import { loadSet } from '../world/index';
 
@@ -33,6 +33,8 @@ export interface SeedResult {
   seconds: number;
   /** each reported metric's mean over the run's steps (NaN where never reported) */
   report: Record<string, number>;
+  /** why the run stopped itself before its end (a rejected or non-finite step), if it did */
+  halted?: string;
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
@@ -59,7 +61,7 @@ export function table(results: readonly SeedResult[], ks: readonly number[], rep
   const lines = [row(head), row(head.map(() => '---'))];
   for (const r of results) {
     const pk = ks.flatMap((k) => [passWithError(r.start, k), passWithError(r.end, k)].map((p) => pm(p.mean, p.se)));
-    lines.push(row([r.seed, r.steps, r.generatedTokens, f3(r.start.meanEntropy), f3(r.end.meanEntropy), ...pk, ...report.map((k) => f3(r.report[k]))]));
+    lines.push(row([r.halted ? `${r.seed} (halted at step ${r.steps})` : r.seed, r.steps, r.generatedTokens, f3(r.start.meanEntropy), f3(r.end.meanEntropy), ...pk, ...report.map((k) => f3(r.report[k]))]));
   }
   const across = (g: (r: SeedResult) => number) => pm(mean(results.map(g)), standardError(results.map(g)));
   lines.push(row([
@@ -138,9 +140,18 @@ export async function ablateCommand(argv: string[]): Promise<void> {
   const budget = await budgets(f, seeds);
   const ckptDir = f.ckpt || join('public', 'models', f.preset);
   const base = await loadCheckpointDir(ckptDir);
-  const extra = f.config ? JSON.parse(await readFile(f.config, 'utf8')) : {};
+  let extra: unknown = {};
+  if (f.config) {
+    try {
+      extra = JSON.parse(await readFile(f.config, 'utf8'));
+    } catch (e) {
+      throw new CliError(`--config: cannot read ${f.config} as JSON (${(e as Error).message})`);
+    }
+  }
   // with a budget the run stops at it: `--steps` is then only a cap
-  const configOf = (seed: number) => def.spec.validate({ ...extra, seed, steps: f.steps, evalEvery: 0, evalN: f['eval-n'], evalProblems: f['eval-problems'], samplesPerStep: 0, checkpointEvery: 0 }, f.config || 'ablate');
+  const configOf = (seed: number) => def.spec.validate({ ...(extra as object), seed, steps: f.steps, evalEvery: 0, evalN: f['eval-n'], evalProblems: f['eval-problems'], samplesPerStep: 0, checkpointEvery: 0 }, f.config || 'ablate');
+  // every seed's config is checked before any GPU work
+  for (const s of seeds) configOf(s);
   const gpu = await createNodeGpu();
   const results: SeedResult[] = [];
   const runs = new RunManager({ createEngine: createWebGpuEngine, loadPolicy: async () => base });
@@ -172,7 +183,9 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     const end = evals.length > 1 ? evals[evals.length - 1] : last ? await evaluateAt(gpu, base.cfg, last.params, config, steps) : null;
     if (!end || evals.length === 0) throw new Error(`seed ${seed}: the run ended (${status.state} at step ${status.step}) without its evaluations`);
     if (budget && tokens < (budget.get(seed) as number)) process.stderr.write(`seed ${seed}: --steps ${f.steps} ran out at ${tokens} of ${budget.get(seed)} tokens; raise --steps\n`);
-    results.push({ seed, start: evals[0], end, steps, generatedTokens: tokens, seconds: (Date.now() - t0) / 1000, report: Object.fromEntries(report.map((k) => [k, sums[k] ? sums[k].s / sums[k].n : NaN])) });
+    const halted = haltOf(status) ?? undefined;
+    if (halted) process.stderr.write(`seed ${seed}: ${halted}; its row says so\n`);
+    results.push({ seed, start: evals[0], end, steps, generatedTokens: tokens, seconds: (Date.now() - t0) / 1000, report: Object.fromEntries(report.map((k) => [k, sums[k] ? sums[k].s / sums[k].n : NaN])), ...(halted ? { halted } : {}) });
     // each seed's result is kept as soon as it is done: a long ablation cut short keeps its finished seeds
     if (f.json) await writeFile(f.json, JSON.stringify({ loop: f.loop, base: ckptDir, config: configOf(seeds[0]), partial: results.length < seeds.length, results }, null, 1));
   }

@@ -1,4 +1,5 @@
 // rlvr-lab: the Node command line over the same engine the page runs in its worker.
+import { RunHaltedError } from './halts';
 import { CliError } from './args';
 import { CheckpointError } from '../model/safetensors';
 import { ConfigError } from '../model/config';
@@ -41,6 +42,11 @@ export async function main(argv: string[]): Promise<number> {
     await (await cmd.load())(rest);
     return 0;
   } catch (e) {
+    // a run that stopped itself is no mistake of the user's: its own code, one line
+    if (e instanceof RunHaltedError) {
+      process.stderr.write(`rlvr-lab ${name}: ${e.message}\n`);
+      return 3;
+    }
     if (USER_ERRORS.some((kind) => e instanceof kind)) {
       process.stderr.write(`rlvr-lab ${name}: ${(e as Error).message}\n`);
       return 2;

@@ -21,7 +21,7 @@ import { nodeCheckpointFs } from '../lab/nodeFs';
 import { whyModelCannotServe } from '../eval/evaluate';
 import { ROLE_LIMITS } from '../world/index';
 import type { BaseLoopConfig } from '../loops/base_config';
-import { stopOnHalt } from './halts';
+import { haltOf, RunHaltedError, stopOnHalt } from './halts';
 
 async function readConfigFile(path: string): Promise<Record<string, unknown>> {
   let text: string;
@@ -217,4 +217,6 @@ async function drive(a: DriveArgs): Promise<void> {
   await new Promise<void>((resolve) => a.log.end(resolve));
   gpu.destroy();
   if (status.state === 'failed') throw new Error(`the run failed at step ${status.step}: ${status.error}`);
+  const halted = haltOf(status);
+  if (halted) throw new RunHaltedError(`${halted} (its checkpoint is in ${o.state})`);
 }

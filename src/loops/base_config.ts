@@ -54,12 +54,17 @@ export function checkSetSize(where: string, key: string, n: number, set: string)
  */
 export function validateLoopConfig<C extends BaseLoopConfig>(
   obj: unknown, where: string, fields: FieldSpecs<Omit<C, 'rl'>>, defaults: Omit<C, 'rl'>, rlPreset: RlCorePresetName,
-  check: (c: C, where: string) => void = () => undefined,
+  check: (c: C, where: string) => void = () => undefined, rlUnused: readonly (keyof RlCoreConfig)[] = [],
 ): C {
   if (!isPlainObject(obj)) throw new ConfigError(`${where}: expected an object`);
   const { rl, ...rest } = obj;
   const base = validateFields(rest, fields, where, defaults);
-  const rlc = validateRlConfig(rl ?? {}, `${where}.rl`, resolveRlConfig(rlPreset));
+  const rlBase = resolveRlConfig(rlPreset);
+  const rlc = validateRlConfig(rl ?? {}, `${where}.rl`, rlBase);
+  // a field the loop does not use must not look as if it did something
+  for (const k of rlUnused) {
+    if (!Object.is(rlc[k], rlBase[k])) throw new ConfigError(`${where}.rl.${k} = ${JSON.stringify(rlc[k])}: the loop does not use this setting; leave it at ${JSON.stringify(rlBase[k])}`);
+  }
   const c = { ...base, rl: rlc } as unknown as C;
   checkSet(where, 'evalSet', c.evalSet);
   checkSetSize(where, 'evalProblems', c.evalProblems, c.evalSet);

@@ -99,6 +99,8 @@ export interface LoopSpec<C extends BaseLoopConfig = BaseLoopConfig> {
   fields: FieldSpecs<Omit<C, 'rl'>>;
   /** the RL-core presets the launcher offers for this loop; the first is its default */
   rlPresets: readonly RlCorePresetName[];
+  /** RL-core fields the loop does not use: the form hides them and the validator refuses them set */
+  rlUnused?: readonly (keyof RlCoreConfig)[];
   /** named set-ups; `paper` (the paper's values) and `lab` (sized to finish here in minutes) at least */
   presets: Readonly<Record<string, LoopPreset<C>>>;
   /** checks an untrusted partial config and returns a complete, frozen one (throws ConfigError saying what to change) */

@@ -22,7 +22,7 @@ const MAX_K = 4_096;
 const MAX_PROBLEMS = 100_000;
 const MAX_NAME = 200;
 const MAX_RECORD_EVENTS = 20_000;
-const MAX_RECORDS_PER_EVENT = 5_000;
+const MAX_RECORDS_PER_EVENT = 50_000;
 const MAX_RECORD_FIELDS = 64;
 const MAX_RECORD_LIST = 1_000;
 const MAX_TEXT = 10_000;
@@ -197,6 +197,8 @@ function readSamples(v: unknown, path: string): SamplesEvent {
       response: text(x.response, `${at}.response`, MAX_TEXT),
       reward: measure(x.reward, `${at}.reward`),
       entropy: measures(x.entropy, `${at}.entropy`, MAX_TEXT),
+      // the role that wrote it (files exported before samples named it carry none)
+      ...(x.role === undefined ? {} : { role: text(x.role, `${at}.role`, MAX_NAME, { empty: false }) }),
     };
   });
   return { type: 'samples', step: integer(o.step, `${path}.step`, 0), samples };

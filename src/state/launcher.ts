@@ -59,6 +59,12 @@ export function loopKeys(l: Pick<LauncherState, 'loop'>): string[] {
   return Object.keys(loopSpec(l).fields);
 }
 
+/** The RL-core fields the loop uses (the form shows these), in the core's order. */
+export function rlKeys(l: Pick<LauncherState, 'loop'>): RlKey[] {
+  const unused = loopSpec(l).rlUnused ?? [];
+  return RL_KEYS.filter((k) => !unused.includes(k));
+}
+
 /** The RL presets the loop offers; its default first. */
 export function presetNames(l: Pick<LauncherState, 'loop'>): readonly RlCorePresetName[] {
   return loopSpec(l).rlPresets;

@@ -8,6 +8,7 @@ import {
   DEFAULT_SETUP,
   RL_KEYS,
   fieldSpec,
+  rlKeys,
   formatValue,
   loopKeys,
   parseInput,
@@ -33,7 +34,7 @@ export function launcherToQuery(l: LauncherState): URLSearchParams {
   if (l.setup !== DEFAULT_SETUP) q.set('setup', l.setup);
   if (l.preset !== presetNames(l)[0]) q.set('preset', l.preset);
   for (const k of loopKeys(l)) if (Object.hasOwn(l.fields, k)) q.set(k, formatValue(l.fields[k]));
-  for (const k of RL_KEYS) if (Object.hasOwn(l.rl, k)) q.set(k, formatValue(l.rl[k]));
+  for (const k of rlKeys(l)) if (Object.hasOwn(l.rl, k)) q.set(k, formatValue(l.rl[k]));
   return q;
 }
 
@@ -48,7 +49,7 @@ export function queryToLauncher(q: URLSearchParams): DecodedQuery {
   // the loop first: which fields, set-ups and presets exist depends on it
   let l: LauncherState = setLoop({ ...DEFAULT_LAUNCHER, fields: {}, rl: {} }, q.get('loop') ?? DEFAULT_LOOP);
   const loopFields = new Set(loopKeys(l));
-  const rlFields = new Set<string>(RL_KEYS);
+  const rlFields = new Set<string>(rlKeys(l));
   const fields: Record<string, unknown> = {};
   const rl: Record<string, unknown> = {};
   for (const [key, value] of q) {

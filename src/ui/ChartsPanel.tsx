@@ -123,9 +123,10 @@ export function TrainingCharts() {
   const marks = haltMarks(shown, axis.mode);
   const changes = changeMarks(shown, axis.mode);
   const specs = metricChartsOf(shown.runs.map((r) => r.run.loop)).filter((c) => !c.optional || shown.runs.some((r) => c.key in r.run.data.series));
-  // a loop's own multi-metric charts draw the selected run (the first shown)
-  const first = shown.runs[0].run;
-  const views = viewsOf(first.loop);
+  // a loop's own multi-metric charts draw one run each: for each loop shown, its first run
+  const ownViews = [...new Map(shown.runs.map((r) => [r.run.loop, r.run])).values()]
+    .map((run) => ({ run, views: viewsOf(run.loop) }))
+    .filter((v): v is { run: typeof v.run; views: LoopViews } => v.views !== null);
   return (
     <Panel title="Training" className="panel-wide charts" intro={intro(shown, 'what each step of the loop measured')}>
       <ChartControls shown={shown} />
@@ -137,12 +138,10 @@ export function TrainingCharts() {
             series={shown.runs.map((r) => ({ id: r.run.id, name: r.name, steps: r.run.data.step, values: r.run.data.series[spec.key], clock: clockOf(r.run.data) }))}
           />
         ))}
-        {(views?.stacked ?? []).map((spec) => (
-          <StackedChart key={spec.id} {...stackedProps(spec, first.data)} />
-        ))}
-        {(views?.multiLine ?? []).map((spec) => (
-          <MultiLineChart key={spec.id} spec={spec} data={first.data} axis={axis} marks={marks} />
-        ))}
+        {ownViews.map(({ run, views }) => [
+          ...(views.stacked ?? []).map((spec) => <StackedChart key={`${run.id}-${spec.id}`} {...stackedProps(spec, run.data)} />),
+          ...(views.multiLine ?? []).map((spec) => <MultiLineChart key={`${run.id}-${spec.id}`} spec={spec} data={run.data} axis={axis} marks={marks} />),
+        ])}
       </div>
     </Panel>
   );
@@ -156,7 +155,8 @@ function viewsOf(loop: string): LoopViews | null {
 /** The selected run's curriculum, in the browsers its loop declares (none for GRPO). */
 export function CurriculumPanel() {
   const shown = useShownRuns();
-  const run = shown.runs[0]?.run;
+  // the first shown run whose loop has a browser (a compared GRPO run listed first has none)
+  const run = shown.runs.find((r) => (viewsOf(r.run.loop)?.browsers ?? []).length > 0)?.run;
   const browsers = run ? viewsOf(run.loop)?.browsers ?? [] : [];
   if (!run || browsers.length === 0) return null;
   return (

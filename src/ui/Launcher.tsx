@@ -4,7 +4,7 @@
 import { useId } from 'react';
 import { RL_CORE_PRESETS, type RlCorePresetName } from '../rl/config';
 import type { Section } from '../state/launcher';
-import { LOOP_CHOICES, RL_KEYS, loopKeys, loopSpec, presetNames, setupNames } from '../state/launcher';
+import { LOOP_CHOICES, loopKeys, loopSpec, presetNames, rlKeys, setupNames } from '../state/launcher';
 import { selectExclusiveJob, selectRunsReady, type LabState } from '../state/store';
 import { selectCpuModeOffered } from '../state/cpuModeSlice';
 import { CPU_MODE } from '../lab/cpuMode';
@@ -186,7 +186,7 @@ export function Launcher() {
         <TopRow highlighted={highlighted} />
         <FieldGroup title="Run" section="loop" names={runFields} highlighted={highlighted} open />
         <FieldGroup title="Data and evaluation" section="loop" names={dataFields} highlighted={highlighted} open={false} />
-        <FieldGroup title="RL core (loss, advantages, filtering)" section="rl" names={RL_KEYS} highlighted={highlighted} open={false} />
+        <FieldGroup title="RL core (loss, advantages, filtering)" section="rl" names={rlKeys(launcherState)} highlighted={highlighted} open={false} />
         <AddressWarnings />
         {!resolved.ok && (
           <p className="cfg-error launcher-error" role="status" data-testid="launcher-error">

@@ -31,5 +31,7 @@ describe('ablation statistics', () => {
     expect(md[0]).toBe('| seed | steps | generated tokens | entropy start | entropy end | pass@1 start | pass@1 end | vps/leak (run mean) |');
     expect(md[2]).toBe('| 1 | 10 | 1000 | 0.500 | 0.500 | 0.250 ± 0.000 | 0.500 ± 0.000 | 0.100 |');
     expect(md[4]).toBe('| mean ± s.e. over 2 seeds | 10.000 ± 0.000 | 1500.000 ± 500.000 | 0.500 ± 0.000 | 0.500 ± 0.000 | 0.250 ± 0.000 | 0.750 ± 0.250 | 0.150 ± 0.050 |');
+    // a seed that halted itself says so in its row
+    expect(table([{ ...r(1, [2, 2]), halted: 'the run halted at step 10: …' }], [1], []).split('\n')[2]).toMatch(/^\| 1 \(halted at step 10\) \|/);
   });
 });

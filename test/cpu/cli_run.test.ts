@@ -11,6 +11,8 @@ import { GPT_PRESETS, type GPTConfig } from '../../src/model/config';
 import { saveCheckpointDir } from '../../src/model/checkpoint_node';
 import { initParams } from '../../src/model/init';
 import { buildTensorTable } from '../../src/model/params';
+import { haltOf, stopOnHalt } from '../../src/cli/halts';
+import type { RunHalt, RunStatus } from '../../src/lab/protocol';
 
 vi.mock('webgpu', () => ({ create: () => ({ requestAdapter: async () => null }), globals: {} }));
 
@@ -127,5 +129,29 @@ describe('rlvr-lab run: the set-up and the base policy, checked before any work'
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines[0]).toBe('note: maxNewTokens = 84, but the context (64 tokens) leaves the longest solve prompt room for 20; longer responses are cut there');
     expect(lines.filter((l) => l.startsWith('note:'))).toHaveLength(1);
+  });
+});
+
+describe('a headless run that halts itself', () => {
+  it('says why once and stops (nobody is there to press Resume); its status names the halt', () => {
+    const stopped: string[] = [];
+    let said = '';
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation((c) => ((said += String(c)), true));
+    try {
+      const send = stopOnHalt({ stopRun: (id: string) => void stopped.push(id) }, 'cli');
+      const status = (halts: RunHalt[], state: RunStatus['state']): RunStatus => ({ state, step: 2, totalSteps: 5, stepsPerS: null, etaS: null, error: null, halts });
+      const batch = (s: RunStatus) => ({ runId: 'cli', step: new Float64Array(), seconds: new Float64Array(), keys: [], metrics: new Float64Array(), samples: [], records: [], evals: [], status: s });
+      const h: RunHalt = { step: 2, kind: 'nonfinite', message: 'Step 2: loss = NaN is not finite.' };
+      send(batch(status([], 'running')));
+      expect(stopped).toEqual([]);
+      send(batch(status([h], 'pausing')));
+      send(batch(status([h], 'paused')));
+      expect(stopped).toEqual(['cli']);
+      expect(said).toBe('halted: Step 2: loss = NaN is not finite.\n');
+      expect(haltOf(status([h], 'stopped'))).toBe('the run halted at step 2: Step 2: loss = NaN is not finite.');
+      expect(haltOf(status([], 'done'))).toBeNull();
+    } finally {
+      err.mockRestore();
+    }
   });
 });

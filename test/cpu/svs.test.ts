@@ -14,6 +14,8 @@ import { groupKey } from '../../src/rl/advantages';
 import type { Trajectory } from '../../src/rl/trajectory';
 import { evaluate, loadSet, parseExpr } from '../../src/world/index';
 import { scriptedEngine, type Script } from '../helpers/scriptedEngine';
+import { collect, runOnCpu } from '../helpers/loops';
+import { loadCheckpointDir } from '../../src/model/checkpoint_node';
 
 const c = { ...SVS_DEFAULTS, rl: undefined } as unknown as SvsConfig;
 
@@ -57,7 +59,9 @@ describe('SvS config', () => {
     expect(() => validateSvsConfig({ variantsPerSolution: 0 })).toThrow(/svs\.variantsPerSolution = 0: must be ≥ 1/);
     expect(() => validateSvsConfig({ groupSize: 1 })).toThrow(/svs\.groupSize = 1: must be ≥ 2/);
     expect(() => validateSvsConfig({ variantReward: 'nave' })).toThrow(/variantReward.*naive/);
-    expect(() => validateSvsConfig({ rl: { dynamicSampling: true, filterZeroVariance: true } })).toThrow(/svs\.rl\.dynamicSampling = true/);
+    // DAPO's dynamic sampling is GRPO's: set for SvS, it is refused rather than ignored
+    expect(() => validateSvsConfig({ rl: { dynamicSampling: true, filterZeroVariance: true } })).toThrow(/svs\.rl\.dynamicSampling = true: the loop does not use this setting/);
+    expect(() => validateSvsConfig({ rl: { maxGenBatches: 3 } })).toThrow(/svs\.rl\.maxGenBatches = 3: the loop does not use this setting/);
     expect(() => validateSvsConfig({ acc_l: 0.1 })).toThrow(/unknown key "acc_l"/);
     expect(() => validateSvsConfig({ variantsPerSolution: 1 })).toThrow(/svs\.variantsPerSolution = 1: a VPS group of one variant has no baseline/);
     expect(validateSvsConfig({ variantsPerSolution: 1, rl: { singletonAdvantage: 'verl' } }).variantsPerSolution).toBe(1);
@@ -170,7 +174,7 @@ describe('SvS on a scripted policy', () => {
   it('counts in the data mix only what trains: with filterZeroVariance a VPS group whose variants all earned R_v = 1 is dropped', async () => {
     // every variant fair (3 of 8 solved): R_v = 1 for all, a VPS group without variance
     const fair: Script = (prompt, role, g, dataType) => (role === 'vary' ? `${Number(/#(-?\d+)<sep>$/.exec(prompt)?.[1]) - 1}+1` : script(prompt, role, g, dataType));
-    const on = await runScripted({ rl: { filterZeroVariance: true } }, fair);
+    const on = await runScripted({ rl: { filterZeroVariance: true } as never }, fair);
     expect(on.step.metrics['mix/vps']).toBe(0);
     expect(on.records.every((r) => r.kept === false && r.reward === 1)).toBe(true);
     const off = await runScripted({}, fair);
@@ -178,7 +182,7 @@ describe('SvS on a scripted policy', () => {
   });
 
   it('a skipped step trains nothing, and its records say so', async () => {
-    const none: Script = (prompt, role, g) => (role === 'solve' ? '#999' : '1');
+    const none: Script = (_prompt, role) => (role === 'solve' ? '#999' : '1');
     const r = await runScripted({ noChallenging: 'skip' }, none);
     expect(r.step.metrics.skipped).toBe(1);
     expect(r.records).toHaveLength(0);
@@ -200,5 +204,15 @@ describe('SvS on a scripted policy', () => {
     const resumed: LoopEvent[] = [];
     for await (const e of driveLoop(def, scriptedEngine(script), cfg, { resume: { step: 1, optimiser: ckpt.optimiser, state: { draws: 2 } } })) resumed.push(e);
     expect(problems(resumed)).toEqual(problems(whole.events).slice(1));
+  });
+});
+
+describe('SvS on CPU mode\'s engine', () => {
+  it('runs a step on the tiny policy, as the page\'s CPU mode would', async () => {
+    const tiny = await loadCheckpointDir('public/models/tiny');
+    const evs = await collect(runOnCpu('svs', tiny.cfg, tiny.params, { steps: 1, problemsPerStep: 2, groupSize: 2, variantsPerSolution: 2, maxNewTokens: 12, maxVariantTokens: 12, trainProblems: 16, evalProblems: 1, evalN: 1, samplesPerStep: 1 }));
+    expect(evs.map((e) => e.type)).toEqual(['eval', 'step', 'samples', 'eval', 'checkpoint', 'done']);
+    const step = evs[1] as Extract<LoopEvent, { type: 'step' }>;
+    for (const [k, v] of Object.entries(step.metrics)) expect(Number.isFinite(v), k).toBe(true);
   });
 });

@@ -44,6 +44,24 @@ describe('run import: round trip', () => {
     expect(r.run).toMatchObject({ loop: 'grpo', policy: 'tiny', createdAt: run.createdAt, original: { id: 'abc', index: 2, label: '#2 GRPO · tiny' } });
   });
 
+  it('an SvS run: its curriculum records, the samples\' roles and the evaluations\' per-problem counts come back', () => {
+    const data = appendChunk(EMPTY_RUN_DATA, {
+      step: [1], seconds: [1], keys: ['reward', 'mix/vps'], metrics: [0.5, 8],
+      samples: [{ type: 'samples', step: 1, samples: [{ prompt: 'p', response: 'r', reward: 1, entropy: [0.5], role: 'vary' }] }],
+      evals: [{ ...EVAL, n: 4, correct: [1, 0, 4] }],
+      records: [{ type: 'records', step: 1, records: [{ kind: 'svs.variant', variant: '35+1', pHat: 0.375, reward: 1, kept: true, value: null, flags: [true, false] }] }],
+    });
+    const run = { ...sampleRun(), loop: 'svs', label: '#2 SVS · tiny', config: defaultConfig('svs'), data };
+    const r = importRunText('run.json', runFile(run, 'json').text);
+    if (!r.ok) throw new Error(r.message);
+    expect(r.run.data).toEqual(data);
+    // a record of a kind the loop does not make is refused, saying which it makes
+    const body = JSON.parse(runFile(run, 'json').text);
+    body.records[0].records[0].kind = 'grpo.thing';
+    const bad = importRunText('run.json', JSON.stringify(body));
+    expect(bad.ok ? '' : bad.message).toMatch(/records\[0\]\.records\[0\]\.kind is "grpo\.thing"; this loop's records are svs\.variant/);
+  });
+
   it('lists a run exported while it computed as stopped at its last step', () => {
     const r = importRunText('run.json', runFile(sampleRun({ state: 'running', stepsPerS: 0.5, etaS: 10 }), 'json').text);
     expect(r.ok && r.run.status).toMatchObject({ state: 'stopped', step: 3, stepsPerS: null, etaS: null });

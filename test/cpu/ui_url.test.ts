@@ -3,7 +3,7 @@
 // did not understand. Plus the launcher's layering of defaults, preset and overrides, and lesson
 // links (`hide=…`, `lock=…`).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LAUNCHER, configDiff, defaultConfig, effectiveValue, parseInput, resolveLauncher, setField, setLoop, setPreset, type LauncherState } from '../../src/state/launcher';
+import { DEFAULT_LAUNCHER, configDiff, defaultConfig, effectiveValue, parseInput, resolveLauncher, rlKeys, setField, setLoop, setPreset, type LauncherState } from '../../src/state/launcher';
 import { launcherToQuery, mergeQuery, NO_LESSON, queryToLauncher, queryToLesson } from '../../src/state/url';
 import { createLabStore } from '../../src/state/store';
 import type { LabClient } from '../../src/lab/protocol';
@@ -170,5 +170,16 @@ describe('what the form shows is what the run gets', () => {
     if (!r.ok) throw new Error(r.message);
     for (const k of Object.keys(r.config.rl)) expect((r.config.rl as unknown as Record<string, unknown>)[k], `rl.${k}`).toEqual(effectiveValue(l, 'rl', k));
     for (const k of Object.keys(loopNamed(loop).spec.fields)) expect((r.config as unknown as Record<string, unknown>)[k], k).toEqual(effectiveValue(l, 'loop', k));
+  });
+});
+
+describe('RL fields a loop does not use', () => {
+  it('are not in its form, and a link setting one says so', () => {
+    const svs = setLoop(DEFAULT_LAUNCHER, 'svs');
+    expect(rlKeys(svs)).not.toContain('maxGenBatches');
+    expect(rlKeys(DEFAULT_LAUNCHER)).toContain('maxGenBatches');
+    const { warnings, launcher } = queryToLauncher(new URLSearchParams('loop=svs&maxGenBatches=3'));
+    expect(warnings).toEqual(["maxGenBatches: not a setting of the svs loop's launcher; ignored"]);
+    expect(launcher.rl).toEqual({});
   });
 });

@@ -95,9 +95,11 @@ function check(c: SvsConfig, where: string): void {
   }
   checkSetSize(where, 'trainProblems', c.trainProblems, c.trainSet);
   if (c.rl.advantage === 'external') throw new ConfigError(`${where}.rl.advantage = external: svs computes its advantages from rewards per role and group; pick group_std, none or batch_std`);
-  if (c.rl.dynamicSampling) throw new ConfigError(`${where}.rl.dynamicSampling = true: svs keeps its own groups by their pass rates (0 < p < 1) and does not draw extra problems; set dynamicSampling to false`);
 }
 
+/** SvS keeps its groups by their pass rates (0 < p < 1) itself and draws no extra problems: DAPO's dynamic sampling is not its. */
+export const SVS_RL_UNUSED = ['dynamicSampling', 'maxGenBatches'] as const;
+
 export function validateSvsConfig(obj: unknown, where = 'svs'): SvsConfig {
-  return validateLoopConfig<SvsConfig>(obj, where, SVS_FIELDS, SVS_DEFAULTS, 'svs', check);
+  return validateLoopConfig<SvsConfig>(obj, where, SVS_FIELDS, SVS_DEFAULTS, 'svs', check, SVS_RL_UNUSED);
 }

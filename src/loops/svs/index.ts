@@ -4,7 +4,7 @@
 import { rlPresetList } from '../base_config';
 import { CORE_CHARTS } from '../charts';
 import type { LoopDefinition, MetricChartSpec } from '../spec';
-import { SVS_FIELDS, SVS_PRESETS, validateSvsConfig, type SvsConfig } from './config';
+import { SVS_FIELDS, SVS_PRESETS, SVS_RL_UNUSED, validateSvsConfig, type SvsConfig } from './config';
 import { svsBody } from './run';
 
 const SVS_CHARTS: readonly MetricChartSpec[] = [
@@ -35,6 +35,7 @@ export const SVS: LoopDefinition<SvsConfig> = {
     summary: 'The policy solves training problems; from its correct solutions of the problems it finds hard it writes variant problems with the same answer, and solves those too. Variants earn a reward only when the policy solves them sometimes but not always, so leaking the answer does not pay. The paper: entropy holds and pass@k keeps rising where GRPO\'s stalls.',
     fields: SVS_FIELDS,
     rlPresets: rlPresetList(['svs', 'grpo', 'dr_grpo']),
+    rlUnused: SVS_RL_UNUSED,
     presets: SVS_PRESETS,
     validate: validateSvsConfig,
     // the update holds OQA, VPS and SPA groups: its size varies, so the trainer accumulates gradients over 64-row pieces
