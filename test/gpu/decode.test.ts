@@ -50,13 +50,17 @@ describe('encoder_decode', () => {
   });
 });
 
-describe('kv_cache_write + attention_decode', () => {
-  // HS 16 and 32; Tmax above the 64-position chunk of the kernel; scale 4 makes scores of
-  // several hundred (near one-hot softmax), exercising the running max.
+// Both designs on any adapter: 'tiled' (a workgroup per head, chunks of 64 positions, tree
+// reductions) and 'direct' (an invocation per head, serial online softmax, no workgroup memory).
+describe.each(['tiled', 'direct'] as const)('kv_cache_write + attention_decode (%s)', (variant) => {
+  // HS 16, 32 and 64 (the direct design's largest); Tmax above the 64-position chunk of the
+  // tiled kernel; scale 4 makes scores of several hundred (near one-hot softmax), exercising the
+  // running max.
   it.each([
     { C: 48, NH: 3, Tmax: 70, scale: 1 },
     { C: 64, NH: 2, Tmax: 67, scale: 4 },
     { C: 32, NH: 1, Tmax: 5, scale: 1 },
+    { C: 128, NH: 2, Tmax: 9, scale: 1 },
   ])('match the references step by step for C=$C NH=$NH Tmax=$Tmax qkv scale $scale', async ({ C, NH, Tmax, scale }) => {
     const gpu = await testGpu();
     const dims: DecodeDims = { B: 3, C, NH, Tmax, V: 8 };
@@ -72,7 +76,8 @@ describe('kv_cache_write + attention_decode', () => {
     const qkvBuf = asRef(gpu.createBuffer(dims.B * 3 * C * 4, 'qkv'));
     const out = asRef(gpu.createBuffer(dims.B * C * 4, 'att'));
     const st = createDecodeBuffers(gpu, dims.B, Tmax);
-    const step = [await kvCacheWrite(gpu, kc, vc, qkvBuf, st, dims), await attentionDecode(gpu, out, qkvBuf, kc, vc, st, dims)];
+    const step = [await kvCacheWrite(gpu, kc, vc, qkvBuf, st, dims), await attentionDecode(gpu, out, qkvBuf, kc, vc, st, dims, { variant })];
+    expect((step[1].label ?? '').includes('attention_decode_direct')).toBe(variant === 'direct');
     const checked = new Set([0, 1, 2, 63, 64, 65, Tmax - 1]);
     for (let s = 0; s < Tmax; s++) {
       const qkv = randn(rand, dims.B * 3 * C, scale);

@@ -4,6 +4,7 @@ import { expectClose } from '../helpers/tolerance';
 import { mulberry32, randn } from '../helpers/rng';
 import { asRef, type Dispatch, type Gpu } from '../../src/gpu/runtime';
 import { createDecodeBuffers, decodeAdvance, sampleStep, type DecodeBuffers, type DecodeDims, type SampleOpts } from '../../src/gpu/ops/decode';
+import type { KernelVariant } from '../../src/gpu/ops/matmul';
 import {
   entropyRef,
   policyDistributionRef,
@@ -27,7 +28,7 @@ interface Setup {
 }
 
 /** Decode state for B sequences over fixed logits (B, V); prompts are `promptLen` tokens 900 + position. */
-async function setup(dims: { B: number; Tmax: number; V: number }, logits: Float32Array, promptLen: number[], opts: SampleOpts): Promise<Setup> {
+async function setup(dims: { B: number; Tmax: number; V: number }, logits: Float32Array, promptLen: number[], opts: SampleOpts, variant?: KernelVariant): Promise<Setup> {
   const gpu = await testGpu();
   const full: DecodeDims = { ...dims, C: 4, NH: 1 };
   const st = createDecodeBuffers(gpu, dims.B, dims.Tmax);
@@ -37,7 +38,7 @@ async function setup(dims: { B: number; Tmax: number; V: number }, logits: Float
   });
   gpu.write(st.tokens, tokens);
   gpu.write(st.promptLen, Uint32Array.from(promptLen));
-  const sampler = await sampleStep(gpu, st, asRef(gpu.upload(logits, 'logits')), full, opts);
+  const sampler = await sampleStep(gpu, st, asRef(gpu.upload(logits, 'logits')), full, opts, { variant });
   return { gpu, st, dims: full, sampler, adv: await decodeAdvance(gpu, st) };
 }
 
@@ -326,5 +327,37 @@ describe('sample_step prompts and done', () => {
       expect(got.logp.slice(b * Tmax, (b + 1) * Tmax).every((t) => t === 0)).toBe(true);
     }
     expect(got.logp.slice(1 * Tmax + 2, 2 * Tmax).every((l) => l < 0)).toBe(true);
+  });
+});
+
+describe('sample_step: the direct design draws what the tiled one draws', () => {
+  // the direct kernel repeats the tiled kernel's sums in its order, so tokens, log-probs and
+  // entropies are bit for bit the same (the runs recorded with one replay with the other)
+  it.each([
+    { V: 64, temperature: 1, topK: 0, topP: 1 },
+    { V: 64, temperature: 0.7, topK: 5, topP: 1 },
+    { V: 64, temperature: 1.3, topK: 0, topP: 0.8 },
+    { V: 50, temperature: 1, topK: 9, topP: 0.6 },
+    { V: 200, temperature: 1, topK: 0, topP: 0.95 },
+    { V: 3, temperature: 2, topK: 0, topP: 1 },
+    { V: 64, temperature: 0, topK: 0, topP: 1 },
+  ])('%o', async ({ V, temperature, topK, topP }) => {
+    const B = 24;
+    const Tmax = 6;
+    // scores with ties and a wide range, prompts of 1 to 3 tokens, one sequence already done
+    const logits = randn(mulberry32(V * 7 + topK), B * V, 3).map((x, i) => (i % 11 === 0 ? Math.round(x) : x));
+    const promptLen = Array.from({ length: B }, (_, b) => 1 + (b % 3));
+    const opts = { ...base, temperature, topK, topP, eosToken: 2, maxNew: 3 };
+    const run = async (variant: KernelVariant) => {
+      const x = await setup({ B, Tmax, V }, Float32Array.from(logits), promptLen, opts, variant);
+      x.gpu.write(x.st.done, Uint32Array.from({ length: B }, (_, b) => (b === 5 ? 1 : 0)));
+      runSteps(x, 0, Tmax);
+      return readState(x);
+    };
+    const [tiled, direct] = [await run('tiled'), await run('direct')];
+    expect(Array.from(direct.tokens)).toEqual(Array.from(tiled.tokens));
+    expect(Array.from(direct.done)).toEqual(Array.from(tiled.done));
+    expect(Array.from(direct.logp)).toEqual(Array.from(tiled.logp));
+    expect(Array.from(direct.entropy)).toEqual(Array.from(tiled.entropy));
   });
 });

@@ -15,6 +15,7 @@
 // Running the step past s = Tmax - 1 is harmless (nothing is written, attention clamps).
 import { Gpu, f32, packParams, u32, view, type Dispatch, type TensorRef } from '../runtime';
 import { grid1d } from './grid';
+import { kernelVariant, type KernelVariant } from './matmul';
 
 export interface DecodeDims {
   B: number;
@@ -57,6 +58,10 @@ export interface SampleOpts {
 const WG = 256;
 const ATTN_WG = 64;
 const ATTN_DMAX = 4; // DMAX in attention_decode.wgsl
+const ATTN_DIRECT_WG = 16;
+const SAMPLE_DIRECT_WG = 16;
+const SAMPLE_DIRECT_VMAX = 256; // VMAX in sample_step_direct.wgsl
+const ATTN_DIRECT_HMAX = 64; // HMAX in attention_decode_direct.wgsl
 
 /** Allocates the decoding state, zero-filled (WebGPU zero-initialises buffers). */
 export function createDecodeBuffers(gpu: Gpu, B: number, Tmax: number): DecodeBuffers {
@@ -104,12 +109,18 @@ export async function attentionDecode(
   vcache: TensorRef,
   st: DecodeBuffers,
   dims: DecodeDims,
+  opts: { variant?: KernelVariant } = {},
 ): Promise<Dispatch> {
   const HS = checkDims(dims);
   if (HS > ATTN_WG * ATTN_DMAX) throw new RangeError(`attentionDecode: head size ${HS} exceeds ${ATTN_WG * ATTN_DMAX}`);
   const { B, C, NH, Tmax } = dims;
   const params = gpu.uniform(packParams(u32(B), u32(C), u32(NH), u32(Tmax), f32(1 / Math.sqrt(HS))), 'attention_decode.params');
-  return gpu.kernel('attention_decode', [out, qkv, kcache, vcache, st.step, params], [NH, B], { WG: ATTN_WG });
+  const bindings = [out, qkv, kcache, vcache, st.step, params];
+  // the direct design keeps a head in registers: up to ATTN_DIRECT_HMAX channels
+  if (kernelVariant(gpu, opts.variant) === 'direct' && HS <= ATTN_DIRECT_HMAX) {
+    return gpu.kernel('attention_decode_direct', bindings, grid1d(B * NH, ATTN_DIRECT_WG), { WG: ATTN_DIRECT_WG });
+  }
+  return gpu.kernel('attention_decode', bindings, [NH, B], { WG: ATTN_WG });
 }
 
 function sampleParams(dims: DecodeDims, o: SampleOpts): ArrayBuffer {
@@ -148,15 +159,16 @@ export async function sampleStep(
   logits: TensorRef,
   dims: DecodeDims,
   opts: SampleOpts,
+  design: { variant?: KernelVariant } = {},
 ): Promise<{ dispatch: Dispatch; setOpts(o: SampleOpts): void }> {
   checkDims(dims);
   const params = gpu.uniform(sampleParams(dims, opts), 'sample_step.params');
-  const dispatch = await gpu.kernel(
-    'sample_step',
-    [st.tokens, st.logp, st.entropy, st.done, logits, st.step, st.promptLen, params],
-    [dims.B],
-    sampleWorkgroup(gpu, dims.V),
-  );
+  const bindings = [st.tokens, st.logp, st.entropy, st.done, logits, st.step, st.promptLen, params];
+  const tiled = sampleWorkgroup(gpu, dims.V);
+  // the direct design repeats the tiled kernel's sums in its order (PART = its WG): the same draws
+  const dispatch = kernelVariant(gpu, design.variant) === 'direct' && dims.V <= SAMPLE_DIRECT_VMAX
+    ? await gpu.kernel('sample_step_direct', bindings, grid1d(dims.B, SAMPLE_DIRECT_WG), { WG: SAMPLE_DIRECT_WG, PART: tiled.WG, VCAP: tiled.VCAP })
+    : await gpu.kernel('sample_step', bindings, [dims.B], tiled);
   return { dispatch, setOpts: (o: SampleOpts) => gpu.write(params, sampleParams(dims, o)) };
 }
 
