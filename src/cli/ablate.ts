@@ -76,12 +76,8 @@ export function table(results: readonly SeedResult[], ks: readonly number[], rep
 async function budgets(f: { 'token-budget': string; 'match-tokens': string }, seeds: readonly number[]): Promise<Map<number, number> | null> {
   if (f['token-budget'] && f['match-tokens']) throw new CliError('--token-budget and --match-tokens: give one of them');
   if (f['match-tokens']) {
-    let runs: SeedResult[];
-    try {
-      runs = (JSON.parse(await readFile(f['match-tokens'], 'utf8')) as { results: SeedResult[] }).results;
-    } catch (e) {
-      throw new CliError(`--match-tokens: cannot read ${f['match-tokens']} as an ablation's --json output (${(e as Error).message})`);
-    }
+    // one file or several (an ablation continued in a second invocation)
+    const runs = (await savedResults(f['match-tokens'], '--match-tokens')).results;
     const out = new Map<number, number>();
     for (const s of seeds) {
       const r = runs.find((x) => x.seed === s);
@@ -115,7 +111,31 @@ async function evaluateAt(gpu: Gpu, cfg: GPTConfig, params: Float32Array, c: Bas
   }
 }
 
+/** Seed results saved by earlier ablations (--json), in the order given; a seed twice is refused. */
+async function savedResults(files: string, flag = '--from-json'): Promise<{ loop: string; base: string; results: SeedResult[] }> {
+  const out: SeedResult[] = [];
+  let loop = '', base = '';
+  for (const file of files.split(',').map((f) => f.trim()).filter(Boolean)) {
+    let doc: { loop: string; base: string; results: SeedResult[] };
+    try {
+      doc = JSON.parse(await readFile(file, 'utf8'));
+    } catch (e) {
+      throw new CliError(`${flag}: cannot read ${file} as an ablation's --json output (${(e as Error).message})`);
+    }
+    if (loop && doc.loop !== loop) throw new CliError(`${flag}: ${file} holds ${doc.loop} runs, the files before it ${loop} runs`);
+    loop = doc.loop;
+    base = doc.base;
+    for (const r of doc.results) {
+      if (out.some((x) => x.seed === r.seed)) throw new CliError(`${flag}: seed ${r.seed} appears twice`);
+      out.push(r);
+    }
+  }
+  if (out.length === 0) throw new CliError(`${flag}: no results in the files given`);
+  return { loop, base, results: out.sort((a, b) => a.seed - b.seed) };
+}
+
 export async function ablateCommand(argv: string[]): Promise<void> {
+  if (argv.some((a) => a === '--from-json' || a.startsWith('--from-json='))) return fromJson(argv);
   const f = parseArgs(argv, {
     loop: { type: 'string', default: 'grpo' },
     preset: { type: 'string', default: 'small' },
@@ -201,4 +221,15 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     const body = [`## ${f.loop} from ${ckptDir} (${when})`, '', '```sh', cmd, '```', '', `Adapter: ${gpu.adapterName}; held-out set ${results[0].start.set}, ${f['eval-problems']} problems × ${f['eval-n']} samples; ${results.map((r) => `seed ${r.seed}: ${r.steps} steps, ${r.seconds.toFixed(0)} s`).join('; ')}.`, '', md, ''];
     await writeFile(f.markdown, body.join('\n'));
   }
+}
+
+/** `ablate --from-json a.json,b.json [--report …]`: the table of seeds run by earlier ablations, no new runs. */
+async function fromJson(argv: string[]): Promise<void> {
+  const f = parseArgs(argv, { 'from-json': { type: 'string', required: true }, report: { type: 'string', default: '' }, markdown: { type: 'string', default: '' } });
+  const { loop, base, results } = await savedResults(f['from-json']);
+  const report = f.report ? f.report.split(',').map((s) => s.trim()).filter(Boolean) : Object.keys(results[0].report);
+  const ks = Object.keys(results[0].start.passAtK).map(Number).sort((a, b) => a - b);
+  const md = table(results, ks, report);
+  process.stdout.write(md + '\n');
+  if (f.markdown) await writeFile(f.markdown, [`## ${loop} from ${base}`, '', '```sh', `npm run ablate -- --from-json ${f['from-json']}`, '```', '', md, ''].join('\n'));
 }

@@ -1,7 +1,10 @@
 // The ablation tables' arithmetic: standard errors across problems and across seeds, and the
 // table's mean row.
-import { describe, expect, it } from 'vitest';
-import { passWithError, standardError, table, type SeedResult } from '../../src/cli/ablate';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { ablateCommand, passWithError, standardError, table, type SeedResult } from '../../src/cli/ablate';
 import { passAtK } from '../../src/metrics/passk';
 
 const ev = (correct: number[], n = 4) => ({
@@ -33,5 +36,25 @@ describe('ablation statistics', () => {
     expect(md[4]).toBe('| mean ± s.e. over 2 seeds | 10.000 ± 0.000 | 1500.000 ± 500.000 | 0.500 ± 0.000 | 0.500 ± 0.000 | 0.250 ± 0.000 | 0.750 ± 0.250 | 0.150 ± 0.050 |');
     // a seed that halted itself says so in its row
     expect(table([{ ...r(1, [2, 2]), halted: 'the run halted at step 10: …' }], [1], []).split('\n')[2]).toMatch(/^\| 1 \(halted at step 10\) \|/);
+  });
+});
+
+describe('ablate --from-json', () => {
+  it('tables the seeds of several earlier ablations together, and refuses a seed twice', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rlvr-ablate-'));
+    const r = (seed: number): SeedResult => ({ seed, start: ev([1, 1]), end: ev([2, 2]), steps: 5, generatedTokens: 100 * seed, seconds: 1, report: { 'vps/leak': seed / 10 } });
+    await writeFile(join(dir, 'a.json'), JSON.stringify({ loop: 'svs', base: 'b', partial: true, results: [r(1)] }));
+    await writeFile(join(dir, 'b.json'), JSON.stringify({ loop: 'svs', base: 'b', partial: false, results: [r(3), r(2)] }));
+    let out = '';
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
+    try {
+      await ablateCommand(['--from-json', `${join(dir, 'a.json')},${join(dir, 'b.json')}`]);
+    } finally {
+      spy.mockRestore();
+    }
+    const rows = out.trim().split('\n');
+    expect(rows.slice(2, 5).map((l) => l.split(' | ')[0])).toEqual(['| 1', '| 2', '| 3']);
+    expect(rows[5]).toMatch(/^\| mean ± s\.e\. over 3 seeds \| 5\.000 ± 0\.000 \| 200\.000 ± 57\.735 /);
+    await expect(ablateCommand(['--from-json', `${join(dir, 'a.json')},${join(dir, 'a.json')}`])).rejects.toThrow(/seed 1 appears twice/);
   });
 });
