@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     const c = process.cpuUsage(c0);
     cpu.push((c.user + c.system) / 1000);
   }
-  const list = model['stepList'] as Dispatch[];
+  const list = model.stepDispatches();
   if (args.kernels) {
     const rows = [...(await perKernel(gpu, list)).entries()].sort((a, b) => b[1].ms - a[1].ms);
     const sum = rows.reduce((s, [, r]) => s + r.ms, 0);

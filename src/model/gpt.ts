@@ -26,7 +26,42 @@ export interface BatchBuffers {
 }
 
 /** Records the dispatches that write batch.w and batch.e from batch.logp and batch.entropy. */
-export type LossHead = (gpu: Gpu, batch: BatchBuffers) => Promise<Dispatch[]>;
+/**
+ * Records the loss head's dispatches for batches of `T` positions per row (called once per
+ * recorded sequence length): they turn log π and H into the weights w and e of the gradient.
+ */
+export type LossHead = (gpu: Gpu, batch: BatchBuffers, T: number) => Promise<Dispatch[]>;
+
+/** What every recorded length shares: parameter and gradient views, activations, LoRA scratch. */
+interface Shared {
+  P: ReturnType<typeof paramViews>;
+  G: ReturnType<typeof paramViews>;
+  acts: LayerActs[];
+  top: Record<string, TensorRef>;
+  lora: LoraState | null;
+  frozenBase: boolean;
+}
+
+/** What a model runs for batches of one sequence length. */
+interface ShapeLists {
+  T: number;
+  forward: Dispatch[];
+  /** the backward after the gradients are zeroed (every parameter-gradient kernel adds) */
+  backward: Dispatch[];
+}
+
+/**
+ * The sequence lengths a model of T positions records so that a batch of short sequences runs
+ * on a prefix of its buffers instead of padding to T: multiples of a stride (16, or T/8 rounded
+ * up to 16 for long T) and T itself.
+ */
+export function lengthBuckets(T: number): number[] {
+  const stride = Math.max(16, Math.ceil(T / 8 / 16) * 16);
+  const out: number[] = [];
+  for (let t = stride; t < T; t += stride) out.push(t);
+  out.push(T);
+  return out;
+}
 
 export interface AdapterInit {
   spec: LoraSpec;
@@ -64,14 +99,14 @@ export class GPT {
   readonly status: TensorRef; // u32 [1]: 1 when the last step was rejected (non-finite gradients)
   readonly adapter: AdapterInit | null;
   private readonly trainFloats: number;
-  private forwardList: Dispatch[] = [];
-  private gradList: Dispatch[] = [];
-  private stepList: Dispatch[] = [];
+  /** the dispatch lists of each recorded sequence length (see `lengths`) */
+  private readonly byLength = new Map<number, ShapeLists>();
+  /** the lists of the current batch's sequence length */
+  private active!: ShapeLists;
   // gradient accumulation: zero once, forward + backward (+=) per micro-batch, then clip and AdamW
   private zeroList: Dispatch[] = [];
-  private accumulateList: Dispatch[] = [];
   private updateList: Dispatch[] = [];
-  private softmax!: { setTemperature(t: number): void };
+  private readonly softmaxes: { setTemperature(t: number): void }[] = [];
   private optimiser!: { setHyper(h: AdamWHyper): void };
   private hyper: AdamWHyper = { ...DEFAULT_ADAMW };
   private stepCount = 0;
@@ -109,18 +144,41 @@ export class GPT {
    * Creates the model and records its forward and training-step dispatch lists. `init` is the
    * base parameter data (null when `opts.baseParams` shares an existing buffer).
    */
-  static async create(gpu: Gpu, cfg: GPTConfig, init: Float32Array | null, shape: { B: number; T: number }, opts: GPTOptions = {}): Promise<GPT> {
+  static async create(gpu: Gpu, cfg: GPTConfig, init: Float32Array | null, shape: { B: number; T: number; lengths?: readonly number[] }, opts: GPTOptions = {}): Promise<GPT> {
     const model = new GPT(gpu, cfg, shape.B, shape.T, init, opts);
-    await model.record(opts.lossHead);
+    await model.record(opts.lossHead, shape.lengths ?? [shape.T]);
     return model;
   }
 
-  /** Uploads a batch: tokens/targets u32 [B*T], weights w and e f32 [B*T] (zero = masked). */
+  /** The sequence lengths recorded (batches of any of them run without padding to T), ascending. */
+  get lengths(): number[] {
+    return [...this.byLength.keys()].sort((a, b) => a - b);
+  }
+
+  /** The shortest recorded length that holds `n` positions (the longest when none does). */
+  lengthFor(n: number): number {
+    const ls = this.lengths;
+    return ls.find((t) => t >= n) ?? ls[ls.length - 1];
+  }
+
+  /** Positions per row of the current batch (one of `lengths`). */
+  get activeT(): number {
+    return this.active.T;
+  }
+
+  /**
+   * Uploads a batch of rows of one recorded length Tb: tokens/targets u32 [B*Tb], weights w and e
+   * f32 [B*Tb] (zero = masked); Tb is read from the tokens' length.
+   */
   setBatch(tokens: Uint32Array, targets: Uint32Array, w?: Float32Array, e?: Float32Array): void {
-    const BT = this.B * this.T;
+    const T = tokens.length / this.B;
+    const lists = this.byLength.get(T);
+    if (!lists) throw new Error(`tokens has ${tokens.length} entries: the batch needs B*T for a recorded T (B=${this.B}, T in ${this.lengths.join(', ')})`);
+    const BT = this.B * T;
     for (const [name, a] of [['tokens', tokens], ['targets', targets], ['w', w], ['e', e]] as const) {
       if (a && a.length !== BT) throw new Error(`${name} has ${a.length} entries, the batch needs B*T=${BT}`);
     }
+    this.active = lists;
     const V = this.cfg.vocabSize;
     for (let i = 0; i < BT; i++) {
       if (tokens[i] >= V || targets[i] >= V) throw new Error(`token id out of range at position ${i} (vocabulary ${V})`);
@@ -132,7 +190,7 @@ export class GPT {
   }
 
   setTemperature(t: number): void {
-    this.softmax.setTemperature(t);
+    for (const sm of this.softmaxes) sm.setTemperature(t);
   }
 
   setHyper(h: Partial<AdamWHyper>): void {
@@ -149,19 +207,24 @@ export class GPT {
 
   /** Runs the forward pass (logp, entropy, logits of the current batch). */
   forward(): void {
-    this.gpu.run(this.forwardList, 'forward');
+    this.gpu.run(this.active.forward, 'forward');
   }
 
   /** Forward + backward (gradients in `grads`), no update: for inspection and tests. */
   gradients(): void {
-    this.gpu.run(this.gradList, 'gradients');
+    this.gpu.run([...this.active.forward, ...this.zeroList, ...this.active.backward], 'gradients');
+  }
+
+  /** The dispatches of one training step on the current batch's length, in order (profiling). */
+  stepDispatches(): Dispatch[] {
+    return [...this.active.forward, ...this.zeroList, ...this.active.backward, ...this.updateList];
   }
 
   /** Forward, backward, clip and AdamW in one command buffer. */
   step(): void {
     this.stepCount++;
     this.optimiser.setHyper({ ...this.hyper, step: this.stepCount });
-    this.gpu.run(this.stepList, 'train-step');
+    this.gpu.run(this.stepDispatches(), 'train-step');
   }
 
   /**
@@ -175,7 +238,7 @@ export class GPT {
   }
 
   accumulate(): void {
-    this.gpu.run(this.accumulateList, 'accumulate');
+    this.gpu.run([...this.active.forward, ...this.active.backward], 'accumulate');
   }
 
   update(): void {
@@ -217,8 +280,10 @@ export class GPT {
   }
 
   // ------------------------------------------------------------------ recording
-  private async record(lossHead?: LossHead): Promise<void> {
+  /** Records the forward and backward of every sequence length in `lengths` over one set of buffers (sized for T), and the optimiser. */
+  private async record(lossHead: LossHead | undefined, lengths: readonly number[]): Promise<void> {
     const { gpu, cfg, B, T } = this;
+    for (const t of lengths) if (!Number.isInteger(t) || t < 1 || t > T) throw new Error(`sequence length ${t}: a model of T=${T} records lengths in 1..${T}`);
     const C = cfg.nEmbd, NH = cfg.nHead, V = cfg.vocabSize, L = cfg.nLayer;
     const BT = B * T;
     const frozenBase = this.adapter !== null;
@@ -227,6 +292,7 @@ export class GPT {
     // need somewhere to go, so they land in a scratch buffer that is never read.
     const baseGrads = frozenBase ? this.mem.createBuffer(this.table.totalFloats * 4, 'frozen-grads-scratch') : this.grads;
     const G = paramViews(baseGrads, this.table, L);
+    // activations sized for T: a shorter batch uses the front of each buffer, laid out [B, Tb, …]
     const acts: LayerActs[] = [];
     for (let l = 0; l < L; l++) acts.push(allocAll(this.mem, layerActSizes(BT, C, NH), `act.${l}`));
     const top = allocAll(this.mem, {
@@ -234,8 +300,31 @@ export class GPT {
       datty: BT * C, dfch: BT * 4 * C, dfchGelu: BT * 4 * C, dlnf: BT * C,
     }, 'act.top');
     const lora = this.adapter ? this.loraState(BT) : null;
-    const linear = new Linear(gpu, BT, frozenBase, lora);
+    const shared: Shared = { P, G, acts, top, lora, frozenBase };
+    for (const t of [...new Set(lengths)].sort((a, b) => a - b)) this.byLength.set(t, await this.recordLength(t, shared, lossHead));
+    this.active = this.byLength.get(Math.max(...lengths)) as ShapeLists;
 
+    // ---- optimiser over the trainable buffer (the same for every length)
+    const n = this.trainFloats;
+    // the backward adds into the gradients: zeroed once per optimiser step
+    this.zeroList = [await fill(gpu, view(this.grads, 0, n), 0, n)];
+    const m = view(this.mem.createBuffer(n * 4, 'adam.m'), 0, n);
+    const v = view(this.mem.createBuffer(n * 4, 'adam.v'), 0, n);
+    this.moments = { m, v };
+    const flags = this.mem.upload(decayFlags(this.adapter ? this.adapter.table : this.table), 'adam.flags');
+    const gradsRef = view(this.grads, 0, n);
+    const opt = await adamw(gpu, view(this.trainable, 0, n), m, v, this.status, gradsRef, view(flags, 0, n), this.normSq, n, this.hyper);
+    this.optimiser = opt;
+    this.updateList = [...(await gradNormSq(gpu, this.normSq, gradsRef, n)), opt.dispatch];
+  }
+
+  /** The forward and the backward (after the zeroing) for batches of B rows of `T` positions. */
+  private async recordLength(T: number, sh: Shared, lossHead: LossHead | undefined): Promise<ShapeLists> {
+    const { gpu, cfg, B } = this;
+    const C = cfg.nEmbd, NH = cfg.nHead, V = cfg.vocabSize, L = cfg.nLayer;
+    const BT = B * T;
+    const { P, G, acts, top, lora, frozenBase } = sh;
+    const linear = new Linear(gpu, BT, frozenBase, lora);
     const { tokens, targets, w, e, logp, entropy, logits } = this.batch;
     const attDims = { B, T, C, NH };
 
@@ -266,14 +355,14 @@ export class GPT {
     if (lossHead) {
       // log π and H first, then the loss head turns them into w and e, then the gradient
       const stats = await softmaxLogp(gpu, { logp, entropy, dlogits: null }, logits, targets, w, e, { R: BT, V }, { temperature: 1, withGrad: false });
-      fwd.push(stats.dispatch, ...(await lossHead(gpu, this.batch)));
-      this.softmax = { setTemperature: (t) => (stats.setTemperature(t), sm.setTemperature(t)) };
-    } else this.softmax = sm;
+      fwd.push(stats.dispatch, ...(await lossHead(gpu, this.batch, T)));
+      this.softmaxes.push(stats);
+    }
+    this.softmaxes.push(sm);
     fwd.push(sm.dispatch);
-    this.forwardList = fwd;
 
     // ---- backward (dlogits = dJ/dlogits from the fused softmax)
-    const bwd: Dispatch[] = [await fill(gpu, view(this.grads, 0, this.trainFloats), 0, this.trainFloats)];
+    const bwd: Dispatch[] = [];
     // tied head: dlnf[BT,C] = dlogits[BT,V] @ wte[V,C] ; dwte[V,C] += dlogits^T @ lnf
     bwd.push(await matmul(gpu, top.dlnf, top.dlogits, P.wte, null, { M: BT, K: V, N: C }));
     if (!frozenBase) bwd.push(await matmul(gpu, G.wte, top.dlogits, top.lnf, null, { M: V, K: BT, N: C }, { transA: true, accumulate: true }));
@@ -295,22 +384,7 @@ export class GPT {
       );
     }
     if (!frozenBase) bwd.push(...(await encoderBackward(gpu, G.wte, G.wpe, top.dres, tokens, { B, T, C, V })));
-    this.gradList = [...fwd, ...bwd];
-
-    // ---- optimiser over the trainable buffer
-    const n = this.trainFloats;
-    const m = view(this.mem.createBuffer(n * 4, 'adam.m'), 0, n);
-    const v = view(this.mem.createBuffer(n * 4, 'adam.v'), 0, n);
-    this.moments = { m, v };
-    const flags = this.mem.upload(decayFlags(this.adapter ? this.adapter.table : this.table), 'adam.flags');
-    const gradsRef = view(this.grads, 0, n);
-    const opt = await adamw(gpu, view(this.trainable, 0, n), m, v, this.status, gradsRef, view(flags, 0, n), this.normSq, n, this.hyper);
-    this.optimiser = opt;
-    this.updateList = [...(await gradNormSq(gpu, this.normSq, gradsRef, n)), opt.dispatch];
-    this.stepList = [...this.gradList, ...this.updateList];
-    // bwd[0] zeroes the gradients; every parameter-gradient kernel after it adds (+=)
-    this.zeroList = [bwd[0]];
-    this.accumulateList = [...fwd, ...bwd.slice(1)];
+    return { T, forward: fwd, backward: bwd };
   }
 
   private loraState(BT: number): LoraState {

@@ -7,10 +7,10 @@
 // s[t + 1] of s = prompt ++ response, so response token j is the target of position P − 1 + j.
 // The log-probs are taken at the trainer's temperature (setTemperature), like its log π.
 import type { Gpu } from '../gpu/runtime';
-import { GPT } from '../model/gpt';
+import { GPT, lengthBuckets } from '../model/gpt';
 import type { GPTConfig } from '../model/config';
 import { PAD } from '../world/tokenizer';
-import type { Trajectory } from './trajectory';
+import { positionsOf, type Trajectory } from './trajectory';
 
 export type WithRefLogp<Tr extends Trajectory> = Tr & { refLogp: Float32Array };
 
@@ -54,7 +54,7 @@ export class FrozenPolicy {
   static async create(gpu: Gpu, cfg: GPTConfig, base: Float32Array, shape: { rows: number; T: number }, temperature: number): Promise<FrozenPolicy> {
     // GPT.create copies `base` into its own buffer: later changes of the caller's array (or of
     // the policy) do not reach it, and nothing ever steps this model.
-    const model = await GPT.create(gpu, cfg, base, { B: shape.rows, T: shape.T });
+    const model = await GPT.create(gpu, cfg, base, { B: shape.rows, T: shape.T, lengths: lengthBuckets(shape.T) });
     model.setTemperature(temperature);
     return new FrozenPolicy(model);
   }
@@ -74,14 +74,16 @@ export class FrozenPolicy {
 
   /** `trajs` with refLogp set: one forward and one readback per chunk of at most `rows` trajectories. */
   async annotate<Tr extends Trajectory>(trajs: readonly Tr[]): Promise<WithRefLogp<Tr>[]> {
-    const { B, T } = this.model;
+    const { B } = this.model;
     const out: WithRefLogp<Tr>[] = [];
     for (let i = 0; i < trajs.length; i += B) {
       const chunk = trajs.slice(i, i + B);
+      // the shortest recorded length that holds the chunk (referenceRows says when none does)
+      const T = this.model.lengthFor(positionsOf(chunk));
       const rows = referenceRows(chunk, { B, T });
       this.model.setBatch(rows.tokens, rows.targets);
       this.model.forward();
-      const logp = await this.model.gpu.readF32(this.model.batch.logp);
+      const logp = await this.model.gpu.readF32({ ...this.model.batch.logp, size: B * T * 4 });
       out.push(...withReferenceLogp(chunk, logp, T));
     }
     return out;

@@ -38,13 +38,18 @@ export function makePgLossHead(gpu: Gpu, dims: { B: number; T: number }, hyper: 
   const stats = buf(B * PG_NSTATS, 'pg.stats');
   let base = hyper;
   let hasRef: boolean | null = null; // null until the first batch says whether it has a reference
-  let op: PgLoss | null = null;
+  // one pg_loss op per sequence length the model records (it writes B×Tb prefixes of the inputs)
+  const ops = new Map<number, PgLoss>();
+  let owner: object | null = null; // the batch buffers of the model this head is recorded into
   const effective = (): PgHyper => (hasRef === false ? { ...base, klType: null } : base);
 
-  const lossHead: LossHead = async (g, batch) => {
+  const lossHead: LossHead = async (g, batch, Tb) => {
     if (g !== gpu) throw new GpuError('makePgLossHead: the model runs on another device than the loss head');
-    if (op) throw new GpuError('makePgLossHead: this head is already recorded into a model; make one head per model');
-    op = await pgLoss(gpu, { w: batch.w, e: batch.e, stats }, { logp: batch.logp, entropy: batch.entropy, ...inputs }, dims, effective());
+    if (owner !== null && owner !== batch) throw new GpuError('makePgLossHead: this head is already recorded into a model; make one head per model');
+    if (ops.has(Tb) || Tb > T) throw new GpuError(`makePgLossHead: length ${Tb} is recorded already or exceeds the head's T = ${T}`);
+    owner = batch;
+    const op = await pgLoss(gpu, { w: batch.w, e: batch.e, stats }, { logp: batch.logp, entropy: batch.entropy, ...inputs }, { B, T: Tb }, effective());
+    ops.set(Tb, op);
     return op.dispatches;
   };
 
@@ -52,9 +57,10 @@ export function makePgLossHead(gpu: Gpu, dims: { B: number; T: number }, hyper: 
     lossHead,
     stats,
     setBatch(p) {
-      if (p.B !== B || p.T !== T) throw new GpuError(`pg loss head: batch is [${p.B}, ${p.T}], the head was made for [${B}, ${T}]`);
+      if (p.B !== B || !ops.has(p.T)) throw new GpuError(`pg loss head: batch is [${p.B}, ${p.T}], the head was recorded for B = ${B} and T in ${[...ops.keys()].join(', ')}`);
+      const n = B * p.T;
       for (const [name, a] of [['oldLogp', p.oldLogp], ['adv', p.adv], ['coef', p.coef], ['refLogp', p.refLogp ?? p.coef]] as const) {
-        if (a.length !== BT) throw new GpuError(`pg loss head: ${name} has ${a.length} entries, needs B*T = ${BT}`);
+        if (a.length !== n) throw new GpuError(`pg loss head: ${name} has ${a.length} entries, needs B*T = ${n}`);
       }
       const h = p.refLogp !== null ? base : { ...base, klType: null };
       checkPgHyper(h, 'pg loss head');
@@ -63,7 +69,7 @@ export function makePgLossHead(gpu: Gpu, dims: { B: number; T: number }, hyper: 
       gpu.write(inputs.adv, p.adv);
       gpu.write(inputs.coef, p.coef);
       if (p.refLogp) gpu.write(inputs.refLogp, p.refLogp);
-      op?.setHyper(h);
+      for (const op of ops.values()) op.setHyper(h);
     },
     setHyper(h) {
       checkPgHyper(h, 'pg loss head');
@@ -71,7 +77,7 @@ export function makePgLossHead(gpu: Gpu, dims: { B: number; T: number }, hyper: 
       // β > 0 over a last batch without refLogp (β raised mid-run): the next setBatch, which must
       // bring refLogp, applies it; the kernel keeps its current scalars until then
       if (hasRef === false && h.beta > 0) return;
-      op?.setHyper(effective());
+      for (const op of ops.values()) op.setHyper(effective());
     },
     async readMetrics() {
       return pgMetrics(await gpu.readF32(stats), B, effective());

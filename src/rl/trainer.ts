@@ -2,12 +2,12 @@
 // trajectories, each one GPU step (forward, loss head, backward, AdamW). It only orchestrates;
 // the math lives in advantages.ts, trajectory.ts and the pg_loss kernel.
 import type { Gpu } from '../gpu/runtime';
-import { GPT, type GPTOptions } from '../model/gpt';
+import { GPT, lengthBuckets, type GPTOptions } from '../model/gpt';
 import type { GPTConfig } from '../model/config';
 import { assignAdvantages } from './advantages';
 import { filterZeroVariance } from './filter';
 import { makePgLossHead, type PgLossHead } from './loss_head';
-import { packBatch, packedRows, type PackedBatch, type Trajectory } from './trajectory';
+import { packBatch, packedRows, positionsOf, type PackedBatch, type Trajectory } from './trajectory';
 import type { PgMetrics } from '../gpu/ops/pg';
 import { constantNormOf, pgHyperOf, type RlCoreConfig } from './config';
 import { PAD } from '../world/tokenizer';
@@ -55,7 +55,9 @@ export class PolicyTrainer {
     // the head takes the KL estimator whenever a batch carries refLogp and drops it when none
     // does (a batch without refLogp under β > 0 is refused there, saying what to change)
     const head = makePgLossHead(gpu, { B: shape.rows, T: shape.T }, pgHyperOf(rl, true));
-    const model = await GPT.create(gpu, cfg, init, { B: shape.rows, T: shape.T }, { ...opts, lossHead: head.lossHead });
+    // a forward and backward recorded per length bucket: a mini-batch runs on the shortest that
+    // holds its longest trajectory, not on T (responses are mostly far shorter than maxNewTokens)
+    const model = await GPT.create(gpu, cfg, init, { B: shape.rows, T: shape.T, lengths: lengthBuckets(shape.T) }, { ...opts, lossHead: head.lossHead });
     model.setTemperature(rl.temperature);
     model.setHyper({ maxGradNorm: rl.maxGradNorm });
     return new PolicyTrainer(model, head, rl, shape.maxNewTokens);
@@ -91,7 +93,7 @@ export class PolicyTrainer {
       for (let i = 0; i < kept.length; i += perMini) {
         const mini = kept.slice(i, i + perMini);
         const pack = (B: number) => packBatch(mini, {
-          T: this.model.T, B, aggregation: rl.aggregation, constantNormTokens: constantNormOf(rl, this.maxNewTokens), maskTruncated: rl.maskTruncated, seqMeanCount: rl.seqMeanCount, padToken: PAD,
+          T: this.model.lengthFor(positionsOf(mini)), B, aggregation: rl.aggregation, constantNormTokens: constantNormOf(rl, this.maxNewTokens), maskTruncated: rl.maskTruncated, seqMeanCount: rl.seqMeanCount, padToken: PAD,
         });
         const m = mini.length <= rows ? await this.stepOnce(pack(rows)) : await this.stepAccumulated(pack(mini.length));
         const [status, normSq] = await Promise.all([this.model.gpu.readU32(this.model.status), this.model.gpu.readF32(this.model.normSq)]);

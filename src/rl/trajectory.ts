@@ -179,6 +179,11 @@ export function packBatch(trajs: readonly Trajectory[], opts: PackOptions): Pack
   return out;
 }
 
+/** The positions the longest of `trajs` takes in a packed row (prompt + response − 1). */
+export function positionsOf(trajs: readonly Trajectory[]): number {
+  return trajs.reduce((m, tr) => Math.max(m, tr.promptTokens.length + tr.responseTokens.length - 1), 1);
+}
+
 /**
  * Rows [r0, r1) of a packed batch as a batch of `rows` rows (the rest padding): the micro-batches
  * of gradient accumulation. The aggregation weights stay those of the whole batch, so the

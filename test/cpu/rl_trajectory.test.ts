@@ -1,7 +1,8 @@
 // Packing trajectories into the [B, T] batch, and the aggregation weights of every mode by hand.
 import { describe, expect, it } from 'vitest';
 import { expectClose } from '../helpers/tolerance';
-import { aggregationCoefs, packBatch, type Trajectory } from '../../src/rl/trajectory';
+import { aggregationCoefs, packBatch, positionsOf, type Trajectory } from '../../src/rl/trajectory';
+import { lengthBuckets } from '../../src/model/gpt';
 import { pgLossRef } from '../../src/reference/pg';
 import type { PgHyper } from '../../src/gpu/ops/pg';
 import type { Aggregation } from '../../src/rl/config';
@@ -113,5 +114,22 @@ describe('aggregation weights by hand', () => {
     for (const mode of ['token_mean', 'seq_mean_token_mean'] as const) {
       expect(Array.from(aggregationCoefs([0, 0, 0, 0], { B: 2, T: 2 }, 2, mode))).toEqual([0, 0, 0, 0]);
     }
+  });
+});
+
+describe('length buckets of the trainer', () => {
+  it('strides of 16 up to T (T/8 rounded up to 16 for long T), always ending at T', () => {
+    expect(lengthBuckets(128)).toEqual([16, 32, 48, 64, 80, 96, 112, 128]);
+    expect(lengthBuckets(64)).toEqual([16, 32, 48, 64]);
+    expect(lengthBuckets(40)).toEqual([16, 32, 40]);
+    expect(lengthBuckets(10)).toEqual([10]);
+    expect(lengthBuckets(300)).toEqual([48, 96, 144, 192, 240, 288, 300]);
+  });
+
+  it('positionsOf is the longest prompt + response − 1 of a batch (what packBatch needs as T)', () => {
+    const trajs = [traj([9, 9], [1, 2, 3]), traj([9], [1]), traj([9, 9, 9], [1, 2])];
+    expect(positionsOf(trajs)).toBe(4);
+    expect(() => packBatch(trajs, { T: 3, aggregation: 'token_mean' })).toThrow(/need 4 positions/);
+    expect(packBatch(trajs, { T: positionsOf(trajs), aggregation: 'token_mean' }).T).toBe(4);
   });
 });

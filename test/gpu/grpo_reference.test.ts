@@ -10,6 +10,7 @@ import { buildTensorTable } from '../../src/model/params';
 import { initParams } from '../../src/model/init';
 import { Decoder } from '../../src/model/decoder';
 import { PolicyTrainer } from '../../src/rl/trainer';
+import { positionsOf } from '../../src/rl/trajectory';
 import { FrozenPolicy } from '../../src/rl/frozen_policy';
 import { rollout } from '../../src/rl/rollout';
 import { resolveRlConfig } from '../../src/rl/config';
@@ -54,6 +55,10 @@ describe('GRPO frozen reference policy', () => {
 
     // (a) the trainer's pre-update forward of the same batch: log π at position P − 1 + j
     const stats = await trainer.train(first);
+    // the trainer ran the batch at the shortest recorded length that holds it (rows of Tb)
+    const Tb = trainer.model.activeT;
+    expect(Tb).toBe(trainer.model.lengthFor(positionsOf(first)));
+    expect(Tb).toBeLessThan(T); // prompts of ~10 tokens + ≤ 10 response tokens: not padded to 64
     const logp = await gpu.readF32(trainer.model.batch.logp);
     let maxTrainer = 0, maxRef64 = 0;
     first.forEach((tr, b) => {
@@ -64,7 +69,7 @@ describe('GRPO frozen reference policy', () => {
       for (let t = 0; t + 1 < seq.length; t++) targets[t] = seq[t + 1];
       const fw = gptForwardRef(cfg, table, Float64Array.from(init), { B: 1, T: seq.length, tokens: seq, targets, w: new Float64Array(seq.length), temperature: TEMP });
       for (let j = 0; j < R; j++) {
-        maxTrainer = Math.max(maxTrainer, Math.abs(tr.refLogp[j] - logp[b * T + P - 1 + j]));
+        maxTrainer = Math.max(maxTrainer, Math.abs(tr.refLogp[j] - logp[b * Tb + P - 1 + j]));
         maxRef64 = Math.max(maxRef64, Math.abs(tr.refLogp[j] - fw.logp[P - 1 + j]));
       }
     });

@@ -18,7 +18,7 @@ const cfg: GPTConfig = GPT_PRESETS.tiny;
 const B = 2;
 const T = 12;
 
-function makeBatch(seed: number): RefBatch & { tokens: Uint32Array; targets: Uint32Array; w: Float32Array; e: Float32Array } {
+function makeBatch(seed: number, T = 12): RefBatch & { tokens: Uint32Array; targets: Uint32Array; w: Float32Array; e: Float32Array } {
   const rand = mulberry32(seed);
   const BT = B * T;
   const tokens = randInts(rand, BT, cfg.vocabSize);
@@ -140,6 +140,35 @@ describe.each(['direct', 'tiled'] as const)('GPT on the GPU vs the float64 refer
     expectClose('parameters after 10 steps', idx.map((i) => params[i]), idx.map((i) => p64[i]), { atol: 2e-4, rtol: 2e-3 });
   });
 
+  it('several recorded lengths: a short batch runs on a prefix of the buffers and matches the reference at its own T', async () => {
+    const model = await GPT.create(gpu, cfg, init, { B, T, lengths: [5, T] });
+    expect(model.lengths).toEqual([5, T]);
+    expect([1, 5, 6, T, T + 3].map((n) => model.lengthFor(n))).toEqual([5, 5, T, T, T]);
+    const params64 = Float64Array.from(init);
+    // short, long, then short again: each batch runs the lists of its own length
+    for (const [seed, Tb] of [[11, 5], [12, T], [13, 5]] as const) {
+      const batch = makeBatch(seed, Tb);
+      model.setBatch(batch.tokens, batch.targets, batch.w, batch.e);
+      expect(model.activeT).toBe(Tb);
+      model.gradients();
+      const n = B * Tb;
+      const [logp, entropy, logits, grads] = await Promise.all([
+        gpu.readF32({ ...model.batch.logp, size: n * 4 }), gpu.readF32({ ...model.batch.entropy, size: n * 4 }),
+        gpu.readF32({ ...model.batch.logits, size: n * cfg.vocabSize * 4 }), model.readGrads(),
+      ]);
+      const fw = gptForwardRef(cfg, table, params64, batch);
+      const g64 = gptBackwardRef(cfg, table, params64, batch, fw);
+      expectClose(`logits T=${Tb}`, logits, fw.logits, { atol: 2e-4, rtol: 2e-4 });
+      expectClose(`logp T=${Tb}`, logp, fw.logp, { atol: 2e-4, rtol: 2e-4 });
+      expectClose(`entropy T=${Tb}`, entropy, fw.entropy, { atol: 2e-4, rtol: 2e-4 });
+      let scale = 0;
+      for (const x of g64) scale = Math.max(scale, Math.abs(x));
+      expectClose(`gradients T=${Tb}`, grads, g64, { atol: 1e-3 * scale + 1e-7, rtol: 1e-3 });
+    }
+    // a batch of a length that was not recorded is refused, saying which are
+    expect(() => model.setBatch(new Uint32Array(B * 7), new Uint32Array(B * 7))).toThrow(/T in 5, 12/);
+    await expect(GPT.create(gpu, cfg, init, { B, T, lengths: [T + 1] })).rejects.toThrow(/lengths in 1\.\.12/);
+  });
 });
 
 // A learning check, not a kernel check: once, with the kernels this adapter picks.

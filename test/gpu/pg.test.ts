@@ -160,4 +160,32 @@ describe('the pg loss head inside GPT.create', () => {
     model.forward();
     expect((await head.readMetrics()).kl).toBe(0);
   });
+
+  it('recorded at several lengths, a short batch is weighted like one of a head made for its length', async () => {
+    const gpu = await testGpu();
+    const cfg = GPT_PRESETS.tiny;
+    const B = 3, T = 10, Tb = 4, n = B * Tb;
+    const rand = mulberry32(6);
+    const h: PgHyper = { ...base, dualClipC: 3, klType: 'k2', beta: 0.05, entCoef: 0.01 };
+    const head = makePgLossHead(gpu, { B, T }, h);
+    const model = await GPT.create(gpu, cfg, initParams(cfg, buildTensorTable(cfg), 9), { B, T, lengths: [Tb, T] }, { lossHead: head.lossHead });
+    model.setBatch(randInts(rand, n, cfg.vocabSize), randInts(rand, n, cfg.vocabSize));
+    const x = randomInputs(9, B, Tb);
+    const inputs = { oldLogp: new Float32Array(n), refLogp: new Float32Array(n), adv: x.adv, coef: x.coef };
+    head.setBatch({ B, T: Tb, ...inputs });
+    model.forward();
+    const logp = await gpu.readF32({ ...model.batch.logp, size: n * 4 });
+    const oldLogp = logp.map((lp, i) => lp - 0.3 * Math.cos(i));
+    const refLogp = logp.map((lp, i) => lp + 0.4 * Math.sin(i));
+    head.setBatch({ B, T: Tb, ...inputs, oldLogp, refLogp });
+    model.forward();
+    const read = (r: TensorRef) => gpu.readF32({ ...r, size: n * 4 });
+    const [w, e, entropy] = [await read(model.batch.w), await read(model.batch.e), await read(model.batch.entropy)];
+    const want = pgLossRef({ logp, entropy, oldLogp, refLogp, adv: x.adv, coef: x.coef }, { B, T: Tb }, h);
+    expectClose('w', w, want.w, { atol: 1e-5, rtol: 1e-4 });
+    expectClose('e', e, want.e, { atol: 0, rtol: 1e-6 });
+    expect((await head.readMetrics()).loss).toBeCloseTo(want.metrics.loss, 5);
+    // a batch of a length the model did not record is refused by the head as by the model
+    expect(() => head.setBatch({ B, T: 7, ...inputs })).toThrow(/T in 4, 10/);
+  });
 });
