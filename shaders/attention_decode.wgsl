@@ -9,11 +9,13 @@
 //     exp(m_old - m_new);
 //   - invocation i accumulates output channels d = i, i + WG, ... (at most DMAX per
 //     invocation, so HS <= DMAX*WG), reading v rows coalesced across the workgroup.
-// s >= Tmax is clamped to Tmax - 1. out (B, C) may alias no input.
-struct Params { B: u32, C: u32, NH: u32, Tmax: u32, scale: f32 }
+// Prefill (Q positions of every G-th sequence, Q = G = 1 when decoding): query row r = k*Q + i
+// (of qkv and out) is sequence b = k*G at position s = step[0] + i; its workgroup is (h, r).
+// s >= Tmax is clamped to Tmax - 1. out (R, C) may alias no input.
+struct Params { R: u32, C: u32, NH: u32, Tmax: u32, scale: f32, Q: u32, G: u32 }  // R rows = sequences x Q
 
-@group(0) @binding(0) var<storage, read_write> out: array<f32>;  // (B, C)
-@group(0) @binding(1) var<storage, read> qkv: array<f32>;        // (B, 3C) rows [q | k | v]
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;  // (R, C)
+@group(0) @binding(1) var<storage, read> qkv: array<f32>;        // (R, 3C) rows [q | k | v]
 @group(0) @binding(2) var<storage, read> kcache: array<f32>;     // (B, NH, Tmax, HS)
 @group(0) @binding(3) var<storage, read> vcache: array<f32>;     // (B, NH, Tmax, HS)
 @group(0) @binding(4) var<storage, read> step: array<u32>;       // (1) current position s
@@ -29,14 +31,15 @@ var<workgroup> wStep: u32;
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
   let h = wid.x;
-  let b = wid.y;
+  let r = wid.y;
+  let b = (r / p.Q) * p.G;
   let HS = p.C / p.NH;
   if (tid == 0u) {
-    wStep = min(step[0], p.Tmax - 1u);
+    wStep = min(step[0] + r % p.Q, p.Tmax - 1u);
   }
   let s = workgroupUniformLoad(&wStep);  // uniform: the chunk loop below holds barriers
 
-  let qBase = b * 3u * p.C + h * HS;
+  let qBase = r * 3u * p.C + h * HS;
   let cacheBase = (b * p.NH + h) * p.Tmax * HS;
   var acc: array<f32, DMAX>;
   var m = -3.0e38;  // running max; finite, WGSL has no portable infinity
@@ -76,24 +79,24 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
       chunkSum += probs[j];
     }
     l = l * alpha + chunkSum;
-    for (var r = 0u; r < DMAX; r++) {
-      let d = tid + r * WG;
+    for (var k = 0u; k < DMAX; k++) {
+      let d = tid + k * WG;
       if (d < HS) {
-        var a = acc[r] * alpha;
+        var a = acc[k] * alpha;
         for (var j = 0u; j < n; j++) {
           a += probs[j] * vcache[cacheBase + (t0 + j) * HS + d];
         }
-        acc[r] = a;
+        acc[k] = a;
       }
     }
     m = mNew;
     workgroupBarrier();  // probs and red are rewritten by the next chunk
   }
 
-  for (var r = 0u; r < DMAX; r++) {
-    let d = tid + r * WG;
+  for (var k = 0u; k < DMAX; k++) {
+    let d = tid + k * WG;
     if (d < HS) {
-      out[b * p.C + h * HS + d] = acc[r] / l;
+      out[r * p.C + h * HS + d] = acc[k] / l;
     }
   }
 }

@@ -4,10 +4,12 @@
 // head's output channels in registers (HS <= HMAX). No workgroup memory, no barriers.
 //   out[b, h*HS + d] = sum_t softmax_t(q . k_t * scale) v_t[d],  q = qkv[b, h*HS .. h*HS+HS-1]
 // kv_cache_write must already have stored position s. s >= Tmax is clamped to Tmax - 1.
-struct Params { B: u32, C: u32, NH: u32, Tmax: u32, scale: f32 }
+// Prefill (Q positions of every G-th sequence, Q = G = 1 when decoding): query row r = k*Q + i
+// is sequence b = k*G at position s = step[0] + i.
+struct Params { R: u32, C: u32, NH: u32, Tmax: u32, scale: f32, Q: u32, G: u32 }  // R rows = sequences x Q
 
-@group(0) @binding(0) var<storage, read_write> out: array<f32>;  // (B, C)
-@group(0) @binding(1) var<storage, read> qkv: array<f32>;        // (B, 3C) rows [q | k | v]
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;  // (R, C)
+@group(0) @binding(1) var<storage, read> qkv: array<f32>;        // (R, 3C) rows [q | k | v]
 @group(0) @binding(2) var<storage, read> kcache: array<f32>;     // (B, NH, Tmax, HS)
 @group(0) @binding(3) var<storage, read> vcache: array<f32>;     // (B, NH, Tmax, HS)
 @group(0) @binding(4) var<storage, read> step: array<u32>;       // (1) current position s
@@ -18,15 +20,16 @@ const HMAX: u32 = 64u;  // the largest head size this design takes (the twin che
 
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-  let i = gid.x + gid.y * nwg.x * WG;  // (b, h) flattened, h fastest; 2-D grid past 65535 workgroups
-  if (i >= p.B * p.NH) {
+  let i = gid.x + gid.y * nwg.x * WG;  // (r, h) flattened, h fastest; 2-D grid past 65535 workgroups
+  if (i >= p.R * p.NH) {
     return;
   }
-  let b = i / p.NH;
+  let r = i / p.NH;
   let h = i % p.NH;
+  let b = (r / p.Q) * p.G;
   let HS = p.C / p.NH;
-  let s = min(step[0], p.Tmax - 1u);
-  let qBase = b * 3u * p.C + h * HS;
+  let s = min(step[0] + r % p.Q, p.Tmax - 1u);
+  let qBase = r * 3u * p.C + h * HS;
   let cacheBase = (b * p.NH + h) * p.Tmax * HS;
   var q: array<f32, HMAX>;
   var acc: array<f32, HMAX>;
@@ -51,7 +54,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     m = mNew;
   }
-  let outBase = b * p.C + h * HS;
+  let outBase = r * p.C + h * HS;
   for (var d = 0u; d < HS; d++) {
     out[outBase + d] = acc[d] / l;
   }

@@ -1,12 +1,14 @@
 // encoder_decode: embeds the token at the current position s = step[0] of every sequence:
 //   out[b, c] = wte[tokens[b, s], c] + wpe[s, c]
-// One invocation per (b, c). s < Tmax (the caller's loop guarantees it). A sequence that has
+// Prefill (Q positions of every G-th sequence at once, Q = G = 1 when decoding): row
+// r = k*Q + i of out is sequence b = k*G at position s = step[0] + i.
+// One invocation per (r, c). s < Tmax (the caller's loop guarantees it). A sequence that has
 // ended leaves its later slots unwritten, holding a marker beyond the vocabulary (the decoder
 // uses 0xffffffff): those embed as token 0; their outputs are never sampled or read.
-// out (B, C) may alias no input.
-struct Params { B: u32, C: u32, Tmax: u32 }
+// out (R, C) may alias no input.
+struct Params { R: u32, C: u32, Tmax: u32, Q: u32, G: u32 }  // R rows = sequences x Q
 
-@group(0) @binding(0) var<storage, read_write> out: array<f32>;  // (B, C)
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;  // (R, C)
 @group(0) @binding(1) var<storage, read> tokens: array<u32>;     // (B, Tmax)
 @group(0) @binding(2) var<storage, read> wte: array<f32>;        // (V, C)
 @group(0) @binding(3) var<storage, read> wpe: array<f32>;        // (>= Tmax, C)
@@ -19,12 +21,13 @@ override WG: u32 = 256u;
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   // 2-D grid so B*C may exceed 65535 workgroups of WG
   let i = gid.x + gid.y * nwg.x * WG;
-  if (i >= p.B * p.C) {
+  if (i >= p.R * p.C) {
     return;
   }
-  let b = i / p.C;
+  let r = i / p.C;
   let c = i % p.C;
-  let s = step[0];
+  let b = (r / p.Q) * p.G;
+  let s = step[0] + r % p.Q;
   let raw = tokens[b * p.Tmax + s];
   let tok = select(0u, raw, raw < arrayLength(&wte) / p.C);
   out[i] = wte[tok * p.C + c] + wpe[s * p.C + c];

@@ -3,7 +3,7 @@
 // sampling with the KV cache.
 import type { Gpu, GpuStats } from '../gpu/runtime';
 import { GPT } from '../model/gpt';
-import { Decoder } from '../model/decoder';
+import { Decoder, type PrefillMode } from '../model/decoder';
 import { GPT_PRESETS, countParams, type GPTConfig } from '../model/config';
 import { buildTensorTable, type TensorTable } from '../model/params';
 import { initParams, mulberry32 } from '../model/init';
@@ -41,6 +41,16 @@ export interface SampleResult {
   tokensPerS: number;
   /** gpu.stats difference over one generate() */
   perGenerate: GpuStats;
+  /**
+   * How prompts are fed, side by side (tokens/s): B distinct prompts token by token ('off') and
+   * prefilled ('rows'); B/group prompts of `group` rows each, prefilled per row ('rows') and once
+   * per group ('shared'). promptShare: the prompt's share of a sequence's tokens.
+   */
+  prefill: {
+    promptShare: number;
+    distinct: { off: number; rows: number };
+    grouped: { group: number; off: number; rows: number; shared: number };
+  };
 }
 
 interface Setup {
@@ -144,7 +154,7 @@ export async function benchTrain(gpu: Gpu, tf: Tfjs, plan: BenchPlan, log: (s: s
 
 export async function benchSample(gpu: Gpu, plan: BenchPlan, log: (s: string) => void): Promise<SampleResult> {
   const s = smallPolicy(plan.seed);
-  const { B, prompt, maxNew, reps } = plan.sample;
+  const { B, prompt, maxNew, reps, group } = plan.sample;
   const V = s.cfg.vocabSize;
   log(`sampling B=${B}, prompt ${prompt} + ${maxNew} new tokens`);
   const params = gpu.upload(s.init, 'bench.sample.params');
@@ -154,18 +164,36 @@ export async function benchSample(gpu: Gpu, plan: BenchPlan, log: (s: string) =>
     const prompts = Array.from({ length: B }, () => Array.from({ length: prompt }, () => Math.floor(rand() * V)));
     // eosToken = V is never sampled: every sequence runs maxNew steps, so runs are comparable
     const opts = { temperature: 1, topK: 0, topP: 1, seed: plan.seed, eosToken: V, maxNew };
-    await decoder.generate(prompts, opts);
-    const before = { ...gpu.stats };
-    let tokens = 0;
-    const sec = await seconds(async () => {
-      for (let r = 0; r < reps; r++) {
-        const g = await decoder.generate(prompts, { ...opts, seed: plan.seed + r + 1 });
-        tokens += g.responseLen.reduce((a, n) => a + n, 0);
-      }
-    });
-    const total = statsDelta(gpu.stats, before);
-    const perGenerate = { dispatches: total.dispatches / reps, submits: total.submits / reps, readbackBytes: total.readbackBytes / reps, pipelinesCreated: total.pipelinesCreated };
-    return { B, prompt, maxNew, tokens, tokensPerS: tokens / sec, perGenerate };
+    /** tokens/s of `reps` generations in `mode` (after one warm-up generation), and their traffic */
+    const measure = async (ps: number[][], mode: PrefillMode) => {
+      await decoder.generate(ps, opts, mode);
+      const before = { ...gpu.stats };
+      let tokens = 0;
+      const sec = await seconds(async () => {
+        for (let r = 0; r < reps; r++) {
+          const g = await decoder.generate(ps, { ...opts, seed: plan.seed + r + 1 }, mode);
+          tokens += g.responseLen.reduce((a, n) => a + n, 0);
+        }
+      });
+      const total = statsDelta(gpu.stats, before);
+      return { tokens, tokensPerS: tokens / sec, perGenerate: { dispatches: total.dispatches / reps, submits: total.submits / reps, readbackBytes: total.readbackBytes / reps, pipelinesCreated: total.pipelinesCreated } };
+    };
+    // the default path ('shared': prefilled, here per row as the prompts differ)
+    const main = await measure(prompts, 'shared');
+    log(`sampling: prompts fed token by token, prefilled, and shared by groups of ${group}`);
+    const distinctOff = await measure(prompts, 'off');
+    const grouped = prompts.map((_, b) => prompts[Math.floor(b / group) * group]);
+    const groupedOff = await measure(grouped, 'off');
+    const groupedRows = await measure(grouped, 'rows');
+    const groupedShared = await measure(grouped, 'shared');
+    return {
+      B, prompt, maxNew, tokens: main.tokens, tokensPerS: main.tokensPerS, perGenerate: main.perGenerate,
+      prefill: {
+        promptShare: prompt / (prompt + maxNew),
+        distinct: { off: distinctOff.tokensPerS, rows: main.tokensPerS },
+        grouped: { group, off: groupedOff.tokensPerS, rows: groupedRows.tokensPerS, shared: groupedShared.tokensPerS },
+      },
+    };
   } finally {
     params.destroy();
   }

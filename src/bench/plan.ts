@@ -20,7 +20,10 @@ export interface BenchPlan {
   maxReps: number;
   attention: { B: number; C: number; NH: number; Ts: number[] };
   train: { B: number; T: number; warmup: number; steps: number; tfjsWarmup: number; tfjsSteps: number; lr: number };
-  sample: { B: number; prompt: number; maxNew: number; reps: number };
+  /** sampling; `group`: rows per shared prompt in the prefill comparison */
+  sample: { B: number; prompt: number; maxNew: number; reps: number; group: number };
+  /** one GRPO step of the shipped small policy (timed steps after a warm-up) and an evaluation */
+  grpo: { steps: number; eval: { problems: number; samples: number } };
   seed: number;
 }
 
@@ -48,7 +51,8 @@ export function benchPlan(quick: boolean): BenchPlan {
       maxReps: 50,
       attention: { B: 4, C: 64, NH: 2, Ts: [64, 128, 256] },
       train: { B: 4, T: 32, warmup: 1, steps: 2, tfjsWarmup: 1, tfjsSteps: 1, lr: 3e-3 },
-      sample: { B: 64, prompt: 8, maxNew: 16, reps: 1 },
+      sample: { B: 64, prompt: 8, maxNew: 16, reps: 1, group: 8 },
+      grpo: { steps: 1, eval: { problems: 8, samples: 8 } },
       seed: 1234,
     };
   }
@@ -59,7 +63,8 @@ export function benchPlan(quick: boolean): BenchPlan {
     maxReps: 500,
     attention: { B: 4, C: 64, NH: 2, Ts: [64, 128, 256] },
     train: { B: 16, T: 64, warmup: 3, steps: 10, tfjsWarmup: 2, tfjsSteps: 3, lr: 3e-3 },
-    sample: { B: 64, prompt: 8, maxNew: 56, reps: 3 },
+    sample: { B: 64, prompt: 8, maxNew: 56, reps: 3, group: 8 },
+    grpo: { steps: 3, eval: { problems: 32, samples: 64 } },
     seed: 1234,
   };
 }

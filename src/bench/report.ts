@@ -2,6 +2,7 @@
 // of stdout, for scripts and CI to parse).
 import type { MatmulResult, AttentionResult } from './kernel_bench';
 import type { SampleResult, TrainResult } from './model_bench';
+import type { GrpoStepResult } from './grpo_bench';
 import type { BenchPlan } from './plan';
 import { LONG_TASK_MS, type PageResult } from './page_bench';
 import { fmt, formatTable, geomean, round3 } from './timing';
@@ -13,6 +14,7 @@ export interface BenchResults {
   attention: AttentionResult[];
   train: TrainResult;
   sample: SampleResult;
+  grpo: GrpoStepResult;
   /** null when the page was not measured (--skip-page) */
   page: PageResult | null;
 }
@@ -24,6 +26,10 @@ export interface BenchSummary {
   attnFwdBwdMs: Record<string, number>;
   trainTokensPerS: number;
   sampleTokensPerS: number;
+  /** tokens/s of G rows per prompt prefilled once per group over the same fed token by token */
+  sharedPrefillVsTokenByToken: number;
+  /** seconds of one GRPO step of the shipped small policy, default config (rollouts + update) */
+  grpoStepSeconds: number;
   dispatchesPerStep: number;
   submitsPerStep: number;
   readbackBytesPerStep: number;
@@ -42,6 +48,8 @@ export function summarize(r: BenchResults): BenchSummary {
     attnFwdBwdMs: Object.fromEntries(r.attention.map((a) => [String(a.T), round3(a.ms)])),
     trainTokensPerS: round3(r.train.ours.tokensPerS),
     sampleTokensPerS: round3(r.sample.tokensPerS),
+    sharedPrefillVsTokenByToken: round3(r.sample.prefill.grouped.shared / r.sample.prefill.grouped.off),
+    grpoStepSeconds: round3(r.grpo.stepS),
     dispatchesPerStep: r.train.perStep.dispatches,
     submitsPerStep: r.train.perStep.submits,
     readbackBytesPerStep: r.train.perStep.readbackBytes,
@@ -90,8 +98,30 @@ function trafficSection(r: BenchResults): string {
 
 function sampleSection(r: BenchResults): string {
   const s = r.sample;
+  const p = s.prefill;
+  const d = p.distinct, g = p.grouped;
+  const rows = [
+    [`${s.B} distinct prompts`, fmt(d.off), fmt(d.rows), '', fmt(d.rows / d.off)],
+    [`${s.B / g.group} prompts × ${g.group} rows`, fmt(g.off), fmt(g.rows), fmt(g.shared), fmt(g.shared / g.off)],
+  ];
   return `Sampling with the KV cache (ours; B=${s.B}, prompt ${s.prompt} + ${s.maxNew} new tokens, random-init small policy)\n` +
-    formatTable(['', 'value'], [['generated tokens', String(s.tokens)], ['tokens/s', fmt(s.tokensPerS)]]);
+    formatTable(['', 'value'], [['generated tokens', String(s.tokens)], ['tokens/s', fmt(s.tokensPerS)]]) +
+    `\n\nHow prompts are fed, tokens/s side by side (the prompt is ${fmt(100 * p.promptShare)} % of each sequence's tokens; same tokens in every column)\n` +
+    formatTable(['prompts', 'token by token', 'prefilled per row', 'prefilled per group', 'best / token by token'], rows);
+}
+
+function grpoSection(r: BenchResults): string {
+  const g = r.grpo;
+  const rows = [
+    ['rollouts', `${fmt(g.rolloutS)} s`],
+    ['update', `${fmt(g.trainS)} s`],
+    ['whole step', `${fmt(g.stepS)} s`],
+    ['response tokens per step', fmt(g.tokensPerStep)],
+    ['mean sequence length', fmt(g.meanSeqLen)],
+    [`evaluation, ${g.evalProblems} problems × ${g.evalN} samples`, `${fmt(g.evalS)} s`],
+  ];
+  return `GRPO step of the shipped small policy, default config (${g.problemsPerStep} problems × ${g.groupSize} samples; mean of ${g.steps} steps after a warm-up)\n` +
+    formatTable(['', 'value'], rows);
 }
 
 function pageSection(p: PageResult | null): string {
@@ -109,6 +139,6 @@ function pageSection(p: PageResult | null): string {
 export function renderReport(r: BenchResults): string {
   const head = `rlvr-lab bench (${r.plan.mode} mode${r.plan.mode === 'quick' ? ': smaller shapes and fewer repetitions, for a smoke check' : ''})\n` +
     `adapter: ${r.adapter} (ours and TF.js's WebGPU backend, each with its own device on this adapter)`;
-  const sections = [head, matmulSection(r), attentionSection(r), trainSection(r), sampleSection(r), trafficSection(r), pageSection(r.page)];
+  const sections = [head, matmulSection(r), attentionSection(r), trainSection(r), sampleSection(r), grpoSection(r), trafficSection(r), pageSection(r.page)];
   return sections.join('\n\n') + '\n\n' + JSON.stringify(summarize(r)) + '\n';
 }

@@ -1,5 +1,5 @@
 // rlvr-lab bench: our kernels, training step and sampler against TF.js's WebGPU backend on the
-// same adapter, and the page's main thread while a run trains in headless Chromium (--skip-page
+// same adapter, prompt prefill side by side, one GRPO step of the shipped small policy, and the page's main thread while a run trains in headless Chromium (--skip-page
 // skips it). The table and the final JSON line go to stdout, progress to stderr.
 import { parseArgs } from './args';
 import { createNodeGpu } from '../gpu/node';
@@ -8,6 +8,7 @@ import { benchPlan } from '../bench/plan';
 import { benchAttention, benchMatmul } from '../bench/kernel_bench';
 import { benchSample, benchTrain } from '../bench/model_bench';
 import { renderReport } from '../bench/report';
+import { benchGrpoStep } from '../bench/grpo_bench';
 import { benchPage } from '../bench/page_bench';
 
 export async function benchCommand(argv: string[]): Promise<void> {
@@ -23,9 +24,10 @@ export async function benchCommand(argv: string[]): Promise<void> {
     const attention = await benchAttention(gpu, plan, log);
     const train = await benchTrain(gpu, tf, plan, log);
     const sample = await benchSample(gpu, plan, log);
+    const grpo = await benchGrpoStep(gpu, plan, 'public/models/small', log);
     const page = f['skip-page'] ? null : await benchPage(log);
     log('done');
-    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, train, sample, page }));
+    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, train, sample, grpo, page }));
   } finally {
     gpu.destroy();
   }

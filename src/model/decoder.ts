@@ -2,13 +2,21 @@
 // (embed → blocks with cached attention → LM head → fused sample → advance) is one recorded
 // dispatch list; many steps are encoded into one command buffer and the done flags are read
 // back only between chunks.
+//
+// Prefill: the prompt positions every row holds (all but the last token of the shortest
+// prompt) are not decoded one step at a time: one forward over (rows × positions) writes their
+// KV cache (the decode step's kernels on more rows, no LM head), and decoding starts after them.
+// When consecutive rows share their prompt (a group of G samples of one problem), only the first
+// row of each group is prefilled and its cache is copied to the others. Row for row the
+// arithmetic is the decode step's, so tokens, log-probs and entropies are bit for bit those of
+// the token-by-token path (tested).
 import { Gpu, view, type Dispatch, type TensorRef } from '../gpu/runtime';
 import { matmul, matmulForward } from '../gpu/ops/matmul';
 import { geluForward, layernormForward } from '../gpu/ops/layers';
 import { residualForward } from '../gpu/ops/elementwise';
 import {
   attentionDecode, createDecodeBuffers, decodeAdvance, encoderDecode, kvCacheWrite, kvFork, sampleStep,
-  type DecodeBuffers, type DecodeDims, type SampleOpts,
+  type DecodeBuffers, type DecodeDims, type PrefillShape, type SampleOpts,
 } from '../gpu/ops/decode';
 import type { GPTConfig } from './config';
 import type { TensorTable } from './params';
@@ -38,6 +46,50 @@ export interface Generation {
 }
 
 const CHUNK = 16;
+/** The most rows (sequences × positions) one prefill dispatch takes: bounds its scratch buffers. */
+const PREFILL_ROWS = 4096;
+
+/**
+ * How generate() feeds the prompts: 'shared' prefills the common prompt positions and, when
+ * consecutive rows share their prompt, prefills each group once and copies its cache; 'rows'
+ * prefills every row; 'off' feeds prompts one decode step per token. All three give the same
+ * tokens, log-probs and entropies bit for bit.
+ */
+export type PrefillMode = 'shared' | 'rows' | 'off';
+
+/** What the last generate() did: decode steps run, prefilled positions and the group size shared. */
+export interface GenerateTrace {
+  decodeSteps: number;
+  prefilled: number;
+  sharedGroup: number;
+  submits: number;
+}
+
+/** Scratch activations of a forward over R rows (the decode step's, or a prefill chunk's). */
+interface Scratch {
+  x: TensorRef[];
+  ln: TensorRef; mean: TensorRef; rstd: TensorRef;
+  qkv: TensorRef; atty: TensorRef; proj: TensorRef; res2: TensorRef; fch: TensorRef; fchGelu: TensorRef;
+}
+
+/**
+ * The largest G ≥ 2 dividing the batch such that every run of G consecutive prompts agrees on
+ * its first `upTo` tokens (1 when none does): those rows can share one prefill.
+ */
+export function sharedGroupSize(prompts: readonly (readonly number[])[], upTo: number): number {
+  const B = prompts.length;
+  const same = (a: readonly number[], b: readonly number[]): boolean => {
+    for (let t = 0; t < upTo; t++) if (a[t] !== b[t]) return false;
+    return true;
+  };
+  for (let G = B; G >= 2; G--) {
+    if (B % G !== 0) continue;
+    let ok = true;
+    for (let k = 0; ok && k < B; k += G) for (let j = 1; ok && j < G; j++) ok = same(prompts[k], prompts[k + j]);
+    if (ok) return G;
+  }
+  return 1;
+}
 /** Marks token slots the sampler has not written (no vocabulary id is this large). */
 const UNWRITTEN = 0xffffffff;
 
@@ -48,6 +100,13 @@ export class Decoder {
   private sampler!: { setOpts(o: SampleOpts): void };
   private caches: { k: TensorRef; v: TensorRef }[] = [];
   private readonly dims: DecodeDims;
+  private P!: ReturnType<typeof paramViews>;
+  private prefillScratch: Scratch | null = null;
+  private prefillCap = PREFILL_ROWS;
+  /** prefill forwards by `Q,G` and cache forks by `G,upTo`, recorded when first needed */
+  private readonly prefillLists = new Map<string, Dispatch[]>();
+  /** what the last generate() ran (for tests and the bench) */
+  lastTrace: GenerateTrace = { decodeSteps: 0, prefilled: 0, sharedGroup: 1, submits: 0 };
 
   private constructor(readonly gpu: Gpu, readonly cfg: GPTConfig, readonly B: number, readonly Tmax: number) {
     this.dims = { B, C: cfg.nEmbd, NH: cfg.nHead, Tmax, V: cfg.vocabSize };
@@ -69,54 +128,127 @@ export class Decoder {
     this.owned.clear();
   }
 
-  /** A decoder for B sequences of at most Tmax tokens over the parameters in `params`. */
-  static async create(gpu: Gpu, cfg: GPTConfig, table: TensorTable, params: GPUBuffer, shape: { B: number; Tmax: number }): Promise<Decoder> {
+  /**
+   * A decoder for B sequences of at most Tmax tokens over the parameters in `params`;
+   * `prefillRows` caps the rows (sequences × positions) of one prefill dispatch (default 4096).
+   */
+  static async create(gpu: Gpu, cfg: GPTConfig, table: TensorTable, params: GPUBuffer, shape: { B: number; Tmax: number; prefillRows?: number }): Promise<Decoder> {
     if (shape.Tmax > cfg.nPositions) throw new Error(`Tmax=${shape.Tmax} exceeds the context length ${cfg.nPositions}`);
+    const cap = shape.prefillRows ?? PREFILL_ROWS;
+    if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`prefillRows must be a positive integer, got ${cap}`);
     const d = new Decoder(gpu, cfg, shape.B, shape.Tmax);
+    d.prefillCap = cap;
     await d.record(table, params);
     return d;
+  }
+
+  private scratch(R: number, tag: string): Scratch {
+    const C = this.cfg.nEmbd;
+    const buf = (n: number, label: string): TensorRef => this.own(view(this.gpu.createBuffer(n * 4, label), 0, n));
+    return {
+      x: [buf(R * C, `${tag}.x0`), buf(R * C, `${tag}.x1`)],
+      ln: buf(R * C, `${tag}.ln`), mean: buf(R, `${tag}.mean`), rstd: buf(R, `${tag}.rstd`),
+      qkv: buf(R * 3 * C, `${tag}.qkv`), atty: buf(R * C, `${tag}.atty`), proj: buf(R * C, `${tag}.proj`),
+      res2: buf(R * C, `${tag}.res2`), fch: buf(R * 4 * C, `${tag}.fch`), fchGelu: buf(R * 4 * C, `${tag}.fchGelu`),
+    };
+  }
+
+  /**
+   * Embedding and blocks (cache writes included) over the rows of `shape`: the decode step's
+   * (Q = G = 1, B rows) or a prefill's. Returns the dispatches and the final residual stream.
+   */
+  private async blocks(shape: PrefillShape, sc: Scratch): Promise<{ list: Dispatch[]; last: TensorRef }> {
+    const { gpu, cfg, st, dims, P } = this;
+    const C = cfg.nEmbd;
+    const R = (this.B / shape.G) * shape.Q;
+    const { x, ln, mean, rstd, qkv, atty, proj, res2, fch, fchGelu } = sc;
+    const list: Dispatch[] = [await encoderDecode(gpu, x[0], st, P.wte, P.wpe, dims, shape)];
+    for (let l = 0; l < cfg.nLayer; l++) {
+      const p = P.layers[l], cache = this.caches[l];
+      const xin = x[l % 2], xout = x[(l + 1) % 2];
+      list.push(
+        await layernormForward(gpu, ln, mean, rstd, xin, p.ln1w, p.ln1b, { N: R, C }),
+        await matmulForward(gpu, qkv, ln, p.qkvw, p.qkvb, { M: R, K: C, N: 3 * C }),
+        await kvCacheWrite(gpu, cache.k, cache.v, qkv, st, dims, shape),
+        await attentionDecode(gpu, atty, qkv, cache.k, cache.v, st, dims, { shape }),
+        await matmulForward(gpu, proj, atty, p.attprojw, p.attprojb, { M: R, K: C, N: C }),
+        await residualForward(gpu, res2, xin, proj, R * C),
+        await layernormForward(gpu, ln, mean, rstd, res2, p.ln2w, p.ln2b, { N: R, C }),
+        await matmulForward(gpu, fch, ln, p.fcw, p.fcb, { M: R, K: C, N: 4 * C }),
+        await geluForward(gpu, fchGelu, fch, R * 4 * C),
+        await matmulForward(gpu, proj, fchGelu, p.fcprojw, p.fcprojb, { M: R, K: 4 * C, N: C }),
+        await residualForward(gpu, xout, res2, proj, R * C),
+      );
+    }
+    return { list, last: x[cfg.nLayer % 2] };
   }
 
   private async record(table: TensorTable, params: GPUBuffer): Promise<void> {
     const { gpu, cfg, B, Tmax, st, dims } = this;
     const C = cfg.nEmbd, V = cfg.vocabSize;
-    const P = paramViews(params, table, cfg.nLayer);
-    const buf = (n: number, label: string): TensorRef => this.own(view(gpu.createBuffer(n * 4, label), 0, n));
-    const x = [buf(B * C, 'decode.x0'), buf(B * C, 'decode.x1')];
-    const ln = buf(B * C, 'decode.ln'), mean = buf(B, 'decode.mean'), rstd = buf(B, 'decode.rstd');
-    const qkv = buf(B * 3 * C, 'decode.qkv'), atty = buf(B * C, 'decode.atty'), proj = buf(B * C, 'decode.proj');
-    const res2 = buf(B * C, 'decode.res2'), fch = buf(B * 4 * C, 'decode.fch'), fchGelu = buf(B * 4 * C, 'decode.fchGelu');
+    this.P = paramViews(params, table, cfg.nLayer);
+    const P = this.P;
     for (let l = 0; l < cfg.nLayer; l++) {
+      const buf = (n: number, label: string): TensorRef => this.own(view(gpu.createBuffer(n * 4, label), 0, n));
       this.caches.push({ k: buf(B * Tmax * C, `kcache.${l}`), v: buf(B * Tmax * C, `vcache.${l}`) });
     }
-
-    const list: Dispatch[] = [await encoderDecode(gpu, x[0], st, P.wte, P.wpe, dims)];
-    for (let l = 0; l < cfg.nLayer; l++) {
-      const p = P.layers[l], cache = this.caches[l];
-      const xin = x[l % 2], xout = x[(l + 1) % 2];
-      list.push(
-        await layernormForward(gpu, ln, mean, rstd, xin, p.ln1w, p.ln1b, { N: B, C }),
-        await matmulForward(gpu, qkv, ln, p.qkvw, p.qkvb, { M: B, K: C, N: 3 * C }),
-        await kvCacheWrite(gpu, cache.k, cache.v, qkv, st, dims),
-        await attentionDecode(gpu, atty, qkv, cache.k, cache.v, st, dims),
-        await matmulForward(gpu, proj, atty, p.attprojw, p.attprojb, { M: B, K: C, N: C }),
-        await residualForward(gpu, res2, xin, proj, B * C),
-        await layernormForward(gpu, ln, mean, rstd, res2, p.ln2w, p.ln2b, { N: B, C }),
-        await matmulForward(gpu, fch, ln, p.fcw, p.fcb, { M: B, K: C, N: 4 * C }),
-        await geluForward(gpu, fchGelu, fch, B * 4 * C),
-        await matmulForward(gpu, proj, fchGelu, p.fcprojw, p.fcprojb, { M: B, K: 4 * C, N: C }),
-        await residualForward(gpu, xout, res2, proj, B * C),
-      );
-    }
-    const last = x[cfg.nLayer % 2];
+    const sc = this.scratch(B, 'decode');
+    const { list, last } = await this.blocks({ Q: 1, G: 1 }, sc);
     list.push(
-      await layernormForward(gpu, ln, mean, rstd, last, P.lnfw, P.lnfb, { N: B, C }),
-      await matmul(gpu, this.logits, ln, P.wte, null, { M: B, K: C, N: V }, { transB: true }),
+      await layernormForward(gpu, sc.ln, sc.mean, sc.rstd, last, P.lnfw, P.lnfb, { N: B, C }),
+      await matmul(gpu, this.logits, sc.ln, P.wte, null, { M: B, K: C, N: V }, { transB: true }),
     );
     const sampler = await sampleStep(gpu, st, this.logits, dims, { temperature: 1, topK: 0, topP: 1, seed: 0, eosToken: 0, maxNew: Tmax });
     this.sampler = sampler;
     list.push(sampler.dispatch, await decodeAdvance(gpu, st));
     this.stepList = list;
+  }
+
+  /** Rows one prefill dispatch may take (at least the batch). */
+  private get prefillRows(): number {
+    return Math.max(this.B, Math.min(this.prefillCap, this.B * (this.Tmax - 1)));
+  }
+
+  /** The prefill forward of `shape`, recorded on first use. */
+  private async prefillList(shape: PrefillShape): Promise<Dispatch[]> {
+    const key = `${shape.Q},${shape.G}`;
+    let list = this.prefillLists.get(key);
+    if (!list) {
+      this.prefillScratch ??= this.scratch(this.prefillRows, 'prefill');
+      list = (await this.blocks(shape, this.prefillScratch)).list;
+      this.prefillLists.set(key, list);
+    }
+    return list;
+  }
+
+  /**
+   * Writes the KV cache of positions 0..n-1 of every row (their tokens written by start()),
+   * computing only the first row of each group of G (whose prompts agree there) and copying its
+   * cache to the group. Leaves the position at n. Returns the submits it took.
+   */
+  private async prefill(n: number, G: number): Promise<number> {
+    const seqs = this.B / G;
+    const Qmax = Math.max(1, Math.floor(this.prefillRows / seqs));
+    let submits = 0;
+    for (let p0 = 0; p0 < n; p0 += Qmax) {
+      const list = await this.prefillList({ Q: Math.min(Qmax, n - p0), G });
+      this.gpu.write(this.st.step, new Uint32Array([p0]));
+      this.gpu.run(list, 'prefill');
+      submits++;
+    }
+    if (G > 1) {
+      const key = `fork ${G},${n}`;
+      let list = this.prefillLists.get(key);
+      if (!list) {
+        list = [];
+        for (const c of this.caches) list.push(await kvFork(this.gpu, c.k, c.v, this.dims, { src: 0, dst0: 1, count: G - 1, upTo: n, groups: seqs, stride: G }));
+        this.prefillLists.set(key, list);
+      }
+      this.gpu.run(list, 'prefill-fork');
+      submits++;
+    }
+    this.gpu.write(this.st.step, new Uint32Array([n]));
+    return submits;
   }
 
   /** Writes prompts (one per sequence, at most B) and resets the state to position 0. */
@@ -147,22 +279,31 @@ export class Decoder {
     this.gpu.submit(enc);
   }
 
-  /** Samples continuations of `prompts` until every sequence ends or reaches maxNew / the context. */
-  async generate(prompts: readonly (readonly number[])[], opts: GenerateOpts): Promise<Generation> {
+  /**
+   * Samples continuations of `prompts` until every sequence ends or reaches maxNew / the context.
+   * `prefill` says how the prompts are fed (see PrefillMode; the results are the same).
+   */
+  async generate(prompts: readonly (readonly number[])[], opts: GenerateOpts, prefill: PrefillMode = 'shared'): Promise<Generation> {
     this.start(prompts, opts);
+    const minPrompt = Math.min(...prompts.map((p) => p.length));
     const maxPrompt = Math.max(...prompts.map((p) => p.length));
     const lastStep = Math.min(this.Tmax - 1, maxPrompt + opts.maxNew - 1);
-    let s = 0;
+    // positions 0..minPrompt-2 hold prompt tokens in every row and predict prompt tokens
+    const n = prefill === 'off' ? 0 : minPrompt - 1;
+    const G = prefill === 'shared' && n > 0 ? sharedGroupSize(prompts, n) : 1;
+    let submits = n > 0 ? await this.prefill(n, G) : 0;
+    let s = n;
     while (s < lastStep) {
-      const n = Math.min(CHUNK, lastStep - s);
-      this.runSteps(n);
-      s += n;
-      const minPrompt = Math.min(...prompts.map((p) => p.length));
+      const k = Math.min(CHUNK, lastStep - s);
+      this.runSteps(k);
+      submits++;
+      s += k;
       if (s >= minPrompt) {
         const done = await this.gpu.readU32(this.st.done);
         if (done.every((d) => d === 1)) break;
       }
     }
+    this.lastTrace = { decodeSteps: s - n, prefilled: n, sharedGroup: G, submits };
     return this.collect(prompts.map((p) => p.length), opts.eosToken);
   }
 

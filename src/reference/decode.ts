@@ -59,22 +59,25 @@ export function attentionDecodeRef(out: Float64Array, qkv: Arr, kcache: Arr, vca
   }
 }
 
-/** Copies positions 0..upTo-1 of slot src into slots dst0..dst0+count-1 of every layer (L read off the length). */
+/**
+ * Copies positions 0..upTo-1 of slot src into slots dst0..dst0+count-1 of every layer (L read off
+ * the length), for each of `groups` groups shifted by g·stride.
+ */
 export function kvForkRef(
   kcache: Float64Array,
   vcache: Float64Array,
   d: DecodeDimsRef,
-  fork: { src: number; dst0: number; count: number; upTo: number },
+  fork: { src: number; dst0: number; count: number; upTo: number; groups?: number; stride?: number },
 ): void {
   const HS = d.C / d.NH;
   const slot = d.NH * d.Tmax * HS;
   const L = kcache.length / (d.B * slot);
   for (const cache of [kcache, vcache]) {
     for (let l = 0; l < L; l++) {
-      for (let j = 0; j < fork.count; j++) {
+      for (let g = 0, shift = 0; g < (fork.groups ?? 1); g++, shift = g * (fork.stride ?? 0)) for (let j = 0; j < fork.count; j++) {
         for (let h = 0; h < d.NH; h++) {
-          const from = (l * d.B + fork.src) * slot + h * d.Tmax * HS;
-          const to = (l * d.B + fork.dst0 + j) * slot + h * d.Tmax * HS;
+          const from = (l * d.B + fork.src + shift) * slot + h * d.Tmax * HS;
+          const to = (l * d.B + fork.dst0 + shift + j) * slot + h * d.Tmax * HS;
           for (let i = 0; i < fork.upTo * HS; i++) cache[to + i] = cache[from + i];
         }
       }

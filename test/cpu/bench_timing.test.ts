@@ -74,7 +74,11 @@ function fakeResults(): BenchResults {
     })),
     attention: [64, 128, 256].map((T) => ({ T, ms: T / 10, reps: 2 })),
     train: { B: 4, T: 32, params: 112384, ours: side(300), tfjs: side(100), ratio: 3, perStep: stats, pipelinesAfterWarmup: 0 },
-    sample: { B: 64, prompt: 8, maxNew: 16, tokens: 1024, tokensPerS: 512.345, perGenerate: { ...stats, submits: 5 } },
+    sample: {
+      B: 64, prompt: 8, maxNew: 16, tokens: 1024, tokensPerS: 512.345, perGenerate: { ...stats, submits: 5 },
+      prefill: { promptShare: 1 / 3, distinct: { off: 400, rows: 512.345 }, grouped: { group: 8, off: 400, rows: 500, shared: 600 } },
+    },
+    grpo: { steps: 1, problemsPerStep: 8, groupSize: 8, rolloutS: 1.5, trainS: 0.5, stepS: 2, tokensPerStep: 1200, meanSeqLen: 30, evalProblems: 8, evalN: 8, evalS: 4 },
     page: { adapter: 'test-adapter', runSeconds: 40, longTasks: 3, longestTaskMs: 56.25, tasksOver50: 2 },
   };
 }
@@ -86,13 +90,16 @@ describe('bench report', () => {
     const json = JSON.parse(lines[lines.length - 1]);
     expect(Object.keys(json)).toEqual([
       'adapter', 'matmulVsTfjs', 'trainStepVsTfjs', 'attnFwdBwdMs', 'trainTokensPerS', 'sampleTokensPerS',
-      'dispatchesPerStep', 'submitsPerStep', 'readbackBytesPerStep', 'pipelinesAfterWarmup', 'longTaskMaxMs', 'longTasksOver50',
+      'sharedPrefillVsTokenByToken', 'grpoStepSeconds', 'dispatchesPerStep', 'submitsPerStep', 'readbackBytesPerStep', 'pipelinesAfterWarmup', 'longTaskMaxMs', 'longTasksOver50',
     ]);
     expect([json.longTaskMaxMs, json.longTasksOver50]).toEqual([56.3, 2]);
     expect(text).toMatch(/longest task +56\.25 ms/);
     expect(json.attnFwdBwdMs).toEqual({ '64': 6.4, '128': 12.8, '256': 25.6 });
     expect(lines.filter((l) => l.startsWith('{')).length).toBe(1);
     expect(text).toContain('quick mode');
+    expect([json.sharedPrefillVsTokenByToken, json.grpoStepSeconds]).toEqual([1.5, 2]);
+    expect(text).toMatch(/8 prompts × 8 rows +400\.0 +500\.0 +600\.0 +1\.500/);
+    expect(text).toMatch(/whole step +2\.000 s/);
   });
 
   it('says when the page was not measured, with null figures', () => {

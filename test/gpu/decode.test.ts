@@ -113,6 +113,9 @@ describe('kv_fork', () => {
     { L: 2, fork: { src: 1, dst0: 2, count: 3, upTo: 5 } },
     { L: 1, fork: { src: 5, dst0: 0, count: 5, upTo: 7 } },
     { L: 3, fork: { src: 0, dst0: 1, count: 1, upTo: 1 } },
+    // every group of 3 slots at once (the decoder's shared prefill): 0 → 1, 2; 3 → 4, 5
+    { L: 2, fork: { src: 0, dst0: 1, count: 2, upTo: 4, groups: 2, stride: 3 } },
+    { L: 1, fork: { src: 1, dst0: 0, count: 1, upTo: 7, groups: 3, stride: 2 } },
   ])('copies exactly positions 0..upTo-1 of the source slot, L=$L $fork', async ({ L, fork }) => {
     const gpu = await testGpu();
     const dims: DecodeDims = { B: 6, C: 24, NH: 3, Tmax: 7, V: 8 };
@@ -136,6 +139,14 @@ describe('kv_fork', () => {
     const dims: DecodeDims = { B: 4, C: 8, NH: 2, Tmax: 4, V: 8 };
     const kc = asRef(gpu.createBuffer(dims.B * dims.C * dims.Tmax * 4, 'k'));
     await expect(kvFork(gpu, kc, kc, dims, { src: 2, dst0: 1, count: 2, upTo: 2 })).rejects.toThrow(/destination range/);
+    // group 1's source (slot 1) is group 0's destination
+    await expect(kvFork(gpu, kc, kc, dims, { src: 0, dst0: 1, count: 1, upTo: 2, groups: 2, stride: 1 })).rejects.toThrow(/destination range/);
+    // groups 1 apart overlap their 2 destinations (slot 2 twice)
+    await expect(kvFork(gpu, kc, kc, dims, { src: 0, dst0: 1, count: 2, upTo: 2, groups: 1, stride: 0 })).resolves.toBeDefined();
+    const dims8 = { ...dims, B: 8 };
+    const kc8 = asRef(gpu.createBuffer(dims8.B * dims.C * dims.Tmax * 4, 'k8'));
+    await expect(kvFork(gpu, kc8, kc8, dims8, { src: 6, dst0: 0, count: 2, upTo: 2, groups: 2, stride: 1 })).rejects.toThrow(/overlap/);
+    await expect(kvFork(gpu, kc, kc, dims, { src: 0, dst0: 1, count: 1, upTo: 2, groups: 3, stride: 2 })).rejects.toThrow(/out of range/);
     const odd = view(kc.buffer, 0, dims.C * dims.Tmax);
     await expect(kvFork(gpu, odd, odd, dims, { src: 0, dst0: 1, count: 1, upTo: 2 })).rejects.toThrow(/L x/);
   });

@@ -8,7 +8,8 @@ import type { Gpu } from '../../src/gpu/runtime';
 import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';
 import { initParams } from '../../src/model/init';
-import { Decoder } from '../../src/model/decoder';
+import { Decoder, sharedGroupSize, type PrefillMode } from '../../src/model/decoder';
+import { setKernelVariant } from '../../src/gpu/ops/matmul';
 import { gptForwardRef } from '../../src/reference/gpt';
 
 const cfg = GPT_PRESETS.tiny;
@@ -74,5 +75,83 @@ describe('Decoder (KV cache) vs the full forward', () => {
         expect(a.entropy[i * 24 + t]).toBeGreaterThan(0);
       }
     }
+  });
+});
+
+// Prefill and shared prefixes change how the cache is written, never what it holds: the same
+// seeds give the same tokens, log-probs and entropies bit for bit as feeding prompts one step at a time.
+describe.each(['tiled', 'direct'] as const)('prefilled generation equals the token-by-token path (%s kernels)', (variant) => {
+  let gpu: Gpu;
+  let params: GPUBuffer;
+  beforeAll(async () => {
+    gpu = await testGpu();
+    params = gpu.upload(init, 'params');
+  });
+
+  const run = async (prompts: number[][], mode: PrefillMode, opts: { temperature: number; topK: number; topP: number }, prefillRows?: number) => {
+    setKernelVariant(variant);
+    try {
+      const dec = await Decoder.create(gpu, cfg, table, params, { B: prompts.length, Tmax: 32, prefillRows });
+      const g = await dec.generate(prompts, { ...opts, seed: 9, eosToken: EOS, maxNew: 12 }, mode);
+      const trace = dec.lastTrace;
+      dec.destroy();
+      return { g, trace };
+    } finally {
+      setKernelVariant(null);
+    }
+  };
+  const same = (a: { tokens: Uint32Array; logp: Float32Array; entropy: Float32Array }, b: typeof a) => {
+    expect(Array.from(a.tokens)).toEqual(Array.from(b.tokens));
+    expect(Array.from(a.logp)).toEqual(Array.from(b.logp));
+    expect(Array.from(a.entropy)).toEqual(Array.from(b.entropy));
+  };
+  // two groups of four rows sharing a prompt (lengths 9 and 6), as a GRPO batch lays them out
+  const grouped = [...Array(4).fill([1, 5, 9, 13, 17, 21, 25, 29, 33]), ...Array(4).fill([1, 7, 8, 40, 41, 3])] as number[][];
+  const distinct = [[1, 5, 9, 13, 17, 21], [1, 6, 7, 8, 9, 10, 11], [1, 8, 20, 21, 22], [1, 9, 10, 11, 12, 13, 14, 15]];
+
+  it.each([
+    { temperature: 1, topK: 0, topP: 1 },
+    { temperature: 0.7, topK: 5, topP: 0.9 },
+    { temperature: 0, topK: 0, topP: 1 },
+  ])('groups of a shared prompt, sampler %o', async (opts) => {
+    const off = await run(grouped, 'off', opts);
+    const rows = await run(grouped, 'rows', opts);
+    const shared = await run(grouped, 'shared', opts);
+    same(rows.g, off.g);
+    same(shared.g, off.g);
+    expect(off.trace).toMatchObject({ prefilled: 0, sharedGroup: 1 });
+    expect(rows.trace).toMatchObject({ prefilled: 5, sharedGroup: 1 });
+    expect(shared.trace).toMatchObject({ prefilled: 5, sharedGroup: 4 });
+    expect(shared.trace.decodeSteps).toBe(off.trace.decodeSteps - 5);
+    // the responses were sampled (not all prompt)
+    expect(off.g.responseLen.every((n) => n > 0)).toBe(true);
+  });
+
+  it('distinct prompts of different lengths, and prefills cut into chunks of a few positions', async () => {
+    const opts = { temperature: 1, topK: 0, topP: 1 };
+    const off = await run(distinct, 'off', opts);
+    const shared = await run(distinct, 'shared', opts);
+    same(shared.g, off.g);
+    expect(shared.trace).toMatchObject({ prefilled: 4, sharedGroup: 1 });
+    // 8 rows per dispatch: 2 positions of 4 rows per chunk, 2 chunks (and grouped: 4 positions of 2 rows, 2 chunks, then the fork)
+    const chunked = await run(distinct, 'rows', opts, 8);
+    same(chunked.g, off.g);
+    expect(chunked.trace.submits).toBe(shared.trace.submits + 1);
+    const groupedOff = await run(grouped, 'off', opts);
+    const groupedChunked = await run(grouped, 'shared', opts, 8);
+    same(groupedChunked.g, groupedOff.g);
+  });
+});
+
+describe('sharedGroupSize', () => {
+  it('is the largest group of consecutive rows that agree on the prefilled positions', () => {
+    const a = [1, 2, 3], b = [1, 2, 4], c = [5, 6, 7];
+    expect(sharedGroupSize([a, a, a, a], 3)).toBe(4);
+    expect(sharedGroupSize([a, a, c, c], 3)).toBe(2);
+    expect(sharedGroupSize([a, b, c, c], 2)).toBe(2); // a and b agree on their first 2 positions, c and c too
+    expect(sharedGroupSize([a, b, c, c], 3)).toBe(1);
+    expect(sharedGroupSize([a, b, a, b], 2)).toBe(4); // only the first 2 positions matter
+    expect(sharedGroupSize([a, a, a], 3)).toBe(3);
+    expect(sharedGroupSize([a], 3)).toBe(1);
   });
 });

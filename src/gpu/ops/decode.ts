@@ -40,6 +40,28 @@ export interface DecodeBuffers {
   entropy: TensorRef;
 }
 
+/**
+ * A prefill dispatch of encoderDecode, kvCacheWrite and attentionDecode: `Q` consecutive positions
+ * (from s = step[0]) of every `G`-th sequence at once, rows r = k*Q + i (sequence k*G, position
+ * s + i). Decoding is Q = G = 1. Row for row, the arithmetic is the decode step's: a prefilled
+ * position gets bit for bit the values the token-by-token path gives it.
+ */
+export interface PrefillShape {
+  Q: number;
+  G: number;
+}
+
+const DECODE_SHAPE: PrefillShape = { Q: 1, G: 1 };
+
+/** Rows of a dispatch of `shape` (B/G sequences × Q positions), checked. */
+function rowsOf(d: DecodeDims, shape: PrefillShape): number {
+  const { Q, G } = shape;
+  if (!Number.isInteger(Q) || Q < 1 || Q > d.Tmax || !Number.isInteger(G) || G < 1 || d.B % G !== 0) {
+    throw new RangeError(`prefill shape Q=${Q}, G=${G}: needs 1 <= Q <= Tmax=${d.Tmax} and G dividing B=${d.B}`);
+  }
+  return (d.B / G) * Q;
+}
+
 export interface SampleOpts {
   /** 0 = greedy (argmax, lowest index on ties) */
   temperature: number;
@@ -84,23 +106,25 @@ function checkDims(d: DecodeDims): number {
   return d.C / d.NH;
 }
 
-/** out (B, C) = wte[tokens[b, s]] + wpe[s] at s = step[0]. */
-export async function encoderDecode(gpu: Gpu, out: TensorRef, st: DecodeBuffers, wte: TensorRef, wpe: TensorRef, dims: DecodeDims): Promise<Dispatch> {
+/** out (B, C) = wte[tokens[b, s]] + wpe[s] at s = step[0] (rows (B/G)·Q under a prefill shape). */
+export async function encoderDecode(gpu: Gpu, out: TensorRef, st: DecodeBuffers, wte: TensorRef, wpe: TensorRef, dims: DecodeDims, shape: PrefillShape = DECODE_SHAPE): Promise<Dispatch> {
   checkDims(dims);
-  const { B, C, Tmax } = dims;
-  const params = gpu.uniform(packParams(u32(B), u32(C), u32(Tmax)), 'encoder_decode.params');
-  return gpu.kernel('encoder_decode', [out, st.tokens, wte, wpe, st.step, params], grid1d(B * C, WG), { WG });
+  const { C, Tmax } = dims;
+  const R = rowsOf(dims, shape);
+  const params = gpu.uniform(packParams(u32(R), u32(C), u32(Tmax), u32(shape.Q), u32(shape.G)), 'encoder_decode.params');
+  return gpu.kernel('encoder_decode', [out, st.tokens, wte, wpe, st.step, params], grid1d(R * C, WG), { WG });
 }
 
-/** Stores k, v of position s = step[0] from qkv (B, 3C) into one layer's caches (B, NH, Tmax, HS). */
-export async function kvCacheWrite(gpu: Gpu, kcache: TensorRef, vcache: TensorRef, qkv: TensorRef, st: DecodeBuffers, dims: DecodeDims): Promise<Dispatch> {
+/** Stores k, v of position s = step[0] from qkv (B, 3C) into one layer's caches (B, NH, Tmax, HS) (rows as `shape` says). */
+export async function kvCacheWrite(gpu: Gpu, kcache: TensorRef, vcache: TensorRef, qkv: TensorRef, st: DecodeBuffers, dims: DecodeDims, shape: PrefillShape = DECODE_SHAPE): Promise<Dispatch> {
   checkDims(dims);
-  const { B, C, NH, Tmax } = dims;
-  const params = gpu.uniform(packParams(u32(B), u32(C), u32(NH), u32(Tmax)), 'kv_cache_write.params');
-  return gpu.kernel('kv_cache_write', [kcache, vcache, qkv, st.step, params], grid1d(B * C, WG), { WG });
+  const { C, NH, Tmax } = dims;
+  const R = rowsOf(dims, shape);
+  const params = gpu.uniform(packParams(u32(R), u32(C), u32(NH), u32(Tmax), u32(shape.Q), u32(shape.G)), 'kv_cache_write.params');
+  return gpu.kernel('kv_cache_write', [kcache, vcache, qkv, st.step, params], grid1d(R * C, WG), { WG });
 }
 
-/** out (B, C) = causal attention of q at s = step[0] over cached positions 0..s, scale 1/sqrt(HS). */
+/** out (B, C) = causal attention of q at s = step[0] over cached positions 0..s, scale 1/sqrt(HS) (rows as `shape` says). */
 export async function attentionDecode(
   gpu: Gpu,
   out: TensorRef,
@@ -109,18 +133,21 @@ export async function attentionDecode(
   vcache: TensorRef,
   st: DecodeBuffers,
   dims: DecodeDims,
-  opts: { variant?: KernelVariant } = {},
+  opts: { variant?: KernelVariant; shape?: PrefillShape } = {},
 ): Promise<Dispatch> {
   const HS = checkDims(dims);
   if (HS > ATTN_WG * ATTN_DMAX) throw new RangeError(`attentionDecode: head size ${HS} exceeds ${ATTN_WG * ATTN_DMAX}`);
-  const { B, C, NH, Tmax } = dims;
-  const params = gpu.uniform(packParams(u32(B), u32(C), u32(NH), u32(Tmax), f32(1 / Math.sqrt(HS))), 'attention_decode.params');
+  const { C, NH, Tmax } = dims;
+  const shape = opts.shape ?? DECODE_SHAPE;
+  const R = rowsOf(dims, shape);
+  const params = gpu.uniform(packParams(u32(R), u32(C), u32(NH), u32(Tmax), f32(1 / Math.sqrt(HS)), u32(shape.Q), u32(shape.G)), 'attention_decode.params');
   const bindings = [out, qkv, kcache, vcache, st.step, params];
   // the direct design keeps a head in registers: up to ATTN_DIRECT_HMAX channels
   if (kernelVariant(gpu, opts.variant) === 'direct' && HS <= ATTN_DIRECT_HMAX) {
-    return gpu.kernel('attention_decode_direct', bindings, grid1d(B * NH, ATTN_DIRECT_WG), { WG: ATTN_DIRECT_WG });
+    return gpu.kernel('attention_decode_direct', bindings, grid1d(R * NH, ATTN_DIRECT_WG), { WG: ATTN_DIRECT_WG });
   }
-  return gpu.kernel('attention_decode', bindings, [NH, B], { WG: ATTN_WG });
+  if (R > gpu.limits.maxComputeWorkgroupsPerDimension) throw new RangeError(`attentionDecode: ${R} query rows exceed the ${gpu.limits.maxComputeWorkgroupsPerDimension} workgroups of one grid dimension`);
+  return gpu.kernel('attention_decode', bindings, [NH, R], { WG: ATTN_WG });
 }
 
 function sampleParams(dims: DecodeDims, o: SampleOpts): ArrayBuffer {
@@ -180,31 +207,42 @@ export async function decodeAdvance(gpu: Gpu, st: DecodeBuffers): Promise<Dispat
 /**
  * Copies cache positions 0..upTo-1 of slot `src` into slots dst0..dst0+count-1. kcache and
  * vcache may hold one layer (B, NH, Tmax, HS) or every layer (L, B, NH, Tmax, HS); L is read
- * off their size. Tokens and promptLen of the new slots are the caller's to copy.
+ * off their size. With `groups` (default 1), the same copy for slots shifted by g·stride,
+ * g < groups: every group of a batch forked in one dispatch. Tokens and promptLen of the new
+ * slots are the caller's to copy.
  */
 export async function kvFork(
   gpu: Gpu,
   kcache: TensorRef,
   vcache: TensorRef,
   dims: DecodeDims,
-  fork: { src: number; dst0: number; count: number; upTo: number },
+  fork: { src: number; dst0: number; count: number; upTo: number; groups?: number; stride?: number },
 ): Promise<Dispatch> {
   const HS = checkDims(dims);
   const { B, NH, Tmax } = dims;
   const { src, dst0, count, upTo } = fork;
+  const groups = fork.groups ?? 1, stride = fork.stride ?? 0;
   const perLayer = B * NH * Tmax * HS * 4;
   const L = kcache.size / perLayer;
   if (!Number.isInteger(L) || L < 1 || vcache.size !== kcache.size) {
     throw new RangeError(`kvFork: caches of ${kcache.size} and ${vcache.size} bytes are not L x (B, NH, Tmax, HS) = L x ${perLayer} bytes`);
   }
-  const ints = [src, dst0, count, upTo];
-  if (ints.some((v) => !Number.isInteger(v) || v < 0) || src >= B || dst0 + count > B || upTo > Tmax) {
-    throw new RangeError(`kvFork: src=${src}, dst0=${dst0}, count=${count}, upTo=${upTo} out of range for B=${B}, Tmax=${Tmax}`);
+  const ints = [src, dst0, count, upTo, stride];
+  const last = (groups - 1) * stride;
+  if (ints.some((v) => !Number.isInteger(v) || v < 0) || !Number.isInteger(groups) || groups < 1 || src + last >= B || dst0 + last + count > B || upTo > Tmax) {
+    throw new RangeError(`kvFork: src=${src}, dst0=${dst0}, count=${count}, upTo=${upTo}, groups=${groups}, stride=${stride} out of range for B=${B}, Tmax=${Tmax}`);
   }
-  if (src >= dst0 && src < dst0 + count) throw new RangeError(`kvFork: source slot ${src} lies in the destination range [${dst0}, ${dst0 + count})`);
+  // every source against every destination range (groups may interleave when stride < count)
+  const dsts = new Set<number>();
+  for (let g = 0; g < groups; g++) for (let j = 0; j < count; j++) dsts.add(dst0 + g * stride + j);
+  for (let g = 0; g < groups; g++) {
+    const s = src + g * stride;
+    if (dsts.has(s)) throw new RangeError(`kvFork: source slot ${s} lies in the destination range [${dst0 + g * stride}, ${dst0 + g * stride + count}) or another group's`);
+  }
+  if (dsts.size !== groups * count) throw new RangeError(`kvFork: groups ${stride} apart overlap their ${count} destinations`);
   const params = gpu.uniform(
-    packParams(u32(L), u32(B), u32(NH), u32(Tmax), u32(HS), u32(src), u32(dst0), u32(count), u32(upTo)),
+    packParams(u32(L), u32(B), u32(NH), u32(Tmax), u32(HS), u32(src), u32(dst0), u32(count), u32(upTo), u32(groups), u32(stride)),
     'kv_fork.params',
   );
-  return gpu.kernel('kv_fork', [kcache, vcache, params], grid1d(L * count * NH * upTo * HS, WG), { WG });
+  return gpu.kernel('kv_fork', [kcache, vcache, params], grid1d(L * groups * count * NH * upTo * HS, WG), { WG });
 }
