@@ -51,8 +51,8 @@ export function benchPlan(quick: boolean): BenchPlan {
       maxReps: 50,
       attention: { B: 4, C: 64, NH: 2, Ts: [64, 128, 256] },
       train: { B: 4, T: 32, warmup: 1, steps: 2, tfjsWarmup: 1, tfjsSteps: 1, lr: 3e-3 },
-      sample: { B: 64, prompt: 8, maxNew: 16, reps: 1, group: 8 },
-      grpo: { steps: 1, eval: { problems: 8, samples: 8 } },
+      sample: { B: 64, prompt: 8, maxNew: 16, reps: 4, group: 8 },
+      grpo: { steps: 2, eval: { problems: 8, samples: 8 } },
       seed: 1234,
     };
   }
