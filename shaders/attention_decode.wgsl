@@ -1,4 +1,4 @@
-// attention_decode: causal attention of the query at position s = step[0] over the cached
+// attention_decode: causal attention of the query at position s = step[b] over the cached
 // keys/values of positions 0..s, for every (sequence b, head h):
 //   out[b, h*HS + d] = sum_t softmax_t(q . k_t * scale) v_t[d],  q = qkv[b, h*HS .. h*HS+HS-1]
 // kv_cache_write must already have stored position s. One workgroup per (h, b); positions are
@@ -10,7 +10,7 @@
 //   - invocation i accumulates output channels d = i, i + WG, ... (at most DMAX per
 //     invocation, so HS <= DMAX*WG), reading v rows coalesced across the workgroup.
 // Prefill (Q positions of every G-th sequence, Q = G = 1 when decoding): query row r = k*Q + i
-// (of qkv and out) is sequence b = k*G at position s = step[0] + i; its workgroup is (h, r).
+// (of qkv and out) is sequence b = k*G at position s = step[b] + i; its workgroup is (h, r).
 // s >= Tmax is clamped to Tmax - 1. out (R, C) may alias no input.
 struct Params { R: u32, C: u32, NH: u32, Tmax: u32, scale: f32, Q: u32, G: u32 }  // R rows = sequences x Q
 
@@ -18,7 +18,7 @@ struct Params { R: u32, C: u32, NH: u32, Tmax: u32, scale: f32, Q: u32, G: u32 }
 @group(0) @binding(1) var<storage, read> qkv: array<f32>;        // (R, 3C) rows [q | k | v]
 @group(0) @binding(2) var<storage, read> kcache: array<f32>;     // (B, NH, Tmax, HS)
 @group(0) @binding(3) var<storage, read> vcache: array<f32>;     // (B, NH, Tmax, HS)
-@group(0) @binding(4) var<storage, read> step: array<u32>;       // (1) current position s
+@group(0) @binding(4) var<storage, read> step: array<u32>;       // (B) current position of each sequence
 @group(0) @binding(5) var<uniform> p: Params;
 
 override WG: u32 = 64u;  // a power of two
@@ -35,7 +35,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   let b = (r / p.Q) * p.G;
   let HS = p.C / p.NH;
   if (tid == 0u) {
-    wStep = min(step[0] + r % p.Q, p.Tmax - 1u);
+    wStep = min(step[b] + r % p.Q, p.Tmax - 1u);
   }
   let s = workgroupUniformLoad(&wStep);  // uniform: the chunk loop below holds barriers
 

@@ -5,14 +5,14 @@
 //   out[b, h*HS + d] = sum_t softmax_t(q . k_t * scale) v_t[d],  q = qkv[b, h*HS .. h*HS+HS-1]
 // kv_cache_write must already have stored position s. s >= Tmax is clamped to Tmax - 1.
 // Prefill (Q positions of every G-th sequence, Q = G = 1 when decoding): query row r = k*Q + i
-// is sequence b = k*G at position s = step[0] + i.
+// is sequence b = k*G at position s = step[b] + i.
 struct Params { R: u32, C: u32, NH: u32, Tmax: u32, scale: f32, Q: u32, G: u32 }  // R rows = sequences x Q
 
 @group(0) @binding(0) var<storage, read_write> out: array<f32>;  // (R, C)
 @group(0) @binding(1) var<storage, read> qkv: array<f32>;        // (R, 3C) rows [q | k | v]
 @group(0) @binding(2) var<storage, read> kcache: array<f32>;     // (B, NH, Tmax, HS)
 @group(0) @binding(3) var<storage, read> vcache: array<f32>;     // (B, NH, Tmax, HS)
-@group(0) @binding(4) var<storage, read> step: array<u32>;       // (1) current position s
+@group(0) @binding(4) var<storage, read> step: array<u32>;       // (B) current position of each sequence
 @group(0) @binding(5) var<uniform> p: Params;
 
 override WG: u32 = 16u;
@@ -28,7 +28,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let h = i % p.NH;
   let b = (r / p.Q) * p.G;
   let HS = p.C / p.NH;
-  let s = min(step[0] + r % p.Q, p.Tmax - 1u);
+  let s = min(step[b] + r % p.Q, p.Tmax - 1u);
   let qBase = r * 3u * p.C + h * HS;
   let cacheBase = (b * p.NH + h) * p.Tmax * HS;
   var q: array<f32, HMAX>;

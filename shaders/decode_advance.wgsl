@@ -1,8 +1,13 @@
-// decode_advance: step[0] += 1, the last dispatch of a decode step. A separate one-invocation
-// kernel because every kernel of the step reads the position and the step ends after all of them.
-@group(0) @binding(0) var<storage, read_write> step: array<u32>;  // (1) current position s
+// decode_advance: step[b] += 1 for every sequence b, the last dispatch of a decode step. A
+// separate kernel because every kernel of the step reads the positions and the step ends after
+// all of them.
+@group(0) @binding(0) var<storage, read_write> step: array<u32>;  // (B) current position of each sequence
 
-@compute @workgroup_size(1)
-fn main() {
-  step[0] = step[0] + 1u;
+override WG: u32 = 64u;
+
+@compute @workgroup_size(WG)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  if (gid.x < arrayLength(&step)) {
+    step[gid.x] = step[gid.x] + 1u;
+  }
 }

@@ -1,4 +1,4 @@
-// sample_step: the fused sampling step of decoding. For the position t = s + 1 (s = step[0])
+// sample_step: the fused sampling step of decoding. For the position t = s + 1 (s = step[b], the sequence's own position)
 // of each sequence b with t < Tmax and done[b] == 0:
 //   - t < promptLen[b] (teacher forcing): the prompt token stays; logp = entropy = 0 there;
 //   - otherwise draws y from the sampling distribution q = softmax(logits[b] / temperature)
@@ -35,7 +35,7 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> entropy: array<f32>;  // (B, Tmax)
 @group(0) @binding(3) var<storage, read_write> done: array<u32>;     // (B)
 @group(0) @binding(4) var<storage, read> logits: array<f32>;         // (B, V)
-@group(0) @binding(5) var<storage, read> step: array<u32>;           // (1) current position s
+@group(0) @binding(5) var<storage, read> step: array<u32>;           // (B) current position of each sequence
 @group(0) @binding(6) var<storage, read> promptLen: array<u32>;      // (B)
 @group(0) @binding(7) var<uniform> p: Params;
 
@@ -94,7 +94,7 @@ fn philox4x32(ctr: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) tid: u32) {
   let b = wid.x;
-  let t = step[0] + 1u;
+  let t = step[b] + 1u;
   let row = b * p.Tmax + t;
   if (tid == 0u) {
     var mode = 0u;

@@ -18,7 +18,7 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> entropy: array<f32>;  // (B, Tmax)
 @group(0) @binding(3) var<storage, read_write> done: array<u32>;     // (B)
 @group(0) @binding(4) var<storage, read> logits: array<f32>;         // (B, V)
-@group(0) @binding(5) var<storage, read> step: array<u32>;           // (1) current position s
+@group(0) @binding(5) var<storage, read> step: array<u32>;           // (B) current position of each sequence
 @group(0) @binding(6) var<storage, read> promptLen: array<u32>;      // (B)
 @group(0) @binding(7) var<uniform> p: Params;
 
@@ -59,7 +59,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   if (b >= p.B) {
     return;
   }
-  let t = step[0] + 1u;
+  let t = step[b] + 1u;
   let row = b * p.Tmax + t;
   if (t >= p.Tmax || done[b] != 0u) {
     return;

@@ -3,13 +3,15 @@
 // dispatch list; many steps are encoded into one command buffer and the done flags are read
 // back only between chunks.
 //
-// Prefill: the prompt positions every row holds (all but the last token of the shortest
-// prompt) are not decoded one step at a time: one forward over (rows × positions) writes their
-// KV cache (the decode step's kernels on more rows, no LM head), and decoding starts after them.
-// When consecutive rows share their prompt (a group of G samples of one problem), only the first
-// row of each group is prefilled and its cache is copied to the others. Row for row the
-// arithmetic is the decode step's, so tokens, log-probs and entropies are bit for bit those of
-// the token-by-token path (tested).
+// Prefill: prompts are not fed one decode step per token. One forward over (rows × positions)
+// writes the KV cache of positions 0..P_max-2 of every row (the decode step's kernels on more
+// rows, no LM head), then each row decodes from its own last prompt token (positions are per
+// row): a batch takes maxNew decode steps whatever its prompts' lengths. Past a row's own prompt
+// the prefill writes cache entries that its decoding overwrites before any read. When runs of G
+// consecutive rows share their prompt (a group of G samples of one problem), only the first row
+// of each group is prefilled and its cache is copied to the others. Row for row the arithmetic is
+// the decode step's and a draw depends on (seed, row, position) only, so tokens, log-probs and
+// entropies are bit for bit those of the token-by-token path (tested).
 import { Gpu, view, type Dispatch, type TensorRef } from '../gpu/runtime';
 import { matmul, matmulForward } from '../gpu/ops/matmul';
 import { geluForward, layernormForward } from '../gpu/ops/layers';
@@ -50,14 +52,14 @@ const CHUNK = 16;
 const PREFILL_ROWS = 4096;
 
 /**
- * How generate() feeds the prompts: 'shared' prefills the common prompt positions and, when
- * consecutive rows share their prompt, prefills each group once and copies its cache; 'rows'
- * prefills every row; 'off' feeds prompts one decode step per token. All three give the same
- * tokens, log-probs and entropies bit for bit.
+ * How generate() feeds the prompts: 'shared' prefills them and, when consecutive rows share
+ * their prompt, prefills each group once and copies its cache; 'rows' prefills every row; 'off'
+ * feeds prompts one decode step per token, every row in lockstep from position 0. All three give
+ * the same tokens, log-probs and entropies bit for bit.
  */
 export type PrefillMode = 'shared' | 'rows' | 'off';
 
-/** What the last generate() did: decode steps run, prefilled positions and the group size shared. */
+/** What the last generate() did: decode steps run, prefilled positions per row, the group size shared, submits. */
 export interface GenerateTrace {
   decodeSteps: number;
   prefilled: number;
@@ -73,15 +75,12 @@ interface Scratch {
 }
 
 /**
- * The largest G ≥ 2 dividing the batch such that every run of G consecutive prompts agrees on
- * its first `upTo` tokens (1 when none does): those rows can share one prefill.
+ * The largest G ≥ 2 dividing the batch such that every run of G consecutive prompts is one
+ * prompt (1 when none is): those rows can share one prefill.
  */
-export function sharedGroupSize(prompts: readonly (readonly number[])[], upTo: number): number {
+export function sharedGroupSize(prompts: readonly (readonly number[])[]): number {
   const B = prompts.length;
-  const same = (a: readonly number[], b: readonly number[]): boolean => {
-    for (let t = 0; t < upTo; t++) if (a[t] !== b[t]) return false;
-    return true;
-  };
+  const same = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((x, t) => x === b[t]);
   for (let G = B; G >= 2; G--) {
     if (B % G !== 0) continue;
     let ok = true;
@@ -223,8 +222,8 @@ export class Decoder {
 
   /**
    * Writes the KV cache of positions 0..n-1 of every row (their tokens written by start()),
-   * computing only the first row of each group of G (whose prompts agree there) and copying its
-   * cache to the group. Leaves the position at n. Returns the submits it took.
+   * computing only the first row of each group of G (one prompt) and copying its cache to the
+   * group. Leaves the positions to the caller. Returns the submits it took.
    */
   private async prefill(n: number, G: number): Promise<number> {
     const seqs = this.B / G;
@@ -232,7 +231,7 @@ export class Decoder {
     let submits = 0;
     for (let p0 = 0; p0 < n; p0 += Qmax) {
       const list = await this.prefillList({ Q: Math.min(Qmax, n - p0), G });
-      this.gpu.write(this.st.step, new Uint32Array([p0]));
+      this.gpu.write(this.st.step, new Uint32Array(this.B).fill(p0));
       this.gpu.run(list, 'prefill');
       submits++;
     }
@@ -247,7 +246,6 @@ export class Decoder {
       this.gpu.run(list, 'prefill-fork');
       submits++;
     }
-    this.gpu.write(this.st.step, new Uint32Array([n]));
     return submits;
   }
 
@@ -268,7 +266,7 @@ export class Decoder {
     this.gpu.write(this.st.done, new Uint32Array(B));
     this.gpu.write(this.st.logp, new Float32Array(B * Tmax));
     this.gpu.write(this.st.entropy, new Float32Array(B * Tmax));
-    this.gpu.write(this.st.step, new Uint32Array([startStep]));
+    this.gpu.write(this.st.step, new Uint32Array(B).fill(startStep));
     this.sampler.setOpts({ ...opts });
   }
 
@@ -285,25 +283,33 @@ export class Decoder {
    */
   async generate(prompts: readonly (readonly number[])[], opts: GenerateOpts, prefill: PrefillMode = 'shared'): Promise<Generation> {
     this.start(prompts, opts);
-    const minPrompt = Math.min(...prompts.map((p) => p.length));
-    const maxPrompt = Math.max(...prompts.map((p) => p.length));
-    const lastStep = Math.min(this.Tmax - 1, maxPrompt + opts.maxNew - 1);
-    // positions 0..minPrompt-2 hold prompt tokens in every row and predict prompt tokens
-    const n = prefill === 'off' ? 0 : minPrompt - 1;
-    const G = prefill === 'shared' && n > 0 ? sharedGroupSize(prompts, n) : 1;
-    let submits = n > 0 ? await this.prefill(n, G) : 0;
-    let s = n;
-    while (s < lastStep) {
-      const k = Math.min(CHUNK, lastStep - s);
+    const lens = prompts.map((p) => p.length);
+    const minPrompt = Math.min(...lens);
+    const maxPrompt = Math.max(...lens);
+    let submits = 0, n = 0, G = 1, steps: number;
+    if (prefill === 'off') {
+      // lockstep from position 0: step s feeds position s and samples s + 1 where the prompt has ended
+      steps = Math.min(this.Tmax - 1, maxPrompt + opts.maxNew - 1);
+    } else {
+      n = maxPrompt - 1;
+      G = prefill === 'shared' && n > 0 ? sharedGroupSize(prompts) : 1;
+      if (n > 0) submits += await this.prefill(n, G);
+      // each row from its last prompt token: step k samples position P_b + k
+      this.gpu.write(this.st.step, Uint32Array.from(lens, (P) => P - 1));
+      steps = Math.min(opts.maxNew, this.Tmax - minPrompt);
+    }
+    let s = 0;
+    while (s < steps) {
+      const k = Math.min(CHUNK, steps - s);
       this.runSteps(k);
       submits++;
       s += k;
-      if (s >= minPrompt) {
+      if (prefill !== 'off' || s >= minPrompt) {
         const done = await this.gpu.readU32(this.st.done);
         if (done.every((d) => d === 1)) break;
       }
     }
-    this.lastTrace = { decodeSteps: s - n, prefilled: n, sharedGroup: G, submits };
+    this.lastTrace = { decodeSteps: s, prefilled: n, sharedGroup: G, submits };
     return this.collect(prompts.map((p) => p.length), opts.eosToken);
   }
 

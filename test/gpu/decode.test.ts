@@ -25,7 +25,7 @@ import {
 } from '../../src/reference/decode';
 
 const buf = (gpu: Gpu, data: Float32Array | Uint32Array, label: string): TensorRef => asRef(gpu.upload(data, label));
-const setStep = (gpu: Gpu, st: DecodeBuffers, s: number): void => gpu.write(st.step, new Uint32Array([s]));
+const setStep = (gpu: Gpu, st: DecodeBuffers, s: number): void => gpu.write(st.step, new Uint32Array(st.step.size / 4).fill(s));
 
 describe('encoder_decode', () => {
   it('embeds the token at the current position of each sequence, s = 0 .. Tmax-1', async () => {
@@ -153,13 +153,14 @@ describe('kv_fork', () => {
 });
 
 describe('decode_advance', () => {
-  it('increments the position once per dispatch', async () => {
+  it('increments every sequence\'s own position once per dispatch (more sequences than a workgroup)', async () => {
     const gpu = await testGpu();
-    const st = createDecodeBuffers(gpu, 2, 8);
-    setStep(gpu, st, 5);
+    const B = 70;
+    const st = createDecodeBuffers(gpu, B, 8);
+    gpu.write(st.step, Uint32Array.from({ length: B }, (_, b) => b % 5));
     const d = await decodeAdvance(gpu, st);
     gpu.run([d, d, d]);
-    expect((await gpu.readU32(st.step))[0]).toBe(8);
+    expect(Array.from(await gpu.readU32(st.step))).toEqual(Array.from({ length: B }, (_, b) => (b % 5) + 3));
   });
 });
 

@@ -120,9 +120,11 @@ describe.each(['tiled', 'direct'] as const)('prefilled generation equals the tok
     same(rows.g, off.g);
     same(shared.g, off.g);
     expect(off.trace).toMatchObject({ prefilled: 0, sharedGroup: 1 });
-    expect(rows.trace).toMatchObject({ prefilled: 5, sharedGroup: 1 });
-    expect(shared.trace).toMatchObject({ prefilled: 5, sharedGroup: 4 });
-    expect(shared.trace.decodeSteps).toBe(off.trace.decodeSteps - 5);
+    // prefilled up to the longest prompt (9 tokens); each row then decodes from its own prompt's end
+    expect(rows.trace).toMatchObject({ prefilled: 8, sharedGroup: 1 });
+    expect(shared.trace).toMatchObject({ prefilled: 8, sharedGroup: 4 });
+    expect(shared.trace.decodeSteps).toBeLessThanOrEqual(12); // maxNew, whatever the prompts' lengths
+    expect(off.trace.decodeSteps).toBeGreaterThan(shared.trace.decodeSteps);
     // the responses were sampled (not all prompt)
     expect(off.g.responseLen.every((n) => n > 0)).toBe(true);
   });
@@ -132,11 +134,18 @@ describe.each(['tiled', 'direct'] as const)('prefilled generation equals the tok
     const off = await run(distinct, 'off', opts);
     const shared = await run(distinct, 'shared', opts);
     same(shared.g, off.g);
-    expect(shared.trace).toMatchObject({ prefilled: 4, sharedGroup: 1 });
-    // 8 rows per dispatch: 2 positions of 4 rows per chunk, 2 chunks (and grouped: 4 positions of 2 rows, 2 chunks, then the fork)
+    expect(shared.trace).toMatchObject({ prefilled: 7, sharedGroup: 1 });
+    // 8 rows per dispatch: 2 positions of 4 rows per chunk, 4 chunks (and grouped: 4 positions of 2 rows, 2 chunks, then the fork)
     const chunked = await run(distinct, 'rows', opts, 8);
     same(chunked.g, off.g);
-    expect(chunked.trace.submits).toBe(shared.trace.submits + 1);
+    expect(chunked.trace.submits).toBe(shared.trace.submits + 3);
+    // a row whose prompt nearly fills the context (25 of Tmax = 32) is cut at the context's end
+    const long = [Array.from({ length: 25 }, (_, t) => 1 + ((t * 7) % 60)), [1, 5, 9], [1, 6, 7, 8], [1, 2]];
+    const longOff = await run(long, 'off', opts);
+    const longShared = await run(long, 'shared', opts);
+    same(longShared.g, longOff.g);
+    expect(longOff.g.responseLen[0]).toBe(7);
+    expect(longOff.g.finished[0]).toBe(false);
     const groupedOff = await run(grouped, 'off', opts);
     const groupedChunked = await run(grouped, 'shared', opts, 8);
     same(groupedChunked.g, groupedOff.g);
@@ -144,14 +153,14 @@ describe.each(['tiled', 'direct'] as const)('prefilled generation equals the tok
 });
 
 describe('sharedGroupSize', () => {
-  it('is the largest group of consecutive rows that agree on the prefilled positions', () => {
-    const a = [1, 2, 3], b = [1, 2, 4], c = [5, 6, 7];
-    expect(sharedGroupSize([a, a, a, a], 3)).toBe(4);
-    expect(sharedGroupSize([a, a, c, c], 3)).toBe(2);
-    expect(sharedGroupSize([a, b, c, c], 2)).toBe(2); // a and b agree on their first 2 positions, c and c too
-    expect(sharedGroupSize([a, b, c, c], 3)).toBe(1);
-    expect(sharedGroupSize([a, b, a, b], 2)).toBe(4); // only the first 2 positions matter
-    expect(sharedGroupSize([a, a, a], 3)).toBe(3);
-    expect(sharedGroupSize([a], 3)).toBe(1);
+  it('is the largest group of consecutive rows that hold one prompt', () => {
+    const a = [1, 2, 3], b = [1, 2, 4], c = [5, 6, 7], a2 = [1, 2];
+    expect(sharedGroupSize([a, a, a, a])).toBe(4);
+    expect(sharedGroupSize([a, a, c, c])).toBe(2);
+    expect(sharedGroupSize([a, b, c, c])).toBe(1);
+    expect(sharedGroupSize([a, a2, c, c])).toBe(1); // a prefix is not the prompt
+    expect(sharedGroupSize([a, a, a])).toBe(3);
+    expect(sharedGroupSize([a, a, b, b, c, c])).toBe(2);
+    expect(sharedGroupSize([a])).toBe(1);
   });
 });

@@ -44,7 +44,7 @@ async function setup(dims: { B: number; Tmax: number; V: number }, logits: Float
 
 /** Positions s0 .. s1-1 in one command buffer. */
 function runSteps(x: Setup, s0: number, s1: number): void {
-  x.gpu.write(x.st.step, new Uint32Array([s0]));
+  x.gpu.write(x.st.step, new Uint32Array(x.dims.B).fill(s0));
   const ds: Dispatch[] = [];
   for (let s = s0; s < s1; s++) ds.push(x.sampler.dispatch, x.adv);
   x.gpu.run(ds);

@@ -1,16 +1,17 @@
-// Decoding kernels: batched autoregressive sampling with a KV cache, in lockstep positions.
+// Decoding kernels: batched autoregressive sampling with a KV cache, a position per sequence.
 // Twins of shaders/encoder_decode.wgsl, kv_cache_write.wgsl, attention_decode.wgsl,
 // sample_step.wgsl, decode_advance.wgsl and kv_fork.wgsl.
 //
-// The current absolute position s lives on the GPU (`step`), so a whole generation can be
-// recorded once and encoded into one command buffer with no readback inside the loop. One
-// decode step at position s:
-//   encoderDecode (x = wte[tokens[:, s]] + wpe[s])
+// The current position of each sequence lives on the GPU (`step`, one per sequence: rows need
+// not be in lockstep), so a whole generation can be recorded once and encoded into one command
+// buffer with no readback inside the loop. One decode step, sequence b at position s = step[b]:
+//   encoderDecode (x = wte[tokens[b, s]] + wpe[s])
 //   per layer: LN, qkv matmul, kvCacheWrite, attentionDecode, projection, MLP (the model's)
 //   final LN, LM head -> logits (B, V)
-//   sampleStep (writes tokens[:, s+1], logp, entropy, done), decodeAdvance (s += 1)
+//   sampleStep (writes tokens[b, s+1], logp, entropy, done), decodeAdvance (every step[b] += 1)
 // Before a generation: write the prompts into `tokens` (row b = prompt b from position 0),
-// `promptLen` (>= 1), zero `done` and `step`, and set a fresh seed. Positions after a
+// `promptLen` (>= 1), zero `done`, set `step` (0, or where each row's decoding starts after a
+// prefill) and a fresh seed. Positions after a
 // sequence's end are never written: zero tokens/logp/entropy too when buffers are reused.
 // Running the step past s = Tmax - 1 is harmless (nothing is written, attention clamps).
 import { Gpu, f32, packParams, u32, view, type Dispatch, type TensorRef } from '../runtime';
@@ -26,7 +27,7 @@ export interface DecodeDims {
 }
 
 export interface DecodeBuffers {
-  /** u32 (1): the current position s */
+  /** u32 (B): the current position of each sequence */
   step: TensorRef;
   /** u32 (B, Tmax): prompt then sampled tokens */
   tokens: TensorRef;
@@ -42,8 +43,8 @@ export interface DecodeBuffers {
 
 /**
  * A prefill dispatch of encoderDecode, kvCacheWrite and attentionDecode: `Q` consecutive positions
- * (from s = step[0]) of every `G`-th sequence at once, rows r = k*Q + i (sequence k*G, position
- * s + i). Decoding is Q = G = 1. Row for row, the arithmetic is the decode step's: a prefilled
+ * of every `G`-th sequence at once, rows r = k*Q + i (sequence b = k*G, position step[b] + i).
+ * Decoding is Q = G = 1. Row for row, the arithmetic is the decode step's: a prefilled
  * position gets bit for bit the values the token-by-token path gives it.
  */
 export interface PrefillShape {
@@ -89,7 +90,7 @@ const ATTN_DIRECT_HMAX = 64; // HMAX in attention_decode_direct.wgsl
 export function createDecodeBuffers(gpu: Gpu, B: number, Tmax: number): DecodeBuffers {
   const ref = (elems: number, label: string): TensorRef => view(gpu.createBuffer(elems * 4, label), 0, elems);
   return {
-    step: ref(1, 'decode.step'),
+    step: ref(B, 'decode.step'),
     tokens: ref(B * Tmax, 'decode.tokens'),
     promptLen: ref(B, 'decode.promptLen'),
     done: ref(B, 'decode.done'),
@@ -106,7 +107,7 @@ function checkDims(d: DecodeDims): number {
   return d.C / d.NH;
 }
 
-/** out (B, C) = wte[tokens[b, s]] + wpe[s] at s = step[0] (rows (B/G)·Q under a prefill shape). */
+/** out (B, C) = wte[tokens[b, s]] + wpe[s] at s = step[b] (rows (B/G)·Q under a prefill shape). */
 export async function encoderDecode(gpu: Gpu, out: TensorRef, st: DecodeBuffers, wte: TensorRef, wpe: TensorRef, dims: DecodeDims, shape: PrefillShape = DECODE_SHAPE): Promise<Dispatch> {
   checkDims(dims);
   const { C, Tmax } = dims;
@@ -115,7 +116,7 @@ export async function encoderDecode(gpu: Gpu, out: TensorRef, st: DecodeBuffers,
   return gpu.kernel('encoder_decode', [out, st.tokens, wte, wpe, st.step, params], grid1d(R * C, WG), { WG });
 }
 
-/** Stores k, v of position s = step[0] from qkv (B, 3C) into one layer's caches (B, NH, Tmax, HS) (rows as `shape` says). */
+/** Stores k, v of position s = step[b] from qkv (B, 3C) into one layer's caches (B, NH, Tmax, HS) (rows as `shape` says). */
 export async function kvCacheWrite(gpu: Gpu, kcache: TensorRef, vcache: TensorRef, qkv: TensorRef, st: DecodeBuffers, dims: DecodeDims, shape: PrefillShape = DECODE_SHAPE): Promise<Dispatch> {
   checkDims(dims);
   const { C, NH, Tmax } = dims;
@@ -124,7 +125,7 @@ export async function kvCacheWrite(gpu: Gpu, kcache: TensorRef, vcache: TensorRe
   return gpu.kernel('kv_cache_write', [kcache, vcache, qkv, st.step, params], grid1d(R * C, WG), { WG });
 }
 
-/** out (B, C) = causal attention of q at s = step[0] over cached positions 0..s, scale 1/sqrt(HS) (rows as `shape` says). */
+/** out (B, C) = causal attention of q at s = step[b] over cached positions 0..s, scale 1/sqrt(HS) (rows as `shape` says). */
 export async function attentionDecode(
   gpu: Gpu,
   out: TensorRef,
@@ -199,9 +200,9 @@ export async function sampleStep(
   return { dispatch, setOpts: (o: SampleOpts) => gpu.write(params, sampleParams(dims, o)) };
 }
 
-/** step[0] += 1: the last dispatch of a decode step. */
+/** step[b] += 1 for every sequence: the last dispatch of a decode step. */
 export async function decodeAdvance(gpu: Gpu, st: DecodeBuffers): Promise<Dispatch> {
-  return gpu.kernel('decode_advance', [st.step], [1]);
+  return gpu.kernel('decode_advance', [st.step], grid1d(st.step.size / 4, 64), { WG: 64 });
 }
 
 /**
