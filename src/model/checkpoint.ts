@@ -24,6 +24,14 @@ export type HfExtras = Parameters<typeof toHfConfig>[1];
 // transformers refuses a safetensors file whose metadata lacks format "pt".
 const FORMAT_KEY = 'format';
 
+/** Metadata key under which a file the lab exports carries its config.json, so it stands alone. */
+export const EMBEDDED_CONFIG_KEY = 'config_json';
+
+/** The config.json text a .safetensors file carries in its metadata (null when it carries none). */
+export function embeddedConfigJson(safetensorsBytes: Uint8Array, what = MODEL_FILE): string | null {
+  return decodeSafetensors(safetensorsBytes, what).metadata[EMBEDDED_CONFIG_KEY] ?? null;
+}
+
 export function serializeCheckpoint(
   cfg: GPTConfig,
   params: Float32Array,

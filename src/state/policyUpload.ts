@@ -1,9 +1,10 @@
 // A checkpoint the user uploads as a base policy: the two files Hugging Face writes for GPT-2
-// (a .safetensors file and its config.json), checked on the page with the same parser the worker
-// uses, so a bad file is refused here with a message naming the file and the problem. A single
-// .safetensors file is not enough: checkpoint.ts reads the architecture from config.json only.
+// (a .safetensors file and its config.json), or a .safetensors file alone when it carries its
+// config.json in its metadata (the lab's own exports do), checked on the page with the same
+// parser the worker uses, so a bad file is refused here with a message naming the file and the
+// problem.
 import { CheckpointError } from '../model/safetensors';
-import { firstNonFinite, parseCheckpoint } from '../model/checkpoint';
+import { embeddedConfigJson, EMBEDDED_CONFIG_KEY, firstNonFinite, parseCheckpoint } from '../model/checkpoint';
 import type { GPTConfig } from '../model/config';
 import { VOCAB_SIZE } from '../world/tokenizer';
 
@@ -35,8 +36,8 @@ export type UploadResult = { ok: true; checkpoint: CheckedCheckpoint } | { ok: f
 
 const mb = (n: number) => `${(n / 2 ** 20).toFixed(n < 2 ** 20 ? 2 : 0)} MB`;
 
-/** The weights and the config among the chosen files, or what is missing. */
-export function pairFiles(files: readonly BinaryFile[]): { weights: BinaryFile; config: BinaryFile } | string {
+/** The weights and the config among the chosen files (null: look inside the weights), or what is missing. */
+export function pairFiles(files: readonly BinaryFile[]): { weights: BinaryFile; config: BinaryFile | null } | string {
   const weights = files.filter((f) => f.name.toLowerCase().endsWith('.safetensors'));
   const configs = files.filter((f) => f.name.toLowerCase().endsWith('.json'));
   const other = files.filter((f) => !weights.includes(f) && !configs.includes(f));
@@ -45,8 +46,7 @@ export function pairFiles(files: readonly BinaryFile[]): { weights: BinaryFile; 
   if (other.length > 0) return `${other[0].name}: not a checkpoint file; choose a .safetensors file and its config.json`;
   if (weights.length > 1 || configs.length > 1) return `${names}: choose one .safetensors file and one config.json, not more`;
   if (weights.length === 0) return `${configs[0].name}: also choose the .safetensors file it describes (select both files at once)`;
-  if (configs.length === 0) return `${weights[0].name}: a checkpoint here is two files; also choose its config.json (select both at once): the architecture is read from config.json only`;
-  return { weights: weights[0], config: configs[0] };
+  return { weights: weights[0], config: configs[0] ?? null };
 }
 
 /** parseCheckpoint names the files model.safetensors and config.json; say the user's names instead. */
@@ -62,9 +62,22 @@ export async function readCheckpointFiles(files: readonly BinaryFile[]): Promise
   if (typeof pair === 'string') return { ok: false, message: pair };
   const { weights, config } = pair;
   if (weights.size > MAX_CHECKPOINT_BYTES) return { ok: false, message: `${weights.name}: ${mb(weights.size)}; checkpoints of at most ${mb(MAX_CHECKPOINT_BYTES)} are accepted` };
-  if (config.size > MAX_CONFIG_BYTES) return { ok: false, message: `${config.name}: ${mb(config.size)}; a config.json is a few hundred bytes` };
-  const [bytes, configJson] = await Promise.all([weights.arrayBuffer(), config.text()]);
-  return checkCheckpoint(weights.name, new Uint8Array(bytes), config.name, configJson);
+  if (config && config.size > MAX_CONFIG_BYTES) return { ok: false, message: `${config.name}: ${mb(config.size)}; a config.json is a few hundred bytes` };
+  const [buffer, configText] = await Promise.all([weights.arrayBuffer(), config?.text() ?? null]);
+  const bytes = new Uint8Array(buffer);
+  if (configText !== null) return checkCheckpoint(weights.name, bytes, config!.name, configText);
+  // one file: the architecture must come from its own metadata (the lab's exports carry it)
+  let embedded: string | null;
+  try {
+    embedded = embeddedConfigJson(bytes, weights.name);
+  } catch (e) {
+    if (!(e instanceof CheckpointError)) throw e;
+    return { ok: false, message: e.message };
+  }
+  if (embedded === null) {
+    return { ok: false, message: `${weights.name}: carries no config (no "${EMBEDDED_CONFIG_KEY}" in its metadata, as the lab's exports have); also choose its config.json (select both at once)` };
+  }
+  return checkCheckpoint(weights.name, bytes, `${weights.name} (its embedded config.json)`, embedded);
 }
 
 /** Parses a checkpoint's bytes as the worker will, and checks that it fits the lab's tokenizer. */

@@ -1,5 +1,6 @@
 // "Upload checkpoint…" under the launcher's policy picker: a .safetensors file and its
-// config.json (chosen together) become the base policy `upload:<file>`, kept in this browser.
+// config.json (chosen together), or a .safetensors file the lab exported (it carries its config),
+// become the base policy `upload:<file>`, kept in this browser.
 import { useId } from 'react';
 import { VOCAB_SIZE } from '../world/tokenizer';
 import { useLab } from './LabStore';
@@ -24,7 +25,7 @@ export function PolicyUpload({ disabled }: { disabled: boolean }) {
         }}
       />
       <p className="field-note" id={`${id}-help`}>
-        Choose a .safetensors file and its config.json together (GPT-2 layout, this lab's {VOCAB_SIZE}-token vocabulary). It stays in this browser: the page address cannot carry it, so a
+        Choose a .safetensors file and its config.json together, or a .safetensors file this lab exported alone (it carries its config); GPT-2 layout, this lab's {VOCAB_SIZE}-token vocabulary. It stays in this browser: the page address cannot carry it, so a
         link to this set-up opens with the default policy.
       </p>
       {error && (

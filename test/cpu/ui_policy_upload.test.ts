@@ -39,10 +39,29 @@ describe('checkpoint upload: the files', () => {
   });
 
   it('names what is missing or extra among the chosen files', () => {
-    expect(pairFiles([weights()])).toMatch(/^model\.safetensors: a checkpoint here is two files; also choose its config\.json/);
+    // one .safetensors file is a pair with its config to be read from its own metadata
+    expect(pairFiles([weights()])).toMatchObject({ config: null });
     expect(pairFiles([config()])).toMatch(/^config\.json: also choose the \.safetensors file/);
     expect(pairFiles([weights(), config(), file('notes.txt', 'x')])).toMatch(/^notes\.txt: not a checkpoint file/);
     expect(pairFiles([weights(), weights(TINY, 'b.safetensors'), config()])).toMatch(/choose one \.safetensors file and one config\.json, not more/);
+  });
+
+  it('takes a .safetensors file the lab exported alone (its config rides in its metadata); asks for the config of one that carries none', async () => {
+    const { parseCheckpoint } = await import('../../src/model/checkpoint');
+    const tiny = parseCheckpoint(TINY, TINY_CONFIG);
+    const { checkpointFile } = await import('../../src/lab/checkpointExport');
+    const exported = checkpointFile({ runId: 'r1', loop: 'grpo', policy: 'tiny', cfg: tiny.cfg, step: 3, params: tiny.params, config: {} } as never, 'safetensors');
+    const r = await readCheckpointFiles([weights(exported.bytes, exported.filename)]);
+    if (!r.ok) throw new Error(r.message);
+    expect(r.checkpoint.cfg).toEqual(tiny.cfg);
+    expect(JSON.parse(r.checkpoint.configJson)).toMatchObject({ n_embd: 32, vocab_size: 64 });
+    // the shipped files (written by npm run pretrain) carry no config: the message says to add it
+    expect(await refusal([weights()])).toMatch(/^model\.safetensors: carries no config .*also choose its config\.json/);
+    // a chosen config.json still wins over the embedded one
+    const wider = JSON.stringify({ ...JSON.parse(TINY_CONFIG), n_embd: 64 });
+    expect(await refusal([weights(exported.bytes, 'x.safetensors'), config(wider)])).toMatch(/^x\.safetensors: .*wte\.weight/);
+    // a broken file alone is refused with the parser's message
+    expect(await refusal([weights(exported.bytes.slice(0, 6), 'x.safetensors')])).toMatch(/^x\.safetensors: /);
   });
 
   it('refuses broken weights and configs with the parser\'s message, under the user\'s file names', async () => {

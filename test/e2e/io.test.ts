@@ -139,6 +139,15 @@ describe('import, upload, PNG export and lesson links (built app, headless Chrom
     expect(await status.getAttribute('data-state'), (await status.textContent()) ?? '').toBe('done');
     await expect(page.getByTestId('run-item').last().locator('.run-label').textContent()).resolves.toMatch(/upload:model$/);
 
+    // the run's own safetensors export carries its config: it uploads back alone
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=run-item].selected').getByTestId('run-export-safetensors').click()]);
+    const exported = download.suggestedFilename();
+    await upload.setInputFiles([{ name: exported, mimeType: 'application/octet-stream', buffer: readFileSync((await download.path())!) }]);
+    const name = `upload:${exported.replace(/\.safetensors$/, '')}`;
+    await page.waitForFunction((n) => (document.querySelector('[data-testid=launcher-policy]') as HTMLSelectElement | null)?.value === n, name, { timeout: 10_000 });
+    expect(await error.count()).toBe(0);
+    expect(await policyOptions(page)).toEqual([...options, 'upload:model', name]);
+
     // kept in IndexedDB: offered again after a reload (the link itself does not name it)
     await gotoLab(page, `${base}?${SETUP}`);
     await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=launcher-policy] option')].some((o) => (o as HTMLOptionElement).value === 'upload:model'), null, { timeout: 10_000 });
