@@ -75,18 +75,26 @@ export interface ShownRun<R> {
 }
 
 /**
- * The runs the charts draw: the ticked runs when two or more are ticked (the first is the base
- * the others are labelled against), else the selected run alone. `seeds`: the ticked runs differ
- * only by seed, so the charts add their mean and band.
+ * The runs the charts draw: the ticked runs when two or more are ticked (the first is the one
+ * the others are labelled against), else the selected run alone. `liveChanges` says what was
+ * changed in a run while it trained ("lr → 5e-5 at step 12"; null: nothing): a run's set-up is
+ * then more than its config, so its label says so and a seed mean is not drawn. `seeds`: the
+ * ticked runs differ only by seed, so the charts add their mean and band.
  */
 export function shownRuns<R extends RunSetup & { id: string; index: number; label: string }>(
   order: readonly string[], byId: Readonly<Record<string, R>>, compared: readonly string[], selected: string | null,
+  liveChanges: (r: R) => string | null = () => null,
 ): { runs: ShownRun<R>[]; seeds: boolean } {
   const ticked = order.filter((id) => compared.includes(id) && byId[id]).map((id) => byId[id]);
   if (ticked.length < 2) return { runs: selected && byId[selected] ? [{ run: byId[selected], name: byId[selected].label }] : [], seeds: false };
   const base = ticked[0];
+  const live = ticked.map(liveChanges);
+  const name = (r: R, i: number): string => {
+    const own = i === 0 ? `#${r.index} (first ticked)` : `#${r.index}: ${configDiffLabel(base, r)}`;
+    return live[i] ? `${own}; changed live: ${live[i]}` : own;
+  };
   return {
-    runs: ticked.map((r, i) => ({ run: r, name: i === 0 ? `#${r.index} (base)` : `#${r.index}: ${configDiffLabel(base, r)}` })),
-    seeds: onlySeedsDiffer(ticked),
+    runs: ticked.map((r, i) => ({ run: r, name: name(r, i) })),
+    seeds: onlySeedsDiffer(ticked) && live.every((l) => l === null),
   };
 }

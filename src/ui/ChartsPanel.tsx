@@ -62,7 +62,13 @@ export interface Shown {
 /** The runs the charts draw (see shownRuns); stable while the runs slice is unchanged. */
 export function useShownRuns(): Shown {
   const runs = useLab((s) => s.runs);
-  return useMemo(() => shownRuns(runs.order, runs.byId, runs.compared, runs.selected), [runs.order, runs.byId, runs.compared, runs.selected]);
+  return useMemo(() => shownRuns(runs.order, runs.byId, runs.compared, runs.selected, liveChangesOf), [runs.order, runs.byId, runs.compared, runs.selected]);
+}
+
+/** What was changed in a run while it trained, from its stored metrics ("lr → 5e-5 at step 12"), or null. */
+function liveChangesOf(r: RunView): string | null {
+  const changes = knobChanges(r.data.step, r.data.series, knobsOfConfig(r.config), formatValue);
+  return changes.length === 0 ? null : changes.map((c) => `${c.label} at step ${c.step}`).join('; ');
 }
 
 /** Where shown runs stopped on their own, on the axis: each halt's step, or its run's time then. */
@@ -108,7 +114,7 @@ export function CompareLegend({ shown }: { shown: Shown }) {
 
 function seedText(mode: XAxisMode): string {
   if (mode === 'time') return 'These runs differ only by seed. On the wall-time axis each seed is drawn on its own clock, without their mean and band: the seeds reach a step at different times, so there is no common time to average at (switch the x-axis to step for them).';
-  return 'These runs differ only by seed: the thick line is their mean, the shaded band spans the lowest to the highest seed at each step.';
+  return 'These runs differ only by seed: the dashed line is their mean (under the runs' own lines), the shaded band spans the lowest to the highest seed at each step.';
 }
 
 function intro(shown: Shown, what: string): string {

@@ -81,11 +81,19 @@ describe('shownRuns', () => {
 
   it('labels ticked runs by their difference from the first in run order, and spots seed groups', () => {
     const two = shownRuns(order, byId, ['b', 'a'], null);
-    expect(two.runs.map((r) => r.name)).toEqual(['#1 (base)', '#2: seed 2']);
+    expect(two.runs.map((r) => r.name)).toEqual(['#1 (first ticked)', '#2: seed 2']);
     expect(two.seeds).toBe(true);
     const three = shownRuns(order, byId, ['a', 'b', 'c'], 'a');
-    expect(three.runs.map((r) => r.name)).toEqual(['#1 (base)', '#2: seed 2', '#3: rl.beta 0.1']);
+    expect(three.runs.map((r) => r.name)).toEqual(['#1 (first ticked)', '#2: seed 2', '#3: rl.beta 0.1']);
     expect(three.seeds).toBe(false);
+  });
+
+  it('a run changed while it trained differs by more than its seed: labelled so, and no seed mean', () => {
+    const live = (r: { id: string }) => (r.id === 'b' ? 'lr → 5e-5 at step 12' : null);
+    const two = shownRuns(order, byId, ['a', 'b'], null, live);
+    expect(two.runs.map((r) => r.name)).toEqual(['#1 (first ticked)', '#2: seed 2; changed live: lr → 5e-5 at step 12']);
+    expect(two.seeds).toBe(false);
+    expect(shownRuns(order, byId, ['a', 'b'], null, () => null).seeds).toBe(true);
   });
 });
 

@@ -205,7 +205,7 @@ describe('run page (built app, headless Chromium)', () => {
     // one legend above the training charts, one above the evaluation charts
     const legend = page.getByTestId('compare-legend').first();
     await legend.waitFor();
-    expect(await legend.getByTestId('compare-label').allTextContents()).toEqual(['#1 (base)', '#3: seed 5']);
+    expect(await legend.getByTestId('compare-label').allTextContents()).toEqual(['#1 (first ticked)', '#3: seed 5']);
     await chartsDrawn(page);
     for (const id of ['reward', 'entropy', 'passk', 'pass1', 'histogram']) {
       expect(await page.getByTestId(`chart-${id}`).getAttribute('data-series'), `chart-${id}`).toBe('2');

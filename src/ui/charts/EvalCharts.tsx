@@ -51,6 +51,9 @@ const EMPTY = <div className="chart-empty">Appears after the first evaluation.</
 const runLegend = (runs: readonly EvalRun[], label: (r: EvalRun, i: number) => string = (r) => r.name): LegendEntry[] =>
   runs.map((r, i) => ({ name: label(r, i), cls: seriesClass(i, runs.length) }));
 
+/** Whether every run's shown evaluation is at one step. */
+const sameStep = (chosen: readonly (EvalEvent | undefined)[]): boolean => chosen.every((c) => c !== undefined && c.step === chosen[0]?.step);
+
 function PassKChart({ runs }: { runs: readonly EvalRun[] }) {
   const sliderId = useId();
   const setIndex = useLab((s) => s.setEvalIndex);
@@ -69,7 +72,7 @@ function PassKChart({ runs }: { runs: readonly EvalRun[] }) {
   const p1 = (x: EvalEvent) => percent(x.passAtK['1'] ?? NaN);
   return (
     <ChartFrame
-      id="passk" title={single && e ? `pass@k at step ${e.step}${start ? ` and at the start` : ''}` : 'pass@k'}
+      id="passk" title={single && e ? `pass@k at step ${e.step}${start ? ` and at the start` : ''}` : `pass@k at each run's latest evaluation${sameStep(chosen) ? ` (step ${chosen[0]?.step})` : ': steps differ'}`}
       value={single && e ? (start ? `pass@1 ${p1(start)} → ${p1(e)}` : `pass@1 ${p1(e)}`) : undefined} points={width > 0 ? lines[0].length : 0}
       note="Chance that at least one of k samples is right, per held-out problem (unbiased estimator), by k. RLVR lifts small k; if it narrows the policy, large k can fall below the base."
       extra={{ step: e?.step ?? -1, series: runs.length, start: start ? start.step : -1 }}
@@ -143,10 +146,12 @@ function PassOverStepsChart({ runs, seeds, marks, axis }: { runs: readonly EvalR
             {tooltip && <Tooltip formatter={(v, _name, item) => tipValue(percentTip(v), item.dataKey, item.payload, axis.mode, single)} labelFormatter={(x, items) => tipLabel(x, items[0]?.payload, axis.mode, single)} />}
             {band.length > 0 && <Area className="series-band" type="linear" dataKey="band" name="seed range" isAnimationActive={false} connectNulls />}
             {single && <Line className="series-second" type="linear" dataKey="y1" name={`pass@${k}`} dot={{ className: 'dot-second' }} isAnimationActive={false} strokeWidth={2} strokeDasharray="5 4" />}
+            {/* under the runs' own lines (they sit at zIndex 400), so a run on the mean stays visible */}
+            {band.length > 0 && <Line className="series-mean" zIndex={350} type="linear" dataKey="mean" name={`mean of ${runs.length} seeds`} dot={false} isAnimationActive={false} strokeWidth={2.5} connectNulls />}
             {runs.map((r, i) => (
-              <Line key={r.id} className={seriesClass(i, runs.length)} type="linear" dataKey={`y${i}`} name={single ? 'pass@1' : r.name} dot={single ? { className: 'dot-main' } : false} isAnimationActive={false} strokeWidth={band.length > 0 ? 1 : 2} connectNulls />
+              // evaluations are few: every run's points are drawn (a run evaluated once is a dot)
+              <Line key={r.id} className={seriesClass(i, runs.length)} type="linear" dataKey={`y${i}`} name={single ? 'pass@1' : r.name} dot={single ? { className: 'dot-main' } : lines[i].length < 30 && { className: `dot-${seriesClass(i, runs.length)}` }} isAnimationActive={false} strokeWidth={band.length > 0 ? 1.5 : 2} connectNulls />
             ))}
-            {band.length > 0 && <Line className="series-mean" type="linear" dataKey="mean" name={`mean of ${runs.length} seeds`} dot={false} isAnimationActive={false} strokeWidth={2.5} connectNulls />}
             {marks.map((m) => (
               <ReferenceLine key={m} x={m} className="halt-line" strokeDasharray="4 3" />
             ))}

@@ -231,13 +231,15 @@ function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, ax
             )}
             {band.length > 0 && <Area className="series-band" type="linear" dataKey="band" name="seed range" isAnimationActive={false} connectNulls />}
             {single && smoothing > 0 && <Line className="series-raw" type="linear" dataKey="raw0" name="recorded" dot={false} isAnimationActive={false} strokeWidth={1} />}
+            {/* under the runs' own lines (they sit at zIndex 400), so a run on the mean stays visible */}
+            {band.length > 0 && <Line className="series-mean" zIndex={350} type="linear" dataKey="mean" name={`mean of ${series.length} seeds`} dot={false} isAnimationActive={false} strokeWidth={2.5} connectNulls />}
             {series.map((s, i) => (
               <Line
                 key={s.id} className={seriesClass(i, series.length)} type="linear" dataKey={`y${i}`} name={single ? (smoothing > 0 ? 'smoothed' : spec.key) : s.name}
-                dot={single && first.length < 30 ? { className: 'dot-main' } : false} isAnimationActive={false} strokeWidth={band.length > 0 ? 1 : 2} connectNulls
+                // dots while a line is short: one point alone would draw nothing
+                dot={single ? (first.length < 30 ? { className: 'dot-main' } : false) : (lines[i]?.length ?? 0) <= 2 && { className: `dot-${seriesClass(i, series.length)}` }} isAnimationActive={false} strokeWidth={band.length > 0 ? 1.5 : 2} connectNulls
               />
             ))}
-            {band.length > 0 && <Line className="series-mean" type="linear" dataKey="mean" name={`mean of ${series.length} seeds`} dot={false} isAnimationActive={false} strokeWidth={2.5} connectNulls />}
             {changes.map((c) => (
               // the label sits on the side of the line with more room, so it stays inside the plot
               <ReferenceLine key={`change-${c.x}-${c.label}`} x={c.x} className="change-line" strokeDasharray="2 2" label={{ value: c.label, position: c.x > axis.max / 2 ? 'insideTopRight' : 'insideTopLeft', className: 'change-label' }} />
