@@ -114,7 +114,7 @@ export function CompareLegend({ shown }: { shown: Shown }) {
 
 function seedText(mode: XAxisMode): string {
   if (mode === 'time') return 'These runs differ only by seed. On the wall-time axis each seed is drawn on its own clock, without their mean and band: the seeds reach a step at different times, so there is no common time to average at (switch the x-axis to step for them).';
-  return 'These runs differ only by seed: the dashed line is their mean (under the runs' own lines), the shaded band spans the lowest to the highest seed at each step.';
+  return "These runs differ only by seed: the dashed line is their mean (under the runs' own lines), the shaded band spans the lowest to the highest seed at each step.";
 }
 
 function intro(shown: Shown, what: string): string {
