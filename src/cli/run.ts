@@ -199,7 +199,7 @@ async function drive(a: DriveArgs): Promise<void> {
   let done: Extract<LoopEvent, { type: 'done' }> | null = null;
   const status = await runs.start(gpu, { runId: RUN_ID, loop: a.loop, policy: a.ckptDir, config, resume: a.resume }, stopOnHalt(runs, RUN_ID), (e) => {
     // checkpoints go to the store (the run manager saves them); boundaries are the manager's
-    if (e.type === 'checkpoint' || e.type === 'boundary') return;
+    if (e.type === 'checkpoint' || e.type === 'boundary' || e.type === 'phase') return;
     if (e.type === 'done') {
       done = e;
       return;

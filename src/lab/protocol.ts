@@ -1,6 +1,6 @@
 // Types that cross the worker boundary. Both sides import them; nothing here runs code.
 import type { AdapterSummary } from '../gpu/device';
-import type { LoopEvent } from '../loops/events';
+import type { LoopEvent, RunPhaseKind } from '../loops/events';
 import type { LiveKnobs } from '../loops/driver';
 import type { RunCommands } from './runCommands';
 
@@ -104,6 +104,8 @@ export interface RunStatus {
   halts?: RunHalt[];
   /** the step of the run's latest saved checkpoint; absent when none is saved yet */
   checkpointStep?: number;
+  /** what a computing run is doing now (step: the step in progress or just evaluated); absent once it has ended */
+  phase?: { kind: RunPhaseKind; step: number; detail: string };
 }
 
 /** A step the run stopped at by itself, with a message for the page (see lab/halts.ts). */

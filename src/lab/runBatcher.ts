@@ -36,12 +36,15 @@ export class RunBatcher {
     else this.timer ??= setTimeout(() => this.flush(), this.intervalMs);
   }
 
-  /** A new status; a new state (e.g. running → paused) or a new halt is sent at once with what is pending. */
+  /** A new status; a new state (e.g. running → paused), halt or phase is sent at once with what is pending. */
   setStatus(s: RunStatus): void {
-    const stateChanged = s.state !== this.status.state || (s.halts?.length ?? 0) !== (this.status.halts?.length ?? 0);
+    // a new state, halt or phase goes at once: the status line says what the run does now
+    const phaseKey = (x: RunStatus) => (x.phase ? `${x.phase.kind} ${x.phase.step}` : '');
+    const stateChanged = s.state !== this.status.state || (s.halts?.length ?? 0) !== (this.status.halts?.length ?? 0) || phaseKey(s) !== phaseKey(this.status);
     this.status = s;
     this.statusChanged = true;
     if (stateChanged) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), this.intervalMs);
   }
 
   /** Sends what is pending now (also called when the run ends, so nothing is lost). */

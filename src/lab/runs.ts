@@ -8,7 +8,7 @@
 import type { Gpu } from '../gpu/runtime';
 import type { GPTConfig } from '../model/config';
 import type { LoopCheckpoint, LoopEvent } from '../loops/events';
-import { driveLoop, trainSettings, type LiveKnobs, type LoopControls } from '../loops/driver';
+import { driveLoop, evalDue, trainSettings, type LiveKnobs, type LoopControls } from '../loops/driver';
 import type { EngineInit, LoopEngine, TrainSettings } from '../loops/engine';
 import { loopNamed } from '../loops/registry';
 import type { BaseLoopConfig } from '../loops/base_config';
@@ -49,6 +49,8 @@ const LOSS_GRACE_MS = 250;
 /** Steps whose wall time sets steps/s and the ETA. */
 const RATE_WINDOW = 5;
 
+const FINISHED_STATES: readonly RunState[] = ['done', 'stopped', 'failed'];
+
 class Run {
   state: RunState = 'starting';
   step = 0;
@@ -67,7 +69,12 @@ class Run {
   stepBudget = 0;
   readonly abort = new AbortController();
   private wakeUp: (() => void) | null = null;
+  /** seconds of the last few steps, evaluations and checkpoints excluded */
   readonly walls: number[] = [];
+  /** seconds the latest evaluation took (null: none measured yet) */
+  evalSeconds: number | null = null;
+  /** what the run is doing now (null: between phases, or before the first) */
+  phase: RunStatus['phase'] | null = null;
   /** knob values queued by the page, taken by the loop at the top of its next step */
   private knobs: Partial<LiveKnobs> | null = null;
   /** the loop took its knobs for step `step + 1` and computes it (until its step event) */
@@ -84,15 +91,24 @@ class Run {
   /** sends the current status to the page (set once the run's batcher exists) */
   notify: () => void = () => undefined;
 
-  constructor(readonly totalSteps: number) {}
+  constructor(readonly totalSteps: number, private readonly evalEvery: number) {}
+
+  /** Evaluations still to come after step `step` (the loop's schedule, the last step's included). */
+  evalsLeft(): number {
+    let n = 0;
+    for (let k = this.step + 1; k <= this.totalSteps; k++) if (evalDue({ steps: this.totalSteps, evalEvery: this.evalEvery }, k)) n++;
+    return n;
+  }
 
   status(): RunStatus {
     const n = this.walls.length;
     const total = this.walls.reduce((a, x) => a + x, 0);
     const stepsPerS = n > 0 && total > 0 ? n / total : null;
-    const etaS = stepsPerS === null ? null : Math.max(0, this.totalSteps - this.step) / stepsPerS;
+    // the steps left at the recent rate, and the evaluations left at the latest one's duration
+    const etaS = stepsPerS === null ? null : Math.max(0, this.totalSteps - this.step) / stepsPerS + this.evalsLeft() * (this.evalSeconds ?? 0);
     const s: RunStatus = { state: this.state, step: this.step, totalSteps: this.totalSteps, stepsPerS, etaS, error: this.error };
     if (this.savedStep !== null) s.checkpointStep = this.savedStep;
+    if (this.phase && !FINISHED_STATES.includes(this.state)) s.phase = this.phase;
     return this.halts.length > 0 ? { ...s, halts: [...this.halts] } : s;
   }
 
@@ -161,7 +177,7 @@ export class RunManager<D extends RunDevice = Gpu> {
     const from = spec.resume ? await this.loadCheckpoint(spec) : null;
     if (this.runs.has(spec.runId)) throw new Error(`a run with id ${spec.runId} already exists`);
     const config = def.spec.validate(from ? from.config : spec.config, spec.loop);
-    const run = new Run(config.steps);
+    const run = new Run(config.steps, config.evalEvery);
     if (from) {
       run.step = run.savedStep = from.step;
       run.history = { steps: [...from.history.steps], evals: [...from.history.evals], records: [...(from.history.records ?? [])] };
@@ -236,31 +252,49 @@ export class RunManager<D extends RunDevice = Gpu> {
     run: Run, gen: AsyncGenerator<LoopEvent>, batcher: RunBatcher, setState: (s: RunState) => void, ckptOf: (e: LoopCheckpoint) => RunCheckpoint,
   ): Promise<void> {
     const now = this.deps.now ?? (() => performance.now());
+    // a step's wall time runs from its boundary to its evaluation or checkpoint (or next
+    // boundary): evaluations are timed apart, so the rate and the ETA do not jump around them
     let sawStep = false;
     let t0 = now();
+    let evalStart: number | null = null;
+    const endStep = () => {
+      if (sawStep) run.recordWall((now() - t0) / 1000);
+      sawStep = false;
+    };
     for await (const e of gen) {
       if (e.type === 'done') continue;
       if (e.type === 'checkpoint') {
         await this.save(run, ckptOf(e));
+      } else if (e.type === 'phase') {
+        if (e.phase !== 'step') endStep();
+        if (e.phase === 'evaluating') evalStart = now();
+        run.phase = { kind: e.phase, step: e.step, detail: e.detail };
+        run.notify();
       } else if (e.type === 'step') {
-        batcher.push(e);
         run.history.steps.push(e);
         run.step = e.step;
         run.inStep = false;
         sawStep = true;
         const h = stepHalt(e.step, e.metrics);
         if (h) run.halt(h);
+        // the status's step moves with the chart's new point: the status first, then the point
+        run.notify();
+        batcher.push(e);
       } else if (e.type === 'boundary') {
         // the loop has yielded everything of this step: a pause lands here
-        if (sawStep) run.recordWall((now() - t0) / 1000);
-        sawStep = false;
+        endStep();
+        run.phase = null;
         run.notify();
         await this.boundary(run, setState);
         await this.saveAgain(run, setState);
         t0 = now();
       } else {
         batcher.push(e);
-        if (e.type === 'eval') run.history.evals.push(e);
+        if (e.type === 'eval') {
+          run.history.evals.push(e);
+          if (evalStart !== null) run.evalSeconds = (now() - evalStart) / 1000;
+          evalStart = null;
+        }
         if (e.type === 'records') (run.history.records ??= []).push(e);
       }
     }

@@ -109,6 +109,7 @@ export async function* driveLoop<C extends BaseLoopConfig>(def: LoopDefinition<C
   // the start and later pass@k curves incomparable
   const evalOpts = evalOptions(config);
   const evaluate = async (step: number): Promise<LoopEvent> => evalEvent(c, step, await engine.evaluate(evalProblems, evalOpts));
+  const evaluating: LoopEvent = { type: 'phase', step: 0, phase: 'evaluating', detail: `${evalProblems.length} problems × ${evalOpts.n} samples` };
   const checkpoint = async (step: number): Promise<LoopEvent> => {
     const [params, optimiser] = await Promise.all([engine.readParams(), engine.readOptimiserState()]);
     return { type: 'checkpoint', step, params, optimiser, config: c, state: run.state() };
@@ -116,6 +117,7 @@ export async function* driveLoop<C extends BaseLoopConfig>(def: LoopDefinition<C
   let step = resume?.step ?? 0;
   let saved = step;
   if (!resume) {
+    yield evaluating;
     yield await evaluate(0);
     yield { type: 'boundary', step: 0 };
   }
@@ -126,13 +128,18 @@ export async function* driveLoop<C extends BaseLoopConfig>(def: LoopDefinition<C
       c = applyKnobs(def.spec.validate, c, change);
       engine.configure(settings(c));
     }
+    yield { type: 'phase', step, phase: 'step', detail: '' };
     const t0 = performance.now();
     const r = await run.step(step, c);
     yield { type: 'step', step, seconds: (performance.now() - t0) / 1000, metrics: { ...r.metrics, ...knobMetrics(c) } };
     if (c.samplesPerStep > 0 && r.samples?.length) yield { type: 'samples', step, samples: r.samples.slice(0, c.samplesPerStep) };
     if (r.records?.length) yield { type: 'records', step, records: r.records };
-    if (evalDue(c, step)) yield await evaluate(step);
+    if (evalDue(c, step)) {
+      yield { ...evaluating, step };
+      yield await evaluate(step);
+    }
     if (checkpointDue(c, step)) {
+      yield { type: 'phase', step, phase: 'saving', detail: '' };
       yield await checkpoint(step);
       saved = step;
     }

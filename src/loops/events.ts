@@ -1,7 +1,10 @@
 // What every loop yields: per-step metrics (TRL's names), sampled responses for the samples
 // panel, curriculum records (what the loop made of its step: variants and their scores, pool
 // entries, trees), periodic evaluations, checkpoints to resume from, a boundary after each
-// step's events (where a run may pause), and a final event carrying the trained parameters.
+// step's events (where a run may pause), the phase the run enters (for its status line), and a
+// final event carrying the trained parameters.
+
+export type RunPhaseKind = 'step' | 'evaluating' | 'saving';
 
 /** AdamW moments (the trainable buffer's layout) and the optimiser's step count (bias correction). */
 export interface OptimiserState {
@@ -61,4 +64,7 @@ export type LoopEvent =
   | ({ type: 'checkpoint' } & LoopCheckpoint)
   // everything of step `step` has been yielded: a pause lands here (step 0: after the start's evaluation)
   | { type: 'boundary'; step: number }
+  // what the run does from now until its next event: step `step` (sampling and updating), the
+  // evaluation after step `step` (`detail`: its size), or the checkpoint of step `step`
+  | { type: 'phase'; step: number; phase: RunPhaseKind; detail: string }
   | { type: 'done'; step: number; aborted: boolean; params: Float32Array };

@@ -120,7 +120,8 @@ function byK(v: unknown, path: string): Record<string, number> {
 }
 
 function readStatus(v: unknown, path: string): RunStatus {
-  const o = object(v, path, ['state', 'step', 'totalSteps', 'stepsPerS', 'etaS', 'error', 'halts']);
+  // `phase` (what a computing run was doing when exported) is read past: an imported run computes nothing
+  const o = object(v, path, ['state', 'step', 'totalSteps', 'stepsPerS', 'etaS', 'error', 'halts', 'phase']);
   const state = oneOf(o.state, `${path}.state`, RUN_STATES);
   const step = integer(o.step, `${path}.step`, 0);
   const totalSteps = integer(o.totalSteps, `${path}.totalSteps`, 1);

@@ -222,7 +222,8 @@ export const createRunsSlice =
         try {
           const saved = await archive.loadRuns();
           const views: RunView[] = saved.map(({ record, chunks }) => {
-            const status = isFinished(record.status.state) ? record.status : { ...record.status, state: 'stopped' as const, stepsPerS: null, etaS: null, error: INTERRUPTED };
+            const { phase: _phase, ...kept } = record.status;
+            const status = isFinished(record.status.state) ? kept : { ...kept, state: 'stopped' as const, stepsPerS: null, etaS: null, error: INTERRUPTED };
             return { ...record, status, live: false, data: chunks.reduce(appendChunk, EMPTY_RUN_DATA) };
           });
           for (const v of views) if (v.status.error === INTERRUPTED) persist(archive.putRun(recordOf(v)));

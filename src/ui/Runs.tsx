@@ -3,7 +3,7 @@
 // status, why it stopped on its own if it did, and its commands. Commands are exact: pause
 // waits for the step in progress to finish, a single step runs one RL step. The buttons run the
 // same registered commands as the keyboard shortcuts.
-import type { RunState } from '../lab/protocol';
+import type { RunState, RunStatus } from '../lab/protocol';
 import { command, type CommandId } from '../state/commands';
 import { isComputing, isFinished, type RunView } from '../state/runsSlice';
 import { canRestore, deviceLosses, haltedByDeviceLoss, isInterrupted, MAX_DEVICE_LOSSES } from '../state/resume';
@@ -76,11 +76,19 @@ function RunItem({ run, selected }: { run: RunView; selected: boolean }) {
   );
 }
 
+/** What a computing run is doing now, in words. */
+export function phaseText(p: NonNullable<RunStatus['phase']>): string {
+  if (p.kind === 'evaluating') return p.step === 0 ? `evaluating the start (${p.detail})` : `evaluating after step ${p.step} (${p.detail})`;
+  if (p.kind === 'saving') return `saving step ${p.step}`;
+  return `step ${p.step}: sampling and updating`;
+}
+
 function RunStatusLine({ run }: { run: RunView }) {
   const { state, step, totalSteps, stepsPerS, etaS, error } = run.status;
   return (
     <div className="run-status" data-testid="run-status" data-state={state} data-step={step} aria-live="polite">
       <strong>{run.label}</strong> · {stateText(run)} · step {step} of {totalSteps}
+      {run.live && run.status.phase && <span data-testid="run-phase"> · {phaseText(run.status.phase)}</span>}
       {stepsPerS !== null && ` · ${stepsPerS < 1 ? stepsPerS.toFixed(2) : stepsPerS.toFixed(1)} steps/s`}
       {etaS !== null && !isFinished(state) && ` · about ${formatDuration(etaS)} left`}
       {!run.live && !isFinished(state) && ' · from an earlier visit'}

@@ -100,7 +100,7 @@ async function runScripted(config: Partial<SvsConfig> & Record<string, unknown>,
   const cfg = def.spec.validate({ steps: 1, problemsPerStep: 2, evalProblems: 1, evalN: 1, trainProblems: 64, samplesPerStep: 2, ...config });
   const engine = scriptedEngine(s);
   const events: LoopEvent[] = [];
-  for await (const e of driveLoop(def, engine, cfg)) if (e.type !== 'boundary') events.push(e);
+  for await (const e of driveLoop(def, engine, cfg)) if (e.type !== 'boundary' && e.type !== 'phase') events.push(e);
   const step = events.find((e) => e.type === 'step') as Extract<LoopEvent, { type: 'step' }>;
   const records = (events.find((e) => e.type === 'records') as Extract<LoopEvent, { type: 'records' }> | undefined)?.records ?? [];
   return { engine, step, records, events };

@@ -32,6 +32,50 @@ async function until(cond: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+describe('RunManager: status while a run computes', () => {
+  it('says the phase (step, evaluating with its size, saving), moves its step with the chart, and counts evaluations in the ETA', async () => {
+    const seen = fakeSeen();
+    let clock = 0;
+    // each step takes 1 s of the clock, each evaluation 10 s
+    const def = fakeLoop(seen, { evalEvery: 2, samplesPerStep: 1, step: async (k) => ((clock += 1000), { reward: k }) });
+    const m = new RunManager({
+      loopNamed: () => def,
+      createEngine: async (_d, init) => {
+        const e = fakeEngine(init, seen);
+        const evaluate = e.evaluate.bind(e);
+        e.evaluate = async (...a) => ((clock += 10_000), evaluate(...a));
+        return e;
+      },
+      loadPolicy: async () => ({ cfg: GPT_PRESETS.tiny, params: new Float32Array(1) }),
+      batchIntervalMs: 0,
+      now: () => clock,
+    });
+    const batches: RunBatch[] = [];
+    const last = (): RunStatus | undefined => batches[batches.length - 1]?.status;
+    const run = m.start(GPU, { runId: 'p', loop: 'fake', policy: 'tiny', config: {} }, (b) => batches.push(b));
+    m.pauseRun('p');
+    await until(() => last()?.state === 'paused', 'the pause after the start\'s evaluation');
+    m.stepRun('p');
+    await until(() => last()?.state === 'paused' && last()?.step === 1, 'paused after step 1');
+    // 1 step/s (the start's 10 s evaluation is not a step); 3 steps and 2 evaluations (steps 2 and 4) left
+    expect(last()).toMatchObject({ stepsPerS: 1, etaS: 3 + 2 * 10 });
+    expect(last()?.phase).toBeUndefined(); // paused on a boundary: doing nothing
+    m.resumeRun('p');
+    const final = await run;
+    expect(final.state).toBe('done');
+    expect(final.phase).toBeUndefined();
+    const statuses = batches.map((b) => b.status);
+    const phases = statuses.filter((st) => st.phase).map((st) => `${st.phase!.kind} ${st.phase!.step}${st.phase!.detail ? ` (${st.phase!.detail})` : ''}`);
+    expect(phases).toContain('evaluating 0 (1 problems × 1 samples)');
+    expect(phases).toContain('step 3');
+    expect(phases).toContain('evaluating 2 (1 problems × 1 samples)');
+    // a batch that brings a step's point brings a status at that step or later
+    for (const b of batches) if (b.step.length > 0) expect(b.status.step).toBeGreaterThanOrEqual(b.step[b.step.length - 1]);
+    // the rate stays 1 step/s through the evaluations
+    expect(final.stepsPerS).toBe(1);
+  });
+});
+
 describe('RunManager', () => {
   it('pauses on a step boundary, single-steps exactly one step, resumes to the end', async () => {
     const seen = fakeSeen();

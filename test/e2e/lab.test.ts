@@ -79,6 +79,20 @@ describe('run page (built app, headless Chromium)', () => {
         w.longTasks.push(e.duration);
         w.longTaskAt.push(Math.round(e.startTime));
       })).observe({ type: 'longtask' });
+      // what the status line says at every change, beside the points the reward chart draws then
+      const seen: { step: number; points: number; phase: string }[] = [];
+      (window as unknown as { statusSeen: typeof seen }).statusSeen = seen;
+      new MutationObserver(() => {
+        const status = document.querySelector('[data-testid=run-status]');
+        if (!status) return;
+        const row = {
+          step: Number(status.getAttribute('data-step')),
+          points: Number(document.querySelector('[data-testid=chart-reward]')?.getAttribute('data-points') ?? 0),
+          phase: document.querySelector('[data-testid=run-phase]')?.textContent ?? '',
+        };
+        const last = seen[seen.length - 1];
+        if (!last || last.step !== row.step || last.points !== row.points || last.phase !== row.phase) seen.push(row);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
     });
     const lowered = lowerGpuProcessPriority();
     expect(lowered).toBeGreaterThan(0);
@@ -155,6 +169,14 @@ describe('run page (built app, headless Chromium)', () => {
       return w.longTasks.slice(before);
     });
     expect(Math.max(0, ...seen)).toBeGreaterThanOrEqual(120);
+    // the status line said what the run was doing, and never lagged the charts by a step
+    const statusSeen = await page.evaluate(() => (window as unknown as { statusSeen: { step: number; points: number; phase: string }[] }).statusSeen);
+    const said = statusSeen.map((r) => r.phase);
+    for (const want of [/^ · evaluating the start \(4 problems × 4 samples\)$/, /^ · step [1-3]: sampling and updating$/, /^ · evaluating after step [1-3] \(4 problems × 4 samples\)$/]) {
+      expect(said.some((p) => want.test(p)), `${want} in ${said.join(' | ')}`).toBe(true);
+    }
+    const lagging = statusSeen.filter((r) => r.step < r.points);
+    expect(lagging, JSON.stringify(lagging)).toEqual([]);
     for (const id of ['reward', 'entropy', 'length', 'clip', 'kl', 'filtered', 'lr']) expect(await points(page, id), `chart-${id}`).toBe(3);
     expect(await points(page, 'pass1')).toBe(4);
     expect(await points(page, 'histogram')).toBe(10);
@@ -205,13 +227,14 @@ describe('run page (built app, headless Chromium)', () => {
     // one legend above the training charts, one above the evaluation charts
     const legend = page.getByTestId('compare-legend').first();
     await legend.waitFor();
-    expect(await legend.getByTestId('compare-label').allTextContents()).toEqual(['#1 (first ticked)', '#3: seed 5']);
+    // run #1 had its lr changed live at step 3: it differs from #3 by more than the seed
+    expect(await legend.getByTestId('compare-label').allTextContents()).toEqual(['#1 (first ticked); changed live: lr → 5.00e-5 at step 3', '#3: seed 5']);
     await chartsDrawn(page);
     for (const id of ['reward', 'entropy', 'passk', 'pass1', 'histogram']) {
       expect(await page.getByTestId(`chart-${id}`).getAttribute('data-series'), `chart-${id}`).toBe('2');
     }
-    // the two runs differ only by seed: mean and band are explained beside the legend
-    await expect(legend.textContent()).resolves.toMatch(/differ only by seed/);
+    // so no seed mean and band (test/e2e/compare.test.ts draws a seed group)
+    await expect(legend.textContent()).resolves.not.toMatch(/differ only by seed/);
     for (const [w, h] of [[1280, 800], [1920, 1080]]) {
       await page.setViewportSize({ width: w, height: h });
       await page.waitForTimeout(300);

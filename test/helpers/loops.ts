@@ -15,10 +15,10 @@ export function runOnCpu(loop: string, cfg: GPTConfig, params: Float32Array, con
   return runLoopOn((init, s) => createCpuEngine(init, s), loop, { cfg, params }, config, opts);
 }
 
-/** Every event of a run, the step boundaries left out. */
+/** Every event of a run, the step boundaries and phase marks (the status line's) left out. */
 export async function collect(gen: AsyncGenerator<LoopEvent>): Promise<LoopEvent[]> {
   const out: LoopEvent[] = [];
-  for await (const e of gen) if (e.type !== 'boundary') out.push(e);
+  for await (const e of gen) if (e.type !== 'boundary' && e.type !== 'phase') out.push(e);
   return out;
 }
 
@@ -33,11 +33,11 @@ export interface TestResume {
 /** GRPO on the WebGPU engine, boundaries left out (the events a run logs). */
 export async function* runGrpo(gpu: Gpu, cfg: GPTConfig, params: Float32Array, config: unknown, signal?: AbortSignal, controls?: LoopControls, resume?: TestResume): AsyncGenerator<LoopEvent> {
   const opts: LocalRunOptions = { signal, controls, reference: resume?.reference, resume: resume ? { step: resume.step, optimiser: resume.optimiser, state: resume.state ?? null } : undefined };
-  for await (const e of runOnGpu(gpu, 'grpo', cfg, params, config, opts)) if (e.type !== 'boundary') yield e;
+  for await (const e of runOnGpu(gpu, 'grpo', cfg, params, config, opts)) if (e.type !== 'boundary' && e.type !== 'phase') yield e;
 }
 
 /** GRPO on CPU mode's float64 engine, boundaries left out. */
 export async function* runGrpoCpu(cfg: GPTConfig, params: Float32Array, config: unknown, signal?: AbortSignal, controls?: LoopControls, resume?: TestResume): AsyncGenerator<LoopEvent> {
   const opts: LocalRunOptions = { signal, controls, reference: resume?.reference, resume: resume ? { step: resume.step, optimiser: resume.optimiser, state: resume.state ?? null } : undefined };
-  for await (const e of runOnCpu('grpo', cfg, params, config, opts)) if (e.type !== 'boundary') yield e;
+  for await (const e of runOnCpu('grpo', cfg, params, config, opts)) if (e.type !== 'boundary' && e.type !== 'phase') yield e;
 }
