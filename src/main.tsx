@@ -10,6 +10,7 @@ import { indexedDbArchive } from './state/archive';
 import { indexedDbPolicyArchive } from './state/policyArchive';
 import { fetchCatalog } from './state/catalog';
 import { createLabStore } from './state/store';
+import { webLockOwnership } from './state/ownership';
 import { syncLauncherWithUrl } from './state/urlSync';
 import { App } from './ui/App';
 import { LabStoreProvider } from './ui/LabStore';
@@ -23,6 +24,7 @@ const { client, cpuMode } = withCpuMode(withRunWorkers(createLabClient(), create
 const store = createLabStore(client, {
   fetchCatalog: () => fetchCatalog(base),
   archive: typeof indexedDB === 'undefined' ? null : indexedDbArchive(),
+  ownership: webLockOwnership(),
   policies: typeof indexedDB === 'undefined' ? null : indexedDbPolicyArchive(),
   newRunId: () => `${Date.now().toString(36)}-${(runCounter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
   now: () => Date.now(),

@@ -9,12 +9,15 @@ import { FrameQueue, type FrameScheduler } from './frameQueue';
 import { checkKnobs, currentKnobs } from './knobs';
 import { runDiff } from './launcher';
 import { appendChunk, chunkOfData, EMPTY_RUN_DATA, plainChunk, type RunData } from './runData';
-import { canRestore, INTERRUPTED, withPriorHalts } from './resume';
+import { canRestore, INTERRUPTED, isInterrupted, withPriorHalts } from './resume';
+import type { RunOwnership } from './ownership';
 import type { LabState } from './store';
 
 export interface RunView extends RunRecord {
   /** started on this page: the worker holds it and commands reach it */
   live: boolean;
+  /** computing in another tab of this browser when this page loaded: shown as it was then, read-only */
+  elsewhere?: boolean;
   data: RunData;
   /** halts from before the run last resumed from a checkpoint (the worker reports only its own) */
   priorHalts?: RunHalt[];
@@ -33,6 +36,8 @@ export interface RunsSlice {
     archiveError: string | null;
   };
   startRun(): Promise<void>;
+  /** Resumes every run cut off by a reload (page closed) from its checkpoint, all at once; returns how many. */
+  resumeInterrupted(): number;
   pauseRun(id: string): Promise<void>;
   resumeRun(id: string): Promise<void>;
   /**
@@ -57,6 +62,8 @@ export interface RunsSlice {
 
 export interface RunServices {
   archive: RunArchive | null;
+  /** which tab computes which run (none: every unfinished run in the archive is taken as cut off) */
+  ownership?: RunOwnership | null;
   newRunId: () => string;
   now: () => number;
 }
@@ -99,10 +106,14 @@ export const createRunsSlice =
     const launch = async (spec: RunSpec, status: RunStatus) => {
       const id = spec.runId;
       let final: RunStatus;
+      // this tab's while it computes: another tab opened meanwhile shows it as running here
+      const release = services.ownership?.claim(id);
       try {
         final = await client.startRun(spec, (b) => queue.push(b));
       } catch (e) {
         final = { ...(get().runs.byId[id]?.status ?? status), state: 'failed', error: errorText(e) };
+      } finally {
+        release?.();
       }
       queue.flush();
       patchRun(id, (v) => ({ ...v, status: withPriorHalts(v.priorHalts, final) }));
@@ -166,6 +177,14 @@ export const createRunsSlice =
         await launch({ runId: id, loop: run.loop, policy: run.policy, config: run.config, resume: from !== null }, status);
       },
 
+      resumeInterrupted() {
+        const { order, byId } = get().runs;
+        const ids = order.filter((id) => isInterrupted(byId[id]));
+        // each resume runs until its run ends: start them side by side, not one after another
+        for (const id of ids) void get().resumeFromCheckpoint(id);
+        return ids.length;
+      },
+
       pauseRun: (id) => command(id, (x) => client.pauseRun(x)),
       resumeRun: (id) => command(id, (x) => client.resumeRun(x)),
       stepRun: (id) => command(id, (x) => client.stepRun(x)),
@@ -220,11 +239,14 @@ export const createRunsSlice =
         const archive = services.archive;
         if (!archive) return;
         try {
-          const saved = await archive.loadRuns();
+          const [saved, elsewhere] = await Promise.all([archive.loadRuns(), services.ownership?.heldElsewhere() ?? new Set<string>()]);
           const views: RunView[] = saved.map(({ record, chunks }) => {
+            const data = chunks.reduce(appendChunk, EMPTY_RUN_DATA);
+            // another tab computes it: as it was, untouched (its tab keeps the archive up to date)
+            if (elsewhere.has(record.id) && !isFinished(record.status.state)) return { ...record, live: false, elsewhere: true, data };
             const { phase: _phase, ...kept } = record.status;
             const status = isFinished(record.status.state) ? kept : { ...kept, state: 'stopped' as const, stepsPerS: null, etaS: null, error: INTERRUPTED };
-            return { ...record, status, live: false, data: chunks.reduce(appendChunk, EMPTY_RUN_DATA) };
+            return { ...record, status, live: false, data };
           });
           for (const v of views) if (v.status.error === INTERRUPTED) persist(archive.putRun(recordOf(v)));
           set((s) => {

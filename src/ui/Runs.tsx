@@ -30,6 +30,7 @@ const STATE_TEXT: Record<RunState, string> = {
 
 /** The state in words; a run the device loss ended or a reload interrupted says so rather than just "Failed" or "Stopped". */
 function stateText(run: RunView): string {
+  if (run.elsewhere) return 'Running in another tab';
   if (isInterrupted(run)) return 'Interrupted';
   return haltedByDeviceLoss(run) ? 'Halted: GPU lost' : STATE_TEXT[run.status.state];
 }
@@ -88,10 +89,20 @@ function RunStatusLine({ run }: { run: RunView }) {
   return (
     <div className="run-status" data-testid="run-status" data-state={state} data-step={step} aria-live="polite">
       <strong>{run.label}</strong> · {stateText(run)} · step {step} of {totalSteps}
-      {run.live && run.status.phase && <span data-testid="run-phase"> · {phaseText(run.status.phase)}</span>}
       {stepsPerS !== null && ` · ${stepsPerS < 1 ? stepsPerS.toFixed(2) : stepsPerS.toFixed(1)} steps/s`}
       {etaS !== null && !isFinished(state) && ` · about ${formatDuration(etaS)} left`}
-      {!run.live && !isFinished(state) && ' · from an earlier visit'}
+      {!run.live && !run.elsewhere && !isFinished(state) && ' · from an earlier visit'}
+      {/* one line of its own, always there while the run computes: the buttons below do not move as phases come and go */}
+      {run.live && !isFinished(state) && (
+        <div className="run-phase" data-testid="run-phase">
+          {run.status.phase ? phaseText(run.status.phase) : '\u00a0'}
+        </div>
+      )}
+      {run.elsewhere && (
+        <p className="detail" data-testid="run-elsewhere">
+          Another tab of this browser trains this run: follow and control it there. Here it is shown as it was when this page opened; reload once that tab has closed to resume it here.
+        </p>
+      )}
       <HaltNotice run={run} />
       <RestoreHint run={run} />
       {error && error !== lastHalt(run)?.message && (
@@ -170,6 +181,25 @@ function RunControls() {
   );
 }
 
+/** After a reload: the runs it cut off, and one button that resumes them all from their checkpoints. */
+function ResumeAll({ list }: { list: RunView[] }) {
+  const ready = useLab(selectRunsReady);
+  const resumeAll = useLab((s) => s.resumeInterrupted);
+  const cut = list.filter(isInterrupted);
+  if (cut.length === 0) return null;
+  return (
+    <div className="notice" data-testid="runs-interrupted">
+      <p>
+        {cut.length === 1 ? `Run ${cut[0].label} was` : `${cut.length} runs (${cut.map((r) => `#${r.index}`).join(', ')}) were`} cut off when this page was last closed or reloaded.
+        {ready ? ' Each continues from its last checkpoint.' : ' Reconnect the GPU above to continue them.'}
+      </p>
+      <button type="button" className="secondary" data-testid="runs-resume-all" disabled={!ready} onClick={() => resumeAll()}>
+        {cut.length === 1 ? 'Resume it' : `Resume all ${cut.length}`}
+      </button>
+    </div>
+  );
+}
+
 export function RunsPanel() {
   const runs = useLab((s) => s.runs);
   const list = runs.order.map((id) => runs.byId[id]);
@@ -199,6 +229,7 @@ export function RunsPanel() {
           {checkpointMessage}
         </p>
       )}
+      <ResumeAll list={list} />
       {list.length > 1 && <p className="detail">Tick two or more runs to overlay them on every chart.</p>}
       <ol className="run-list" data-testid="run-list" aria-label="Runs, oldest first">
         {list.map((r) => (

@@ -10,6 +10,19 @@ import { command } from '../../src/state/commands';
 import { INTERRUPTED } from '../../src/state/resume';
 import { createLabStore, type LabStore } from '../../src/state/store';
 import { fakeLabClient } from '../helpers/labClient';
+import type { RunOwnership } from '../../src/state/ownership';
+
+/** Run ownership shared by the "tabs" of a test: claims in a set, as Web Locks would hold them. */
+function sharedLocks() {
+  const held = new Map<string, symbol>();
+  return (tab: symbol): RunOwnership => ({
+    claim(id) {
+      held.set(id, tab);
+      return () => void (held.get(id) === tab && held.delete(id));
+    },
+    heldElsewhere: async () => new Set([...held].filter(([, t]) => t !== tab).map(([id]) => id)),
+  });
+}
 
 const READY: AdapterReport = { ok: true, adapter: { name: 'fake', vendor: 'v', architecture: 'a', description: '', features: [], limits: {} }, deviceLimits: {} };
 
@@ -50,12 +63,12 @@ function batch(runId: string, steps: number[], st: RunStatus): RunBatch {
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
-async function store(archive: RunArchive, checkpoints: CheckpointInfo[] = []): Promise<{ store: LabStore; runs: FakeRun[]; client: LabClient }> {
+async function store(archive: RunArchive, checkpoints: CheckpointInfo[] = [], ownership: RunOwnership | null = null, firstId = 1): Promise<{ store: LabStore; runs: FakeRun[]; client: LabClient }> {
   const { client, runs } = fakeClient(checkpoints);
-  let n = 0;
+  let n = firstId - 1;
   const s = createLabStore(client, {
     fetchCatalog: async () => ({ defaultPolicy: 'tiny', policies: [{ name: 'tiny', description: '', params: null }] }),
-    archive, newRunId: () => `run${++n}`, now: () => 1000 + n,
+    archive, newRunId: () => `run${++n}`, now: () => 1000 + n, ownership,
   }, (cb) => void cb());
   await s.getState().initEngine();
   await s.getState().loadCatalog();
@@ -164,5 +177,54 @@ describe('resume from a checkpoint', () => {
     await settle();
     await s.getState().deleteRun('run1');
     expect(client.deleteCheckpoints).toHaveBeenCalledWith(['run1']);
+  });
+});
+
+describe('runs of other tabs, and resuming every cut-off run at once', () => {
+  it('a run another tab computes is shown as running there, untouched; once that tab lets go, the run is its own again', async () => {
+    const locks = sharedLocks();
+    const archive = memoryArchive();
+    const first = await store(archive, [], locks(Symbol('tab 1')));
+    void first.store.getState().startRun();
+    await settle();
+    first.runs[0].onBatch(batch('run1', [1, 2], status('running', 2)));
+    await settle();
+
+    // a second tab opens while run1 computes in the first
+    const second = await store(archive, [{ runId: 'run1', step: 2, bytes: 10, savedAt: 1 }], locks(Symbol('tab 2')), 100);
+    await second.store.getState().loadArchive();
+    const there = second.store.getState().runs.byId.run1;
+    expect(there).toMatchObject({ live: false, elsewhere: true, status: { state: 'running', step: 2, error: null } });
+    expect(command('resume').enabled(second.store.getState())).toBe(false);
+    expect(second.store.getState().resumeInterrupted()).toBe(0);
+    // nothing was written over the first tab's record
+    expect((await archive.loadRuns())[0].record.status).toMatchObject({ state: 'running', step: 2 });
+
+    // the first tab's run ends: its claim is released; a third tab sees it finished
+    first.runs[0].finish(status('done', 5));
+    await settle();
+    const third = await store(archive, [], locks(Symbol('tab 3')), 200);
+    await third.store.getState().loadArchive();
+    expect(third.store.getState().runs.byId.run1.status.state).toBe('done');
+    expect(third.store.getState().runs.byId.run1.elsewhere).toBeUndefined();
+  });
+
+  it('Resume all starts every run a reload cut off, side by side, each from its checkpoint', async () => {
+    const archive = memoryArchive();
+    const first = await store(archive);
+    void first.store.getState().startRun();
+    void first.store.getState().startRun();
+    await settle();
+    first.runs[0].onBatch(batch('run1', [1], status('running', 1)));
+    first.runs[1].onBatch(batch('run2', [1, 2], status('running', 2)));
+    await settle();
+    const { store: s, runs } = await store(archive, [{ runId: 'run1', step: 1, bytes: 10, savedAt: 1 }, { runId: 'run2', step: 2, bytes: 10, savedAt: 1 }], null, 100);
+    await s.getState().loadArchive();
+    expect(s.getState().resumeInterrupted()).toBe(2);
+    await settle();
+    await settle();
+    expect(runs.map((r) => [r.spec.runId, r.spec.resume])).toEqual([['run1', true], ['run2', true]]);
+    expect(s.getState().runs.byId.run2.status).toMatchObject({ state: 'starting', step: 2 });
+    expect(s.getState().resumeInterrupted()).toBe(0);
   });
 });

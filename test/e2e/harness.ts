@@ -26,7 +26,9 @@ export async function gotoLab(page: Page, url: string): Promise<void> {
 }
 
 export async function newPage(browser: Browser): Promise<Page> {
-  return browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // a context of its own, so a test can open a second tab sharing its storage (context.newPage)
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  return context.newPage();
 }
 
 export async function shot(page: Page, name: string): Promise<void> {

@@ -1,7 +1,7 @@
 // Runs survive reloads and device loss (built app, headless Chromium, WebGPU on SwiftShader): a
-// GRPO run of the tiny policy checkpointing every step is cut off by a reload, comes back
-// interrupted, resumes from its checkpoint under its own id and finishes with its charts
-// gaining points; a second run's worker loses its GPU device, and the run resumes from its
+// GRPO run of the tiny policy checkpointing every step shows in a second tab as running in the
+// first (read-only), is cut off by a reload, comes back interrupted, resumes ("Resume it") from
+// its checkpoint under its own id and finishes with its charts gaining points; a second run's worker loses its GPU device, and the run resumes from its
 // checkpoint in a new worker on a new device to the end; its checkpoint downloads as safetensors whose header parses (Hugging
 // Face GPT-2 names, config inside) and as ONNX. Screenshots: test-artifacts/persist-*.png.
 // Run with `npx vite build --outDir dist-x && RLVR_DIST=dist-x npx vitest run --project e2e test/e2e/persist.test.ts`.
@@ -67,9 +67,26 @@ describe('runs survive reloads and device loss (built app, headless Chromium)', 
     requireAdapter(ctx, lab);
     await page.waitForFunction(() => !document.querySelector('[data-testid=run-start]')?.hasAttribute('disabled'), null, { timeout: 10_000 });
     await page.getByTestId('run-start').click();
-    // a checkpoint exists once its export is offered
-    await waitRun(page, 'the first checkpoint', { step: 1, checkpoint: true });
+    // paused before its first step, then one single step: paused after step 1, so it is still
+    // this tab's run while a second tab opens (a checkpoint exists once its export is offered)
+    await page.getByTestId('run-pause').click();
+    await waitRun(page, 'the pause before step 1', { state: 'paused' });
+    await page.getByTestId('run-step').click();
+    await waitRun(page, 'the first checkpoint', { state: 'paused', step: 1, checkpoint: true });
     const runId = await selectedItem(page).getAttribute('data-run-id');
+
+    // a second tab of the same browser shows it as running there: read-only, no resume offered
+    const tab2 = await page.context().newPage();
+    await gotoLab(tab2, `${base}?debug&${SETUP}`);
+    const there = tab2.locator(`[data-testid=run-item][data-run-id="${runId}"]`);
+    await there.waitFor({ timeout: 10_000 });
+    await expect(there.locator('.badge').textContent()).resolves.toBe('Running in another tab');
+    expect(await there.getAttribute('data-interrupted')).toBeNull();
+    await tab2.getByTestId('run-elsewhere').waitFor({ timeout: 10_000 });
+    for (const id of ['run-restore-hint', 'runs-interrupted']) expect(await tab2.getByTestId(id).count(), id).toBe(0);
+    expect(await tab2.getByTestId('run-resume').isDisabled()).toBe(true);
+    await tab2.screenshot({ path: path.join(ARTIFACTS, 'persist-second-tab.png') });
+    await tab2.close();
 
     await gotoLab(page, `${base}?debug&${SETUP}`);
     const item = page.locator(`[data-testid=run-item][data-run-id="${runId}"]`);
@@ -83,12 +100,16 @@ describe('runs survive reloads and device loss (built app, headless Chromium)', 
 
     const resume = page.getByTestId('run-resume');
     await expect(resume.textContent()).resolves.toMatch(/Resume from checkpoint/);
-    await resume.click();
+    // one button resumes every run the reload cut off
+    await expect(page.getByTestId('runs-interrupted').textContent()).resolves.toMatch(/cut off when this page was last closed or reloaded/);
+    await page.getByTestId('runs-resume-all').click();
     await waitRun(page, 'the resumed run to finish', { state: 'done', step: 3 });
     expect(await item.getAttribute('data-interrupted')).toBeNull();
     expect(await points(page, 'reward')).toBe(3);
     expect(await points(page, 'reward')).toBeGreaterThan(before);
-    // evaluations at steps 0 and 3, none repeated
+    // evaluations at steps 0 and 3, none repeated (the last batch travels on its own message
+    // channel and may land just after the run's final status)
+    await page.waitForFunction(() => document.querySelector('[data-testid=chart-pass1]')?.getAttribute('data-points') === '2', null, { timeout: 5_000 }).catch(() => undefined);
     expect(await points(page, 'pass1')).toBe(2);
     await shots(page, 'persist-resumed');
   });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, closeLab, dropDeviceLossErrors, openLab, requireAdapter, shot, type Lab } from './harness';
 
 /** Long runs of 2 problems × 4 samples, a checkpoint after every step, evaluation only at the start and the end. */
-const SETUP = 'policy=tiny&seed=3&steps=40&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=0&evalProblems=4&evalN=4&samplesPerStep=3&checkpointEvery=1';
+const SETUP = 'policy=tiny&seed=3&steps=400&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=0&evalProblems=4&evalN=4&samplesPerStep=3&checkpointEvery=1';
 const STEP_TIMEOUT_MS = 120_000;
 
 /** The page's engine workers: the main one and one per run not yet ended. */
