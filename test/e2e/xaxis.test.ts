@@ -115,12 +115,16 @@ describe('x-axis by wall time (built app, headless Chromium)', () => {
 
   it('overlays two seeds each on its own clock, without the band, which returns by step', async (ctx) => {
     requireAdapter(ctx, lab);
-    await page.getByTestId('field-seed').locator('input').fill('4');
-    await page.getByTestId('run-start').click();
-    await waitStatus(page, 'done', 2);
+    // two new runs that differ by seed alone (the first run's lr was changed live: no seed group with it)
+    for (const [i, seed] of ['4', '5'].entries()) {
+      await page.getByTestId('field-seed').locator('input').fill(seed);
+      await page.getByTestId('run-start').click();
+      await page.waitForFunction((n) => document.querySelectorAll('[data-testid=run-item]').length === n && document.querySelector('[data-testid=run-item].selected') === document.querySelectorAll('[data-testid=run-item]')[n - 1], i + 2, { timeout: 10_000 });
+      await waitStatus(page, 'done', 2);
+    }
     const boxes = page.getByTestId('run-compare');
-    await boxes.nth(0).check();
     await boxes.nth(1).check();
+    await boxes.nth(2).check();
     await chartsDrawn(page);
     const reward = page.getByTestId('chart-reward');
     expect(await reward.getAttribute('data-series')).toBe('2');
