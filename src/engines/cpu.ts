@@ -33,7 +33,7 @@ export function createCpuEngine(init: EngineInit, settings: TrainSettings): Loop
       return trainer.train(reference ? await reference.annotate(trajs) : trajs);
     },
     configure,
-    evaluate: (problems, opts) => evaluateWith(cfg, (shape) => policy.decoder(shape), problems, opts),
+    evaluate: (problems, opts, onProgress) => evaluateWith(cfg, (shape) => policy.decoder(shape), problems, opts, onProgress),
     readParams: async () => policy.paramsF32(),
     readOptimiserState: async () => trainer.optimiserState(),
     loadOptimiserState: (s) => trainer.loadOptimiserState(s),

@@ -43,7 +43,7 @@ export async function createWebGpuEngine(gpu: Gpu, init: EngineInit, settings: T
       return trainer.train(reference ? await reference.annotate(trajs) : trajs);
     },
     configure,
-    evaluate: (problems, opts) => evaluateSet(gpu, { cfg, table, params: trainer.model.params }, problems, opts),
+    evaluate: (problems, opts, onProgress) => evaluateSet(gpu, { cfg, table, params: trainer.model.params }, problems, opts, onProgress),
     readParams: () => trainer.model.readParams(),
     readOptimiserState: () => trainer.model.readOptimiserState(),
     loadOptimiserState: (s) => trainer.model.loadOptimiserState(s),

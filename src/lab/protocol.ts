@@ -105,7 +105,7 @@ export interface RunStatus {
   /** the step of the run's latest saved checkpoint; absent when none is saved yet */
   checkpointStep?: number;
   /** what a computing run is doing now (step: the step in progress or just evaluated); absent once it has ended */
-  phase?: { kind: RunPhaseKind; step: number; detail: string };
+  phase?: { kind: RunPhaseKind; step: number; detail: string; progress?: { done: number; total: number } };
 }
 
 /** A step the run stopped at by itself, with a message for the page (see lab/halts.ts). */

@@ -209,7 +209,13 @@ export class RunManager<D extends RunDevice = Gpu> {
         const shape = def.spec.shape(config);
         engine = await this.deps.createEngine(device, { cfg: policy.cfg, params: policy.params, reference, ...shape }, trainSettings(config, policy.cfg.nPositions));
         const resume = from ? { step: from.step, optimiser: from.optimiser, state: from.state } : undefined;
-        const gen = driveLoop(def, engine, config, { signal: run.abort.signal, controls: run.controls, resume });
+        // the evaluation's progress goes to the status line ("120 of 800 samples"), coalesced by the batcher
+        const onEvalProgress = (step: number, done: number, total: number) => {
+          if (run.phase?.kind !== 'evaluating') return;
+          run.phase = { ...run.phase, step, progress: { done, total } };
+          run.notify();
+        };
+        const gen = driveLoop(def, engine, config, { signal: run.abort.signal, controls: run.controls, resume, onEvalProgress });
         await this.drive(run, observe ? observed(gen, observe) : gen, batcher, setState, ckptOf);
       }
       finish();

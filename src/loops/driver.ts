@@ -35,6 +35,8 @@ export interface ResumePoint {
 
 export interface DriveOptions {
   signal?: AbortSignal;
+  /** hears an evaluation's progress (the step it follows, samples drawn of all) between its decoder batches */
+  onEvalProgress?: (step: number, done: number, total: number) => void;
   controls?: LoopControls;
   resume?: ResumePoint;
 }
@@ -108,7 +110,8 @@ export async function* driveLoop<C extends BaseLoopConfig>(def: LoopDefinition<C
   // every evaluation samples as the first did: a live temperature change would otherwise make
   // the start and later pass@k curves incomparable
   const evalOpts = evalOptions(config);
-  const evaluate = async (step: number): Promise<LoopEvent> => evalEvent(c, step, await engine.evaluate(evalProblems, evalOpts));
+  const evaluate = async (step: number): Promise<LoopEvent> =>
+    evalEvent(c, step, await engine.evaluate(evalProblems, evalOpts, opts.onEvalProgress && ((p) => opts.onEvalProgress?.(step, p.samplesDone, p.samplesTotal))));
   const evaluating: LoopEvent = { type: 'phase', step: 0, phase: 'evaluating', detail: `${evalProblems.length} problems × ${evalOpts.n} samples` };
   const checkpoint = async (step: number): Promise<LoopEvent> => {
     const [params, optimiser] = await Promise.all([engine.readParams(), engine.readOptimiserState()]);

@@ -3,7 +3,7 @@
 // loop is written once and runs on either; a test runs the same loop on both and compares.
 // Types only: nothing here computes.
 import type { GPTConfig } from '../model/config';
-import type { EvalOptions, EvalProblem, EvalResult } from '../eval/evaluate';
+import type { EvalOptions, EvalProblem, EvalProgress, EvalResult } from '../eval/evaluate';
 import type { RlCoreConfig } from '../rl/config';
 import type { Rollout, RolloutOptions, RolloutPrompt } from '../rl/rollout';
 import type { TrainStats } from '../rl/trainer';
@@ -41,7 +41,8 @@ export interface LoopEngine {
   /** Sets the optimiser's and the loss's settings; applies from the next rollout and update. */
   configure(s: TrainSettings): void;
   /** Held-out evaluation of the current policy: n solve samples per problem, pass@k, avg@k, maj@k. */
-  evaluate(problems: readonly EvalProblem[], opts: EvalOptions): Promise<EvalResult>;
+  /** `onProgress` hears after each decoder batch how many samples are drawn */
+  evaluate(problems: readonly EvalProblem[], opts: EvalOptions, onProgress?: (p: EvalProgress) => void): Promise<EvalResult>;
   readParams(): Promise<Float32Array>;
   readOptimiserState(): Promise<OptimiserState>;
   loadOptimiserState(s: OptimiserState): void;

@@ -79,7 +79,10 @@ function RunItem({ run, selected }: { run: RunView; selected: boolean }) {
 
 /** What a computing run is doing now, in words. */
 export function phaseText(p: NonNullable<RunStatus['phase']>): string {
-  if (p.kind === 'evaluating') return p.step === 0 ? `evaluating the start (${p.detail})` : `evaluating after step ${p.step} (${p.detail})`;
+  if (p.kind === 'evaluating') {
+    const progress = p.progress ? `: ${p.progress.done} of ${p.progress.total} samples` : '';
+    return `${p.step === 0 ? 'evaluating the start' : `evaluating after step ${p.step}`} (${p.detail})${progress}`;
+  }
   if (p.kind === 'saving') return `saving step ${p.step}`;
   return `step ${p.step}: sampling and updating`;
 }

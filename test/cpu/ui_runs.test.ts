@@ -43,7 +43,12 @@ describe('RunManager: status while a run computes', () => {
       createEngine: async (_d, init) => {
         const e = fakeEngine(init, seen);
         const evaluate = e.evaluate.bind(e);
-        e.evaluate = async (...a) => ((clock += 10_000), evaluate(...a));
+        e.evaluate = async (problems, o, onProgress) => {
+          clock += 10_000;
+          onProgress?.({ samplesDone: 1, samplesTotal: 2, problemsDone: 0, problemsTotal: 1 });
+          await tick();
+          return evaluate(problems, o);
+        };
         return e;
       },
       loadPolicy: async () => ({ cfg: GPT_PRESETS.tiny, params: new Float32Array(1) }),
@@ -65,10 +70,12 @@ describe('RunManager: status while a run computes', () => {
     expect(final.state).toBe('done');
     expect(final.phase).toBeUndefined();
     const statuses = batches.map((b) => b.status);
-    const phases = statuses.filter((st) => st.phase).map((st) => `${st.phase!.kind} ${st.phase!.step}${st.phase!.detail ? ` (${st.phase!.detail})` : ''}`);
+    const phases = statuses.filter((st) => st.phase).map((st) => `${st.phase!.kind} ${st.phase!.step}${st.phase!.detail ? ` (${st.phase!.detail})` : ''}${st.phase!.progress ? ` ${st.phase!.progress.done}/${st.phase!.progress.total}` : ''}`);
     expect(phases).toContain('evaluating 0 (1 problems × 1 samples)');
     expect(phases).toContain('step 3');
     expect(phases).toContain('evaluating 2 (1 problems × 1 samples)');
+    // the evaluation's progress between its decoder batches
+    expect(phases).toContain('evaluating 2 (1 problems × 1 samples) 1/2');
     // a batch that brings a step's point brings a status at that step or later
     for (const b of batches) if (b.step.length > 0) expect(b.status.step).toBeGreaterThanOrEqual(b.step[b.step.length - 1]);
     // the rate stays 1 step/s through the evaluations
