@@ -21,12 +21,24 @@ export interface MetricTable {
   step: readonly number[];
   seconds: readonly number[];
   series: Readonly<Record<string, readonly number[]>>;
+  /** held-out evaluations: their pass@k go in columns eval_pass@k on their step's row */
+  evals?: readonly { step: number; passAtK: Readonly<Record<string, number>> }[];
 }
 
-/** One row per step: step, seconds, then every metric (empty where not reported). */
+/**
+ * One row per step: step, seconds, every metric (empty where not reported), then the pass@k of
+ * the evaluation after that step, if any (eval_pass@1, eval_pass@2…). The start's evaluation has
+ * a row of its own, step 0, with no metrics.
+ */
 export function metricsCsv(t: MetricTable): string {
   const keys = Object.keys(t.series);
-  const lines = [csvRow(['step', 'seconds', ...keys])];
-  for (let i = 0; i < t.step.length; i++) lines.push(csvRow([t.step[i], t.seconds[i], ...keys.map((k) => t.series[k][i])]));
+  const evals = new Map((t.evals ?? []).map((e) => [e.step, e.passAtK]));
+  const ks = [...new Set((t.evals ?? []).flatMap((e) => Object.keys(e.passAtK)))].sort((a, b) => Number(a) - Number(b));
+  const lines = [csvRow(['step', 'seconds', ...keys, ...ks.map((k) => `eval_pass@${k}`)])];
+  const passCells = (step: number) => ks.map((k) => evals.get(step)?.[k]);
+  const stepSet = new Set(t.step);
+  // evaluations at steps without metrics (the start's) come first, in step order
+  for (const step of [...evals.keys()].filter((s) => !stepSet.has(s)).sort((a, b) => a - b)) lines.push(csvRow([step, null, ...keys.map(() => null), ...passCells(step)]));
+  for (let i = 0; i < t.step.length; i++) lines.push(csvRow([t.step[i], t.seconds[i], ...keys.map((k) => t.series[k][i]), ...passCells(t.step[i])]));
   return lines.join('\r\n') + '\r\n';
 }

@@ -9,7 +9,7 @@ import { knobChanges, knobsOfConfig } from '../state/knobs';
 import { clockEnd, clockOf, evalTimes, placeMarks, type XAxisMode } from '../state/wallTime';
 import { formatValue } from './format';
 import { EvalCharts } from './charts/EvalCharts';
-import { MetricChart, type ChangeLine } from './charts/MetricChart';
+import { ChartSubject, MetricChart, type ChangeLine } from './charts/MetricChart';
 import { seriesClass } from './charts/overlay';
 import { metricChartsOf } from './charts/specs';
 import { MultiLineChart, StackedChart, stackedProps } from './charts/LoopViews';
@@ -117,6 +117,12 @@ function seedText(mode: XAxisMode): string {
   return "These runs differ only by seed: the dashed line is their mean (under the runs' own lines), the shaded band spans the lowest to the highest seed at each step.";
 }
 
+/** Whose charts are shown, for saved PNGs. */
+function subjectOf(shown: Shown): string {
+  if (shown.runs.length === 1) return shown.runs[0].run.label;
+  return `${shown.runs.length} runs compared: ${shown.runs.map((r) => `#${r.run.index}`).join(', ')}`;
+}
+
 function intro(shown: Shown, what: string): string {
   if (shown.runs.length > 1) return `${shown.runs.length} runs compared: ${what}.`;
   return `${shown.runs[0].run.label}: ${what}.`;
@@ -137,6 +143,7 @@ export function TrainingCharts() {
     <Panel title="Training" className="panel-wide charts" intro={intro(shown, 'what each step of the loop measured')}>
       <ChartControls shown={shown} />
       <CompareLegend shown={shown} />
+      <ChartSubject.Provider value={subjectOf(shown)}>
       <div className="chart-grid-layout">
         {specs.map((spec) => (
           <MetricChart
@@ -149,6 +156,7 @@ export function TrainingCharts() {
           ...(views.multiLine ?? []).map((spec) => <MultiLineChart key={`${run.id}-${spec.id}`} spec={spec} data={run.data} axis={axis} marks={marks} />),
         ])}
       </div>
+      </ChartSubject.Provider>
     </Panel>
   );
 }
@@ -187,7 +195,9 @@ export function EvaluationCharts() {
   return (
     <Panel title="Evaluation" className="panel-wide charts" intro={intro(shown, what)}>
       <CompareLegend shown={shown} />
-      <EvalCharts runs={runs} seeds={shown.seeds} marks={marks} axis={axis} />
+      <ChartSubject.Provider value={subjectOf(shown)}>
+        <EvalCharts runs={runs} seeds={shown.seeds} marks={marks} axis={axis} />
+      </ChartSubject.Provider>
     </Panel>
   );
 }

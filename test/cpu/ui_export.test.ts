@@ -37,6 +37,14 @@ describe('CSV cells', () => {
     const csv = metricsCsv({ step: [1, 2], seconds: [0.5, 0.25], series: { reward: [0, 1], '=evil': [NaN, -3] } });
     expect(csv).toBe("step,seconds,reward,'=evil\r\n1,0.5,0,\r\n2,0.25,1,-3\r\n");
   });
+
+  it('puts each evaluation\'s pass@k on its step\'s row, the start\'s on a row of its own', () => {
+    const csv = metricsCsv({
+      step: [1, 2], seconds: [0.5, 0.25], series: { reward: [0, 1] },
+      evals: [{ step: 0, passAtK: { '1': 0.25, '4': 0.5, '16': 0.75 } }, { step: 2, passAtK: { '1': 0.375, '4': 0.625, '16': 0.8125 } }],
+    });
+    expect(csv).toBe('step,seconds,reward,eval_pass@1,eval_pass@4,eval_pass@16\r\n0,,,0.25,0.5,0.75\r\n1,0.5,0,,,\r\n2,0.25,1,0.375,0.625,0.8125\r\n');
+  });
 });
 
 const chunk = (steps: number[], keys: string[], metrics: number[], extra: Partial<RunChunk> = {}): RunChunk => ({

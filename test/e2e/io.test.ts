@@ -72,7 +72,8 @@ describe('import, upload, PNG export and lesson links (built app, headless Chrom
     await page.locator('section.runs').screenshot({ path: path.join(ARTIFACTS, 'io-import-runs.png') });
   });
 
-  it('saves a chart as a PNG picture, light and dark', async () => {
+  it('saves a chart as a PNG picture, light and dark, titled with the run it shows', async () => {
+    await expect(page.getByTestId('chart-reward').getAttribute('data-png-title')).resolves.toMatch(/^Reward · #\d+ GRPO · small \(imported\)$/);
     const light = await downloadPng(page, 'reward', 'io-chart-reward.png');
     expect([...light.subarray(0, 8)]).toEqual(PNG_SIGNATURE);
     // IHDR: width and height (big-endian) at bytes 16 and 20; drawn at twice the chart's size

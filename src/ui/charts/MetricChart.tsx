@@ -54,17 +54,22 @@ export function useTooltipOn(): [boolean, { onPointerEnter: () => void; onFocus:
 /** True while newer data waits for the chart's turn (see staggered). */
 const Waiting = createContext(false);
 
+/** Whose charts these are ("#3 GRPO · small", "2 runs compared: #1, #3"): a saved PNG's title names it. */
+export const ChartSubject = createContext('');
+
 export function ChartFrame({ id, title, value, note, points, children, extra, legend = [] }: ChartFrameProps) {
   const figure = useRef<HTMLElement>(null);
   const waiting = useContext(Waiting);
+  const subject = useContext(ChartSubject);
   const [pngError, setPngError] = useState<string | null>(null);
+  const pngTitle = subject ? `${title} · ${subject}` : title;
   const savePng = () => {
     if (!figure.current) return;
     setPngError(null);
-    downloadChartPng(figure.current, id, title, legend).catch((e: unknown) => setPngError(`PNG: ${e instanceof Error ? e.message : String(e)}`));
+    downloadChartPng(figure.current, id, pngTitle, legend).catch((e: unknown) => setPngError(`PNG: ${e instanceof Error ? e.message : String(e)}`));
   };
   return (
-    <figure ref={figure} className="chart metric-chart" data-testid={`chart-${id}`} data-points={points} data-waiting={waiting || undefined} {...Object.fromEntries(Object.entries(extra ?? {}).map(([k, v]) => [`data-${k}`, v]))}>
+    <figure ref={figure} className="chart metric-chart" data-testid={`chart-${id}`} data-points={points} data-png-title={pngTitle} data-waiting={waiting || undefined} {...Object.fromEntries(Object.entries(extra ?? {}).map(([k, v]) => [`data-${k}`, v]))}>
       <figcaption>
         <span className="chart-title">{title}</span>
         {value !== undefined && <span className="chart-value">{value}</span>}
