@@ -18,10 +18,12 @@ export const CORE_CHARTS: readonly MetricChartSpec[] = [
   },
   {
     id: 'clip', key: 'clip_ratio/region_mean', title: 'Clip fraction', unit: true,
+    fixedBy: (c) => (c.rl.epochs === 1 && c.rl.miniBatches === 1 ? 'one epoch of one mini-batch: the ratio is exactly 1' : null),
     note: 'Share of tokens whose ratio π/π_old left the clip range. With one epoch and one mini-batch the ratio is exactly 1 and this stays 0.',
   },
   {
     id: 'kl', key: 'kl', title: 'KL to the reference',
+    fixedBy: (c) => (c.rl.beta === 0 ? 'β = 0: no KL is measured' : null),
     note: 'Estimated KL between the policy and the frozen base (the policy the run started from). Measured once β has been > 0; with β = 0 nothing holds the policy near the base.',
   },
   {
@@ -38,6 +40,7 @@ export const CORE_CHARTS: readonly MetricChartSpec[] = [
   },
   {
     id: 'lr', key: 'lr', title: 'Learning rate',
+    fixedBy: () => 'no schedule: it changes only when changed live',
     note: 'The AdamW step size in use at each step.',
   },
 ];

@@ -22,6 +22,11 @@ export interface MetricChartSpec {
   optional?: boolean;
   /** a value in [0, 1]: the axis spans at least 0–1 */
   unit?: boolean;
+  /**
+   * Why a run of this set-up holds the metric fixed (null: it does not); a fixed metric that has
+   * indeed stayed at one value is shown as a line of text, not a flat chart.
+   */
+  fixedBy?: (c: BaseLoopConfig) => string | null;
 }
 
 /** Several metrics of one step stacked as bars (e.g. a data mix per step). */

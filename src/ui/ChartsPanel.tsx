@@ -15,7 +15,7 @@ import { metricChartsOf } from './charts/specs';
 import { MultiLineChart, StackedChart, stackedProps } from './charts/LoopViews';
 import { RecordBrowser } from './RecordBrowser';
 import { isLoopName, loopNamed } from '../loops/registry';
-import type { LoopViews } from '../loops/spec';
+import type { LoopViews, MetricChartSpec } from '../loops/spec';
 import { WALL_TIME_NOTE, type ChartAxis } from './charts/xaxis';
 import { useLab } from './LabStore';
 import { Panel } from './Panel';
@@ -117,6 +117,13 @@ function seedText(mode: XAxisMode): string {
   return "These runs differ only by seed: the dashed line is their mean (under the runs' own lines), the shaded band spans the lowest to the highest seed at each step.";
 }
 
+/** Why every shown run's set-up holds the chart's metric fixed (the first run's reason), or null. */
+function fixedBy(spec: MetricChartSpec, shown: Shown): string | null {
+  if (!spec.fixedBy) return null;
+  const why = shown.runs.map((r) => spec.fixedBy!(r.run.config));
+  return why.every((w) => w !== null) ? why[0] : null;
+}
+
 /** Whose charts are shown, for saved PNGs. */
 function subjectOf(shown: Shown): string {
   if (shown.runs.length === 1) return shown.runs[0].run.label;
@@ -147,7 +154,7 @@ export function TrainingCharts() {
       <div className="chart-grid-layout">
         {specs.map((spec) => (
           <MetricChart
-            key={spec.id} spec={spec} seeds={shown.seeds} marks={marks} changes={changes} axis={axis}
+            key={spec.id} spec={spec} seeds={shown.seeds} marks={marks} changes={changes} axis={axis} fixed={fixedBy(spec, shown)}
             series={shown.runs.map((r) => ({ id: r.run.id, name: r.name, steps: r.run.data.step, values: r.run.data.series[spec.key], clock: clockOf(r.run.data) }))}
           />
         ))}

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { configDiffLabel, differingKeys, meanBand, onlySeedsDiffer, shownRuns, type RunSetup } from '../../src/state/compare';
 import { defaultConfig } from '../../src/state/launcher';
-import { overlayRows, seriesClass } from '../../src/ui/charts/overlay';
+import { constantValue, overlayRows, seriesClass } from '../../src/ui/charts/overlay';
 import type { GrpoConfig } from '../../src/loops/grpo/config';
 
 function setup(over: Partial<Omit<GrpoConfig, 'rl'>> = {}, rl: Partial<GrpoConfig['rl']> = {}, policy = 'tiny'): RunSetup {
@@ -109,5 +109,16 @@ describe('overlayRows', () => {
       { x: 3, y0: 3, raw0: 3, y1: 30, raw1: 30, mean: 16.5, band: [3, 30] },
     ]);
     expect([seriesClass(0, 1), seriesClass(0, 2), seriesClass(7, 8)]).toEqual(['series-main', 'series-c0', 'series-c1']);
+  });
+});
+
+describe('constantValue', () => {
+  it('is the value every run reports at every step (two steps at least each), else null', () => {
+    expect(constantValue([{ values: [0, 0, 0] }])).toBe(0);
+    expect(constantValue([{ values: [1e-4, 1e-4] }, { values: [1e-4, NaN, 1e-4] }])).toBe(1e-4);
+    expect(constantValue([{ values: [0, 0.01] }])).toBeNull();
+    expect(constantValue([{ values: [0, 0] }, { values: [1, 1] }])).toBeNull();
+    expect(constantValue([{ values: [0] }])).toBeNull(); // one step says nothing yet
+    expect(constantValue([{ values: [0, 0] }, {}])).toBeNull(); // a run that does not report it
   });
 });

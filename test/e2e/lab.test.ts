@@ -178,6 +178,12 @@ describe('run page (built app, headless Chromium)', () => {
     const lagging = statusSeen.filter((r) => r.step < r.points);
     expect(lagging, JSON.stringify(lagging)).toEqual([]);
     for (const id of ['reward', 'entropy', 'length', 'clip', 'kl', 'filtered', 'lr']) expect(await points(page, id), `chart-${id}`).toBe(3);
+    // what the set-up holds fixed is a line of text (KL at β = 0, clip fraction at μ = 1), what moves is drawn
+    for (const id of ['kl', 'clip']) {
+      expect(await page.getByTestId(`chart-${id}`).getAttribute('data-constant'), `chart-${id}`).toBe('true');
+      await expect(page.getByTestId(`chart-${id}`).locator('.chart-constant').textContent()).resolves.toMatch(/^0 at every step so far/);
+    }
+    for (const id of ['reward', 'lr']) expect(await page.getByTestId(`chart-${id}`).getAttribute('data-constant'), `chart-${id}`).toBeNull();
     expect(await points(page, 'pass1')).toBe(4);
     expect(await points(page, 'histogram')).toBe(10);
     const items = page.getByTestId('run-list').getByTestId('run-item');

@@ -12,7 +12,7 @@ import { placeOnAxis, type RunClock, type XAxisMode } from '../../state/wallTime
 import { formatValue } from '../format';
 import { useLab } from '../LabStore';
 import type { MetricChartSpec } from './specs';
-import { overlayRows, seriesClass } from './overlay';
+import { constantValue, overlayRows, seriesClass } from './overlay';
 import { downloadChartPng, type LegendEntry } from './png';
 import { useStaggered } from './stagger';
 import { useWidth } from './useWidth';
@@ -39,6 +39,8 @@ interface ChartFrameProps {
   extra?: Record<string, string | number>;
   /** the series drawn, for the PNG's legend */
   legend?: readonly LegendEntry[];
+  /** nothing drawn to save (a constant metric shown as text) */
+  noPng?: boolean;
 }
 
 /**
@@ -57,7 +59,7 @@ const Waiting = createContext(false);
 /** Whose charts these are ("#3 GRPO · small", "2 runs compared: #1, #3"): a saved PNG's title names it. */
 export const ChartSubject = createContext('');
 
-export function ChartFrame({ id, title, value, note, points, children, extra, legend = [] }: ChartFrameProps) {
+export function ChartFrame({ id, title, value, note, points, children, extra, legend = [], noPng = false }: ChartFrameProps) {
   const figure = useRef<HTMLElement>(null);
   const waiting = useContext(Waiting);
   const subject = useContext(ChartSubject);
@@ -73,7 +75,7 @@ export function ChartFrame({ id, title, value, note, points, children, extra, le
       <figcaption>
         <span className="chart-title">{title}</span>
         {value !== undefined && <span className="chart-value">{value}</span>}
-        <button type="button" className="link chart-png" data-testid={`chart-png-${id}`} disabled={points === 0} title="Save this chart as a PNG picture" aria-label={`Save the chart ${title} as PNG`} onClick={savePng}>
+        <button type="button" className="link chart-png" data-testid={`chart-png-${id}`} disabled={points === 0 || noPng} title={noPng ? 'A constant value: nothing drawn to save' : 'Save this chart as a PNG picture'} aria-label={`Save the chart ${title} as PNG`} onClick={savePng}>
           PNG
         </button>
       </figcaption>
@@ -133,6 +135,8 @@ interface MetricChartProps {
   /** where a run's knobs changed, with what changed (labelled reference lines) */
   changes?: readonly ChangeLine[];
   axis: ChartAxis;
+  /** why the shown runs' set-ups hold this metric fixed (null: they do not) */
+  fixed?: string | null;
 }
 
 const NO_CHANGES: readonly ChangeLine[] = [];
@@ -143,7 +147,7 @@ const sameSeries = (a: readonly ChartSeries[], b: readonly ChartSeries[]): boole
 
 /** Re-renders only when a plotted array changes: a batch that only changes a run's status redraws no chart. */
 function sameProps(a: MetricChartProps, b: MetricChartProps): boolean {
-  return a.spec === b.spec && a.seeds === b.seeds && a.axis.mode === b.axis.mode && a.axis.max === b.axis.max && a.marks.join() === b.marks.join() && changesKey(a.changes) === changesKey(b.changes) && sameSeries(a.series, b.series);
+  return a.spec === b.spec && a.seeds === b.seeds && a.fixed === b.fixed && a.axis.mode === b.axis.mode && a.axis.max === b.axis.max && a.marks.join() === b.marks.join() && changesKey(a.changes) === changesKey(b.changes) && sameSeries(a.series, b.series);
 }
 
 /**
@@ -201,7 +205,7 @@ export const MetricChart = memo(
   sameProps,
 );
 
-function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, axis }: MetricChartProps) {
+function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, axis, fixed = null }: MetricChartProps) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const [tooltip, tooltipOn] = useTooltipOn();
   const { lines, rows, band, smoothing, log } = usePlot(series, seeds, width, axis.mode);
@@ -214,6 +218,18 @@ function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, ax
   const minY = ys.reduce((m, y) => Math.min(m, y), Infinity);
   const reported = series.some((s) => s.values);
   const empty = !reported ? 'Appears once the first step is done.' : log ? 'No positive values to show on a log scale.' : 'Nothing recorded yet.';
+  // a metric the run's set-up holds fixed (clip fraction at μ = 1, KL at β = 0, an unchanged
+  // learning rate) is one line of text, not a flat chart
+  const constant = fixed === null ? null : constantValue(series);
+  if (constant !== null && rows.length > 0) {
+    return (
+      <ChartFrame id={spec.id} title={spec.title} value={formatValue(constant)} note={spec.note} points={first.length} noPng extra={{ series: series.length, marks: 0, changes: '', constant: 'true' }}>
+        <div ref={ref} className="chart-area chart-constant">
+          {formatValue(constant)} at every step so far{series.length > 1 ? `, in all ${series.length} runs` : ''} ({fixed}); drawn as a chart if it changes.
+        </div>
+      </ChartFrame>
+    );
+  }
   const legend: LegendEntry[] = single
     ? smoothing > 0 ? [{ name: 'recorded', cls: 'series-raw' }, { name: 'smoothed', cls: 'series-main' }] : [{ name: spec.key, cls: 'series-main' }]
     : [...series.map((s, i) => ({ name: s.name, cls: seriesClass(i, series.length) })), ...(band.length > 0 ? [{ name: `mean of ${series.length} seeds`, cls: 'series-mean' }] : [])];

@@ -35,3 +35,18 @@ export function overlayRows(series: readonly (readonly (SeriesPoint & Partial<Ti
 export function seriesClass(i: number, n: number): string {
   return n === 1 ? 'series-main' : `series-c${i % 6}`;
 }
+
+/** The one value every series holds at every step (at least two steps each), or null. */
+export function constantValue(series: readonly { values?: readonly number[] }[]): number | null {
+  if (series.length === 0) return null;
+  let v: number | null = null;
+  for (const s of series) {
+    const ys = (s.values ?? []).filter(Number.isFinite);
+    if (ys.length < 2) return null;
+    for (const y of ys) {
+      if (v === null) v = y;
+      else if (y !== v) return null;
+    }
+  }
+  return v;
+}
