@@ -16,6 +16,7 @@ import { useWakeLock } from './useWakeLock';
 import type { WakeLockStatus } from '../state/wakeLock';
 import type { Hideable } from '../state/url';
 import { ChartWarmup } from './charts/Warmup';
+import { Intro, useIntro } from './Intro';
 
 const WAKE_TEXT: Record<WakeLockStatus, string> = {
   unsupported: 'This browser cannot keep the screen awake: keep it from sleeping while a run trains.',
@@ -46,6 +47,7 @@ export function App({ debug = false }: { debug?: boolean }) {
   // a lesson link (`?hide=…`) can hide parts of the page
   const hidden = useLab((s) => s.lesson.hide);
   const shown = (part: Hideable) => !hidden.includes(part);
+  const [intro, setIntro] = useIntro();
   useShortcuts();
   useEffect(() => {
     void init();
@@ -54,9 +56,20 @@ export function App({ debug = false }: { debug?: boolean }) {
     <>
       <header className="masthead">
         <h1>RLVR Lab</h1>
-        <p className="tagline">Reinforcement learning with verifiable rewards, trained on your own GPU, in your browser.</p>
+        <p className="tagline">
+          Reinforcement learning with verifiable rewards, trained on your own GPU, in your browser.
+          {!intro && (
+            <>
+              {' '}
+              <button type="button" className="link" data-testid="intro-open" onClick={() => setIntro(true)}>
+                What is this?
+              </button>
+            </>
+          )}
+        </p>
       </header>
       <main>
+        {intro && <Intro onClose={() => setIntro(false)} />}
         <ChartWarmup />
         <EngineAlerts />
         {!shown('launcher') && <AddressWarnings />}
