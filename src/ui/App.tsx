@@ -6,7 +6,7 @@ import { CurriculumPanel, EvaluationCharts, TrainingCharts } from './ChartsPanel
 import { DemoPanel } from './DemoPanel';
 import { CpuMode } from './CpuMode';
 import { EngineAlerts } from './EngineAlerts';
-import { AddressWarnings, Launcher } from './Launcher';
+import { AddressWarnings, Launcher, StartBar } from './Launcher';
 import { useLab } from './LabStore';
 import { RunsPanel } from './Runs';
 import { SamplesPanel } from './SamplesPanel';
@@ -69,6 +69,7 @@ export function App({ debug = false }: { debug?: boolean }) {
         </p>
       </header>
       <main>
+        {shown('launcher') && <StartBar />}
         {intro && <Intro onClose={() => setIntro(false)} />}
         <ChartWarmup />
         <EngineAlerts />

@@ -56,7 +56,7 @@ export function Intro({ onClose }: { onClose: () => void }) {
         <strong>Reinforcement learning with verifiable rewards (RLVR)</strong>: a language model answers problems whose answers can be checked exactly, and is pushed
         towards the answers that checked out. Here a small GPT-2 does integer arithmetic on your GPU: given <code>{EXAMPLE}</code> it writes{' '}
         <code data-testid="intro-example">{trace}</code>, a step trace and the answer after <code>#</code>; only the answer is checked. Pick a set-up and press{' '}
-        <em>Start run</em>:
+        <em>Start run</em> (at the top, or under <em>New run</em>, where every knob is):
       </p>
       <ul className="intro-outcomes">
         {OUTCOMES.map((o) => (

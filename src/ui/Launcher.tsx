@@ -157,6 +157,76 @@ export function AddressWarnings() {
   );
 }
 
+/**
+ * The primary action above the fold: the loop, the set-up and the base policy (the launcher's
+ * own fields, shared with the form below) and Start. After a start the page goes to the run.
+ */
+export function StartBar() {
+  const state = useLab((s) => s.launcher.state);
+  const resolved = useLab((s) => s.launcher.resolved);
+  const catalog = useLab((s) => s.catalog);
+  const why = useLab(whyNoStart);
+  const start = useLab((s) => s.startRun);
+  const setLoop = useLab((s) => s.setLoop);
+  const setSetup = useLab((s) => s.setSetup);
+  const setPolicy = useLab((s) => s.setPolicy);
+  const lock = useLab((s) => s.lesson.lock);
+  const cpu = useLab((s) => s.cpuMode.status === 'on');
+  const uploads = useLab((s) => s.uploads.list);
+  const spec = loopSpec(state);
+  const shipped = (catalog.status === 'ready' ? catalog.catalog.policies : []).filter((p) => !cpu || p.name === CPU_MODE.policy);
+  const policies = [...shipped, ...(cpu ? [] : uploads)];
+  const policy = state.policy ?? (catalog.status === 'ready' ? catalog.catalog.defaultPolicy : null) ?? '';
+  const go = async () => {
+    const run = start();
+    // the run's status and charts, not the form, once it has started
+    await Promise.resolve();
+    document.querySelector('.runs')?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+    await run;
+  };
+  return (
+    <form className="panel startbar" aria-label="Start a run" data-testid="startbar" onSubmit={(e) => (e.preventDefault(), void go())}>
+      <label>
+        Loop{' '}
+        <select data-testid="startbar-loop" value={state.loop} disabled={lock.includes('loop')} onChange={(e) => setLoop(e.target.value)}>
+          {LOOP_CHOICES.filter((c) => c.available).map((c) => (
+            <option key={c.name} value={c.name}>
+              {c.name.toUpperCase()}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Set-up{' '}
+        <select data-testid="startbar-setup" value={state.setup} disabled={lock.includes('setup')} onChange={(e) => setSetup(e.target.value)}>
+          {setupNames(state).map((n) => (
+            <option key={n} value={n}>
+              {spec.presets[n].title}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Policy{' '}
+        <select data-testid="startbar-policy" value={policy} disabled={policies.length === 0 || lock.includes('policy')} onChange={(e) => setPolicy(e.target.value)}>
+          {policy !== '' && !policies.some((p) => p.name === policy) && <option value={policy}>{policy}</option>}
+          {policies.map((p) => (
+            <option key={p.name} value={p.name}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" data-testid="startbar-start" disabled={!resolved.ok || why !== null}>
+        Start run
+      </button>
+      <span className="status" data-testid="startbar-why">
+        {!resolved.ok ? 'Fix the set-up in New run below.' : why ?? 'Every other knob is under New run below.'}
+      </span>
+    </form>
+  );
+}
+
 /** Why a run cannot start now (beside the launcher's own validation), or null. */
 function whyNoStart(s: LabState): string | null {
   if (!selectRunsReady(s)) return selectCpuModeOffered(s) ? 'Needs WebGPU, or CPU mode (see the top of the page).' : 'Needs a working WebGPU device (see the adapter panel).';

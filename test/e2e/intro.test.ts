@@ -23,6 +23,12 @@ describe('the introduction (built app, headless Chromium)', () => {
     await links.first().click();
     await page.waitForURL(/\?setup=lab$/);
     await expect(page.getByTestId('launcher-setup').inputValue()).resolves.toBe('lab');
+    // the start bar above the fold shows the same set-up, with Start
+    await expect(page.getByTestId('startbar-setup').inputValue()).resolves.toBe('lab');
+    const start = (await page.getByTestId('startbar-start').boundingBox())!;
+    expect(start.y + start.height).toBeLessThan(900);
+    await page.getByTestId('startbar-setup').selectOption('paper');
+    await expect(page.getByTestId('launcher-setup').inputValue()).resolves.toBe('paper');
     await gotoLab(page, `${base}?steps=60&evalEvery=20`);
     await links.nth(2).click();
     await page.waitForURL(/seed=1/);

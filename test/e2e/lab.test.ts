@@ -285,7 +285,13 @@ describe('run page (built app, headless Chromium)', () => {
     requireAdapter(ctx, lab);
     await page.getByTestId('field-steps').locator('input').fill('40');
     await page.getByTestId('field-seed').locator('input').fill('6');
-    await page.getByTestId('run-start').click();
+    // the start bar at the top starts the launcher's set-up, and the page goes to the run
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.getByTestId('startbar-start').click();
+    await page.waitForFunction(() => {
+      const r = document.querySelector('.runs')?.getBoundingClientRect();
+      return r !== undefined && r.top >= -1 && r.top < window.innerHeight / 2;
+    }, null, { timeout: 10_000 });
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.waitForFunction(() => Number(document.querySelector('[data-testid=run-status]')?.getAttribute('data-step')) >= 1, null, { timeout: STEP_TIMEOUT_MS });
     const wake = await page.getByTestId('wake-lock').getAttribute('data-status');
