@@ -13,6 +13,7 @@ import { RunImport } from './RunImport';
 import { RunKnobs } from './RunKnobs';
 import { downloadRun } from './download';
 import { formatDuration } from './format';
+import { runSummary, SUMMARY_WINDOW } from '../state/summary';
 import { useLab, useLabStore } from './LabStore';
 import { selectRunsReady } from '../state/store';
 import { Panel } from './Panel';
@@ -77,6 +78,24 @@ function RunItem({ run, selected }: { run: RunView; selected: boolean }) {
   );
 }
 
+const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+const num3 = (x: number) => x.toFixed(3);
+
+/** What a finished run did: its compute, reward and entropy at both ends, held-out pass@k first → last. */
+function SummaryLine({ run }: { run: RunView }) {
+  const s = runSummary(run.data);
+  const parts = [`${s.steps} step${s.steps === 1 ? '' : 's'} in ${formatDuration(s.seconds)} of compute`];
+  if (s.reward) parts.push(`reward ${num3(s.reward.from)} → ${num3(s.reward.to)} (first and last ${SUMMARY_WINDOW} steps)`);
+  if (s.entropy) parts.push(`entropy ${num3(s.entropy.from)} → ${num3(s.entropy.to)}`);
+  if (s.pass1) parts.push(`held-out pass@1 ${pct(s.pass1.from)} → ${pct(s.pass1.to)} (step ${s.pass1.fromStep} → ${s.pass1.toStep})`);
+  if (s.passMax) parts.push(`pass@${s.passMax.k} ${pct(s.passMax.from)} → ${pct(s.passMax.to)}`);
+  return (
+    <p className="detail run-summary" data-testid="run-summary">
+      Summary: {parts.join('; ')}.
+    </p>
+  );
+}
+
 /** What a computing run is doing now, in words. */
 export function phaseText(p: NonNullable<RunStatus['phase']>): string {
   if (p.kind === 'evaluating') {
@@ -106,6 +125,7 @@ function RunStatusLine({ run }: { run: RunView }) {
           Another tab of this browser trains this run: follow and control it there. Here it is shown as it was when this page opened; reload once that tab has closed to resume it here.
         </p>
       )}
+      {state === 'done' && <SummaryLine run={run} />}
       <HaltNotice run={run} />
       <RestoreHint run={run} />
       {error && error !== lastHalt(run)?.message && (

@@ -186,6 +186,8 @@ describe('run page (built app, headless Chromium)', () => {
     for (const id of ['reward', 'lr']) expect(await page.getByTestId(`chart-${id}`).getAttribute('data-constant'), `chart-${id}`).toBeNull();
     expect(await points(page, 'pass1')).toBe(4);
     expect(await points(page, 'histogram')).toBe(10);
+    // the finished run says what it did
+    await expect(page.getByTestId('run-summary').textContent()).resolves.toMatch(/^Summary: 3 steps in .+ of compute; reward [0-9.]+ → [0-9.]+ \(first and last 5 steps\); entropy [0-9.]+ → [0-9.]+; held-out pass@1 [0-9.]+ % → [0-9.]+ % \(step 0 → 3\); pass@4 [0-9.]+ % → [0-9.]+ %\.$/);
     const items = page.getByTestId('run-list').getByTestId('run-item');
     expect(await items.count()).toBe(1);
     expect(await items.first().getAttribute('data-state')).toBe('done');
@@ -294,6 +296,13 @@ describe('run page (built app, headless Chromium)', () => {
     }, null, { timeout: 10_000 });
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.waitForFunction(() => Number(document.querySelector('[data-testid=run-status]')?.getAttribute('data-step')) >= 1, null, { timeout: STEP_TIMEOUT_MS });
+    // a running run, at a laptop's and a phone's size (looked at; test/e2e/layout.test.ts checks the widths)
+    for (const [w, h] of [[1440, 900], [390, 844]]) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.locator('.runs').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(ARTIFACTS, `lab-running-${w}x${h}.png`) });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
     const wake = await page.getByTestId('wake-lock').getAttribute('data-status');
     console.log(`screen wake lock while training: ${wake}`);
     expect(['held', 'refused', 'unsupported']).toContain(wake);
