@@ -70,12 +70,30 @@ export interface RecordBrowserSpec {
   columns: readonly RecordColumn[];
 }
 
+/**
+ * A function of the run's config drawn as a curve (e.g. the reward a shape pays against a pass
+ * rate), so a reader sees what the set-up rewards; `dots` marks the values a run can reach.
+ */
+export interface CurveSpec {
+  id: string;
+  title: string;
+  note: string;
+  xLabel: string;
+  yLabel: string;
+  points(c: BaseLoopConfig): readonly { x: number; y: number }[];
+  dots?(c: BaseLoopConfig): readonly { x: number; y: number }[];
+  /** a line naming what is drawn for this config (e.g. the chosen shape) */
+  caption?(c: BaseLoopConfig): string;
+}
+
 export interface LoopViews {
   /** line charts of step metrics, in order */
   metrics: readonly MetricChartSpec[];
   stacked?: readonly StackedChartSpec[];
   multiLine?: readonly MultiLineChartSpec[];
   browsers?: readonly RecordBrowserSpec[];
+  /** drawn from the selected run's config in the curriculum panel */
+  curves?: readonly CurveSpec[];
 }
 
 /** A named set-up: a partial config over the defaults (the `paper` preset holds the paper's values). */

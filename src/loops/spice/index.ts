@@ -1,0 +1,108 @@
+// SPICE as a loop definition (LOOPS.md §3): its config, presets, metrics, curriculum records and
+// the views that show them (declarative, src/loops/spec.ts: the page draws them without knowing
+// the loop).
+import { rlPresetList, type BaseLoopConfig } from '../base_config';
+import { CORE_CHARTS } from '../charts';
+import type { LoopDefinition, MetricChartSpec } from '../spec';
+import { SPICE_FIELDS, SPICE_PRESETS, SPICE_RL_UNUSED, validateSpiceConfig, type SpiceConfig } from './config';
+import { challengerReward, rewardCurve } from './logic';
+import { spiceBody } from './run';
+
+const SPICE_CHARTS: readonly MetricChartSpec[] = [
+  {
+    id: 'reward', key: 'reward', title: 'Reasoner pass rate on the challenger\'s questions', unit: true,
+    note: 'Mean reward of the reasoner\'s answers: 1 when the answer is the challenger\'s gold. Unlike GRPO\'s training reward, the questions move: a rising challenger keeps this near ½.',
+  },
+  {
+    id: 'challenger-reward', key: 'challenger/reward', title: 'Challenger reward', unit: true,
+    note: 'Mean reward of the challenger\'s outputs: the chosen shape of the reasoner pass rate p (peaking at p = ½), invalid outputs paid invalidReward.',
+  },
+  {
+    id: 'question-ops', key: 'question/ops', title: 'Question difficulty (operations, oracle)', optional: true,
+    note: 'Mean number of operations in the valid questions, read off the syntax tree by the interpreter: how hard the challenger\'s questions are, beside the pass rate above.',
+  },
+  {
+    id: 'question-frontier', key: 'question/frontier', title: 'Questions at the frontier (0 < p < 1)', unit: true, optional: true,
+    note: 'Share of valid questions the reasoner solves sometimes but not always: only these give the reasoner a learning signal.',
+  },
+  ...CORE_CHARTS.filter((c) => c.id !== 'genbatches'),
+  {
+    id: 'entropy-challenge', key: 'entropy/challenge', title: 'Entropy while writing questions (nats per token)', optional: true,
+    note: 'The challenger role\'s sampling entropy: how freely the policy writes questions.',
+  },
+];
+
+/** The reward shape's value at each pass rate a run can reach (k of K answers right). */
+function reachable(c: SpiceConfig): { x: number; y: number }[] {
+  return Array.from({ length: c.answersPerQuestion + 1 }, (_, k) => {
+    const p = k / c.answersPerQuestion;
+    return { x: p, y: challengerReward(p, c.challengerReward, c.tau) };
+  });
+}
+
+export const SPICE: LoopDefinition<SpiceConfig> = {
+  spec: {
+    name: 'spice',
+    title: 'SPICE: self-play in corpus environments',
+    paper: { title: 'SPICE: Self-Play In Corpus Environments Improves Reasoning', url: 'https://arxiv.org/abs/2510.24684' },
+    summary: 'One policy plays two roles. As challenger it reads a document and writes a question with a gold answer taken from the document; as reasoner it answers the question without the document. The challenger is paid most when the reasoner is right about half the time, so the questions track the reasoner\'s frontier; the document keeps the gold answers grounded.',
+    fields: SPICE_FIELDS,
+    rlPresets: rlPresetList(['spice', 'dr_grpo', 'grpo']),
+    rlUnused: SPICE_RL_UNUSED,
+    presets: SPICE_PRESETS,
+    validate: validateSpiceConfig,
+    // an update holds every challenger output and K answers per valid question: its size varies, so 64-row pieces
+    shape: (c) => ({ trainRows: Math.min(64, c.documentsPerStep * c.questionsPerDocument * c.answersPerQuestion), decodeBatch: Math.min(64, c.documentsPerStep * c.questionsPerDocument * c.answersPerQuestion) }),
+    cpuMode: true,
+    records: ['spice.question'],
+    views: {
+      metrics: SPICE_CHARTS,
+      stacked: [{
+        id: 'format-mix', title: 'Format mix of the challenger\'s outputs',
+        note: 'What the challenger wrote: a valid question with a #gold answer, no readable gold, a question that does not parse (or breaks the bounds), or an output cut at the token limit. Only valid questions are answered.',
+        series: [
+          { key: 'format/valid', label: 'valid' }, { key: 'format/no_gold', label: 'no gold' },
+          { key: 'format/bad_question', label: 'bad question' }, { key: 'format/cut', label: 'cut at the limit' },
+        ],
+      }],
+      multiLine: [{
+        id: 'gold', title: 'Challenger: validity and what the oracle says', unit: true,
+        note: 'Valid is what the loop checks. Gold accuracy (the gold answer is the question\'s true value), leak (the question contains its answer), copy (the question is copied from the record) and grounded (the gold is a value the document shows) come from the interpreter: shown, never rewarded.',
+        series: [
+          { key: 'challenger/valid', label: 'valid' }, { key: 'challenger/gold_acc', label: 'gold accuracy' },
+          { key: 'challenger/leak', label: 'leak' }, { key: 'challenger/copy', label: 'copy' }, { key: 'challenger/grounded', label: 'grounded' },
+        ],
+      }],
+      browsers: [{
+        id: 'question-browser', title: 'Question browser',
+        note: 'A step\'s documents, the challenger\'s outputs for each, the question and gold read from them, the reasoner\'s answers (✓ = the gold), their pass rate p, the challenger\'s reward, and the oracle\'s flags.',
+        record: 'spice.question',
+        groupBy: [{ key: 'document', label: 'document (worked record)', format: 'text' }],
+        columns: [
+          { key: 'output', label: 'challenger output', format: 'text' },
+          { key: 'gold', label: 'gold', format: 'number' },
+          { key: 'value', label: 'true value', format: 'number' },
+          { key: 'ops', label: 'ops', format: 'number' },
+          { key: 'answers', label: 'reasoner answers', format: 'text' },
+          { key: 'p', label: 'p', format: 'rate' },
+          { key: 'reward', label: 'reward', format: 'number' },
+          { key: 'valid', label: 'valid', format: 'flag', filter: true },
+          { key: 'goldCorrect', label: 'gold = true value', format: 'flag', filter: true },
+          { key: 'leak', label: 'leaks the answer', format: 'flag', filter: true },
+          { key: 'copy', label: 'copied', format: 'flag', filter: true },
+        ],
+      }],
+      curves: [{
+        id: 'reward-shape', title: 'What the challenger is paid', xLabel: 'reasoner pass rate p', yLabel: 'challenger reward',
+        note: 'The chosen reward shape against the reasoner\'s pass rate p; dots at the pass rates K answers can give (k of K right). Questions the reasoner always or never solves earn little: the challenger is pushed to the reasoner\'s frontier.',
+        points: (c: BaseLoopConfig) => rewardCurve((c as SpiceConfig).challengerReward, (c as SpiceConfig).tau).map((q) => ({ x: q.p, y: q.r })),
+        dots: (c: BaseLoopConfig) => reachable(c as SpiceConfig),
+        caption: (c: BaseLoopConfig) => {
+          const s = c as SpiceConfig;
+          return `${s.challengerReward}${s.challengerReward === 'gaussian' ? ` (τ = ${s.tau})` : ''}, K = ${s.answersPerQuestion}; invalid outputs: ${s.invalidReward}`;
+        },
+      }],
+    },
+  },
+  body: spiceBody,
+};

@@ -1,0 +1,86 @@
+// SPICE's rules (LOOPS.md §3), pure and engine-free so they are tested by hand: the challenger
+// reward's four shapes against the reasoner pass rate p, what a challenger output is (a valid
+// question with a gold answer, or which kind of invalid), and the oracle's diagnostics of a
+// question, which are displayed and never rewarded (DESIGN "Oracle discipline").
+import { nodesWithPaths, type Expr } from '../../world/expr';
+import { countOps, parseChallenge, renderDocument, type Document } from '../../world/index';
+import type { ChallengerRewardShape } from './config';
+
+/** Pass rates are k/K; "0 < p < 1" must not be fooled by rounding. */
+const EDGE = 1e-9;
+
+/** The challenger's reward for a valid question the reasoner solved with pass rate p. */
+export function challengerReward(p: number, shape: ChallengerRewardShape, tau: number): number {
+  const open = p > EDGE && p < 1 - EDGE;
+  switch (shape) {
+    case 'gaussian': {
+      const v = p * (1 - p);
+      return Math.exp(-((v - 0.25) ** 2) / (2 * tau));
+    }
+    case 'r-zero':
+      return 1 - 2 * Math.abs(p - 0.5);
+    case 'absolute-zero':
+      return open ? 1 - p : 0;
+    case 'threshold':
+      return open ? 1 : 0;
+  }
+}
+
+/** The shape drawn against p on [0, 1] (for the page's curve), `n` + 1 points. */
+export function rewardCurve(shape: ChallengerRewardShape, tau: number, n = 100): { p: number; r: number }[] {
+  return Array.from({ length: n + 1 }, (_, i) => ({ p: i / n, r: challengerReward(i / n, shape, tau) }));
+}
+
+/** What a challenger output is: a valid question, or the kind of invalid (the format mix). */
+export type QuestionFormat = 'valid' | 'no_gold' | 'bad_question' | 'cut';
+export const QUESTION_FORMATS: readonly QuestionFormat[] = ['valid', 'no_gold', 'bad_question', 'cut'];
+
+export interface QuestionDiagnostics {
+  format: QuestionFormat;
+  /** the question's canonical text and the challenger's gold (null unless valid) */
+  question: string | null;
+  gold: number | null;
+  /** the interpreter's value of the question (oracle) */
+  value: number | null;
+  /** the gold answer is the question's true value */
+  goldCorrect: boolean;
+  /** the question's own numbers include the gold answer */
+  leak: boolean;
+  /** the question is a piece of the document's worked record, copied */
+  copy: boolean;
+  /** the gold answer is a value the document shows (read from it rather than made up) */
+  grounded: boolean;
+  /** the oracle's difficulty: operations in the question */
+  ops: number | null;
+}
+
+function literals(e: Expr): number[] {
+  return nodesWithPaths(e).flatMap(({ node }) => (node.kind === 'num' ? [node.value] : []));
+}
+
+/**
+ * Reads a challenger output (the response text before its end token; `ended` false: it was cut
+ * at the token limit) and judges it against the document it was written from (null: no corpus).
+ */
+export function diagnoseQuestion(text: string, ended: boolean, doc: Document | null): QuestionDiagnostics {
+  const none = { question: null, gold: null, value: null, goldCorrect: false, leak: false, copy: false, grounded: false, ops: null };
+  if (!ended) return { format: 'cut', ...none };
+  const r = parseChallenge(text);
+  if (!r.ok) {
+    const noGold = r.reason === 'missing_marker' || r.reason === 'bad_answer' || r.reason === 'answer_out_of_range' || r.reason === 'empty';
+    return { format: noGold ? 'no_gold' : 'bad_question', ...none };
+  }
+  const { question, gold } = r.value;
+  const record = doc ? renderDocument(doc, true) : '';
+  return {
+    format: 'valid',
+    question: question.text,
+    gold,
+    value: question.oracleValue,
+    goldCorrect: question.oracleValue === gold,
+    leak: literals(question.expr).includes(gold),
+    copy: doc !== null && record.includes(question.text),
+    grounded: doc !== null && doc.statements.some((s) => s.value === gold),
+    ops: countOps(question.expr),
+  };
+}
