@@ -5,6 +5,7 @@
 // docs/results.md. Runs can be cut at a generated-token budget (`--token-budget`, or
 // `--match-tokens FILE` to give each seed the tokens that seed generated in another ablation's
 // `--json` output), so loops that sample different amounts per step are compared at equal cost.
+import { readCorpusFlag } from './corpus';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs, CliError } from './args';
@@ -145,6 +146,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     'eval-n': { type: 'number', default: 64 },
     'eval-problems': { type: 'number', default: 50 },
     config: { type: 'string', default: '' },
+    corpus: { type: 'string', default: '' },
     'token-budget': { type: 'string', default: '' },
     'match-tokens': { type: 'string', default: '' },
     report: { type: 'string', default: '' },
@@ -168,6 +170,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
       throw new CliError(`--config: cannot read ${f.config} as JSON (${(e as Error).message})`);
     }
   }
+  if (f.corpus) extra = { ...(extra as object), corpus: await readCorpusFlag(f.corpus, def) };
   // with a budget the run stops at it: `--steps` is then only a cap
   const configOf = (seed: number) => def.spec.validate({ ...(extra as object), seed, steps: f.steps, evalEvery: 0, evalN: f['eval-n'], evalProblems: f['eval-problems'], samplesPerStep: 0, checkpointEvery: 0 }, f.config || 'ablate');
   // every seed's config is checked before any GPU work

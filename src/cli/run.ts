@@ -22,6 +22,7 @@ import { whyModelCannotServe } from '../eval/evaluate';
 import { ROLE_LIMITS } from '../world/index';
 import type { BaseLoopConfig } from '../loops/base_config';
 import { haltOf, RunHaltedError, stopOnHalt } from './halts';
+import { readCorpusFlag } from './corpus';
 
 async function readConfigFile(path: string): Promise<Record<string, unknown>> {
   let text: string;
@@ -124,26 +125,28 @@ export async function runCommand(argv: string[]): Promise<void> {
     seed: { type: 'number' },
     out: { type: 'string', required: true },
     config: { type: 'string', default: '' },
+    corpus: { type: 'string', default: '' },
     resume: { type: 'boolean', default: false },
     force: { type: 'boolean', default: false },
   });
   const o = outputsOf(f.out);
   if (f.resume && f.force) throw new CliError('--resume and --force: give one (--resume continues the run in --out, --force starts it again)');
-  if (f.resume && (f.config || f.steps !== undefined || f.seed !== undefined || f.ckpt || argv.some((a) => a.startsWith('--loop') || a.startsWith('--preset')))) {
-    throw new CliError('--resume continues the run as it was set up (its checkpoint holds the loop, base and config); drop --loop, --preset, --ckpt, --config, --steps and --seed');
+  if (f.resume && (f.config || f.corpus || f.steps !== undefined || f.seed !== undefined || f.ckpt || argv.some((a) => a.startsWith('--loop') || a.startsWith('--preset')))) {
+    throw new CliError('--resume continues the run as it was set up (its checkpoint holds the loop, base and config); drop --loop, --preset, --ckpt, --config, --corpus, --steps and --seed');
   }
   checkOutputs(o, f);
   const store = fileCheckpointStore(nodeCheckpointFs(o.state));
   return f.resume ? resumeRun(o, store) : startRun(f, o, store);
 }
 
-async function startRun(f: { loop: string; preset: string; ckpt: string; steps?: number; seed?: number; config: string; force: boolean }, o: Outputs, store: CheckpointStore): Promise<void> {
+async function startRun(f: { loop: string; preset: string; ckpt: string; steps?: number; seed?: number; config: string; corpus: string; force: boolean }, o: Outputs, store: CheckpointStore): Promise<void> {
   if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop '${f.loop}' (available: ${LOOP_NAMES.join(', ')})`);
   const def = loopNamed(f.loop);
   const fileCfg = f.config ? await readConfigFile(f.config) : {};
   const overrides: Record<string, unknown> = { ...fileCfg };
   if (f.steps !== undefined) overrides.steps = f.steps;
   if (f.seed !== undefined) overrides.seed = f.seed;
+  if (f.corpus) overrides.corpus = await readCorpusFlag(f.corpus, def);
   const config = def.spec.validate(overrides, f.config ? `${f.config}` : 'config');
   const ckptDir = f.ckpt || join('public', 'models', f.preset);
   const base = await loadBase(ckptDir, f.ckpt ? null : f.preset);

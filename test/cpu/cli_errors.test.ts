@@ -193,3 +193,26 @@ describe('no WebGPU adapter', () => {
     expectUserError(await cli('eval', '--ckpt', ckpt, '--limit', '1', '--n', '1'), 'rlvr-lab eval: no WebGPU adapter');
   });
 });
+
+describe('--corpus', () => {
+  it('a corpus file with bad lines is refused with their line numbers, before any GPU work, by run and ablate', async () => {
+    const bad = join(dir, 'bad-corpus.txt');
+    await writeFile(bad, 'a=7;b=a+5\n\nhello\na=1;b=a+1=3\n');
+    const out = join(dir, 'corpus-run.jsonl');
+    expectUserError(await cli('run', '--loop', 'spice', '--preset', 'tiny', '--corpus', bad, '--out', out), `--corpus ${bad}: 2 of 3 documents are not valid: line 3: statement 1 'hello'`, "line 4: statement 2 'b=a+1=3': stated value 3 but a+1 is 2");
+    expect(existsSync(out)).toBe(false);
+    expectUserError(await cli('ablate', '--loop', 'spice', '--preset', 'tiny', '--corpus', bad), `--corpus ${bad}: 2 of 3 documents are not valid`);
+  });
+  it('an empty or missing file, or a loop without a corpus, is said so', async () => {
+    const empty = join(dir, 'empty-corpus.txt');
+    await writeFile(empty, '\n \n');
+    expectUserError(await cli('run', '--loop', 'spice', '--preset', 'tiny', '--corpus', empty, '--out', join(dir, 'c2.jsonl')), `--corpus ${empty} is empty`);
+    expectUserError(await cli('run', '--loop', 'spice', '--preset', 'tiny', '--corpus', join(dir, 'nope.txt'), '--out', join(dir, 'c3.jsonl')), '--corpus: cannot read');
+    expectUserError(await cli('run', '--loop', 'grpo', '--preset', 'tiny', '--corpus', empty, '--out', join(dir, 'c4.jsonl')), '--corpus: the grpo loop reads no corpus');
+  });
+  it('a valid file is read: the run gets as far as the GPU', async () => {
+    const good = join(dir, 'good-corpus.txt');
+    await writeFile(good, 'a=7;b=a+5\nx=2;y=x*3;z=y-1\n');
+    expectUserError(await cli('run', '--loop', 'spice', '--preset', 'small', '--corpus', good, '--out', join(dir, 'c5.jsonl')), 'no WebGPU adapter');
+  });
+});

@@ -179,6 +179,14 @@ describe('SPICE on a scripted policy', () => {
     expect(new Set(records.map((r) => r.document))).toEqual(new Set(['a=3;b=a*4=12', 'x=2;y=x+9=11;z=y-1=10']));
   });
 
+  it('draws only documents whose prompt fits the policy\'s context, and says so when none does', async () => {
+    const long = 'a=999;b=a-998;c=b+997;d=c-996;e=d+995;f=e-994';
+    expect(renderDocument((parseDocument(long) as { ok: true; doc: Parameters<typeof renderDocument>[0] }).doc, true).length).toBeGreaterThan(56);
+    const { records } = await runScripted({ corpus: `${long}\na=3;b=a*4\n`, documentsPerStep: 4 });
+    expect(new Set(records.map((r) => r.document))).toEqual(new Set(['a=3;b=a*4=12']));
+    await expect(runScripted({ corpus: long })).rejects.toThrow(/spice: no document of the corpus fits the policy's context of 64 tokens/);
+  });
+
   it('a resumed run draws the documents the uninterrupted run would', async () => {
     const whole = await runScripted({ steps: 3 });
     const docs = (evs: LoopEvent[]) => evs.filter((e) => e.type === 'records').map((e) => (e as Extract<LoopEvent, { type: 'records' }>).records.map((r) => r.doc));

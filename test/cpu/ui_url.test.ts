@@ -102,7 +102,7 @@ describe('launcher layering and validation', () => {
     const r = resolveLauncher(ds, CATALOG);
     expect(r.ok || r.message).toMatch(/set filterZeroVariance to true/);
     expect(resolveLauncher({ ...DEFAULT_LAUNCHER, policy: 'huge' }, CATALOG)).toMatchObject({ ok: false, field: 'policy' });
-    expect(resolveLauncher({ ...DEFAULT_LAUNCHER, loop: 'spice' }, CATALOG)).toMatchObject({ ok: false, field: 'loop', message: expect.stringMatching(/coming/) });
+    expect(resolveLauncher({ ...DEFAULT_LAUNCHER, loop: 'ttsp' }, CATALOG)).toMatchObject({ ok: false, field: 'loop', message: expect.stringMatching(/coming/) });
     expect(resolveLauncher(DEFAULT_LAUNCHER, null)).toMatchObject({ ok: false, field: 'policy' });
   });
 

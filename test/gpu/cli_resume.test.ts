@@ -13,10 +13,13 @@ import { loadCheckpointDir } from '../../src/model/checkpoint_node';
 
 const exec = promisify(execFile);
 const BIN = join(__dirname, '..', '..', 'bin', 'rlvr-lab.mjs');
-const CONFIG = {
-  steps: 6, checkpointEvery: 1, problemsPerStep: 2, groupSize: 4, maxNewTokens: 16, trainProblems: 16, evalEvery: 3, evalProblems: 2, evalN: 2, samplesPerStep: 1,
+const CONFIG = { steps: 6, checkpointEvery: 1, maxNewTokens: 16, evalEvery: 3, evalProblems: 2, evalN: 2, samplesPerStep: 1 };
+/** each loop's own sizes, small (a loop missing here fails its case: add it) */
+const OWN: Record<string, object> = {
+  grpo: { problemsPerStep: 2, groupSize: 4, trainProblems: 16 },
+  svs: { problemsPerStep: 2, groupSize: 4, trainProblems: 16, variantsPerSolution: 2 },
+  spice: { documentsPerStep: 1, questionsPerDocument: 2, answersPerQuestion: 4, maxQuestionTokens: 16 },
 };
-const OWN: Record<string, object> = { svs: { variantsPerSolution: 2 } };
 
 /** The log's events without what differs between two runs of the same numbers (timings, paths). */
 async function events(log: string): Promise<unknown[]> {
@@ -38,6 +41,7 @@ async function untilCheckpoint(state: string, step: number): Promise<void> {
 
 describe('rlvr-lab run --resume after SIGKILL', () => {
   it.each(LOOP_NAMES)('%s: the resumed run ends as the uninterrupted one', async (loop) => {
+    expect(OWN[loop], `OWN has no sizes for ${loop}`).toBeDefined();
     const dir = await mkdtemp(join(tmpdir(), `rlvr-resume-${loop}-`));
     const cfg = join(dir, 'cfg.json');
     await writeFile(cfg, JSON.stringify({ ...CONFIG, ...OWN[loop] }));

@@ -59,8 +59,18 @@ function renameEntropy(m: Record<string, number>): Record<string, number> {
   return entropy === undefined ? rest : { ...rest, 'update/entropy': entropy };
 }
 
+/** Fewest response tokens a challenge prompt must leave in the policy's context (`2+3#5` and the end token). */
+const MIN_QUESTION_ROOM = 8;
+
 class SpiceRun {
-  constructor(private readonly engine: LoopEngine, private readonly corpus: readonly Document[], private readonly rand: CountedRng) {}
+  /** indices of the documents whose challenge prompt fits the policy's context (all of them on `small`) */
+  private readonly usable: number[];
+
+  constructor(private readonly engine: LoopEngine, private readonly corpus: readonly Document[], private readonly rand: CountedRng) {
+    const room = engine.cfg.nPositions - MIN_QUESTION_ROOM;
+    this.usable = corpus.map((d, i) => (challengePrompt(d).length <= room ? i : -1)).filter((i) => i >= 0);
+    if (this.usable.length === 0) throw new Error(`spice: no document of the corpus fits the policy's context of ${engine.cfg.nPositions} tokens with room for a question; use shorter documents or a larger policy`);
+  }
 
   private sampling(c: SpiceConfig, step: number, task: number, maxNew: number) {
     // one seed per (step, task): challenge 0, solve 1
@@ -69,7 +79,7 @@ class SpiceRun {
 
   async step(step: number, c: SpiceConfig): Promise<StepResult> {
     // documents are drawn whether or not the challenger sees them, so the ablation draws alike
-    const docs = Array.from({ length: c.documentsPerStep }, () => Math.floor(this.rand() * this.corpus.length));
+    const docs = Array.from({ length: c.documentsPerStep }, () => this.usable[Math.floor(this.rand() * this.usable.length)]);
     const shown = (d: number): Document | null => (c.useCorpus ? this.corpus[d] : null);
     // ---- challenge: N_C outputs per document
     const challenge = await this.engine.rollout(
