@@ -12,7 +12,7 @@ import { EvalCharts } from './charts/EvalCharts';
 import { ChartSubject, MetricChart, type ChangeLine } from './charts/MetricChart';
 import { seriesClass } from './charts/overlay';
 import { metricChartsOf } from './charts/specs';
-import { MultiLineChart, StackedChart, stackedProps } from './charts/LoopViews';
+import { CurveChart, MultiLineChart, StackedChart, stackedProps } from './charts/LoopViews';
 import { RecordBrowser } from './RecordBrowser';
 import { isLoopName, loopNamed } from '../loops/registry';
 import type { LoopViews, MetricChartSpec } from '../loops/spec';
@@ -176,13 +176,23 @@ function viewsOf(loop: string): LoopViews | null {
 /** The selected run's curriculum, in the browsers its loop declares (none for GRPO). */
 export function CurriculumPanel() {
   const shown = useShownRuns();
-  // the first shown run whose loop has a browser (a compared GRPO run listed first has none)
-  const run = shown.runs.find((r) => (viewsOf(r.run.loop)?.browsers ?? []).length > 0)?.run;
-  const browsers = run ? viewsOf(run.loop)?.browsers ?? [] : [];
-  if (!run || browsers.length === 0) return null;
+  // the first shown run whose loop has a browser or a curve (a compared GRPO run listed first has none)
+  const has = (v: LoopViews | null) => (v?.browsers ?? []).length + (v?.curves ?? []).length > 0;
+  const run = shown.runs.find((r) => has(viewsOf(r.run.loop)))?.run;
+  if (!run) return null;
+  const views = viewsOf(run.loop) as LoopViews;
   return (
     <Panel title="Curriculum" className="panel-wide curriculum" intro={`${run.label}: what the loop made of its steps.`}>
-      {browsers.map((spec) => (
+      {(views.curves ?? []).length > 0 && (
+        <ChartSubject.Provider value={run.label}>
+          <div className="chart-grid-layout">
+            {(views.curves ?? []).map((spec) => (
+              <CurveChart key={spec.id} spec={spec} config={run.config} />
+            ))}
+          </div>
+        </ChartSubject.Provider>
+      )}
+      {(views.browsers ?? []).map((spec) => (
         <RecordBrowser key={spec.id} spec={spec} events={run.data.records} />
       ))}
     </Panel>

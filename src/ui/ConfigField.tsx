@@ -6,6 +6,7 @@ import type { Field } from '../config/fields';
 import { listSets } from '../world/index';
 import { baseValue, effectiveValue, fieldError, fieldSpec, formatValue, parseInput, type Section } from '../state/launcher';
 import { useLab } from './LabStore';
+import { loopNamed } from '../loops/registry';
 
 /** String fields whose values are the names of data sets. */
 const SET_FIELDS: Readonly<Record<string, (heldOut: boolean) => boolean>> = {
@@ -42,7 +43,64 @@ function TextInput({ id, value, field, disabled, invalid, onValue }: { id: strin
   );
 }
 
+/** The `corpus` value that names the lab's own corpus (a file's text otherwise). */
+const GENERATED = 'generated';
+
+/**
+ * A corpus field: the lab's generated corpus or a file of the user's, one document a line. A file
+ * is checked by the loop's own validator before it is taken: a bad one is refused with its bad
+ * lines named and the corpus in use stays as it was.
+ */
+function CorpusInput({ id, value, disabled, onValue }: { id: string; value: unknown; disabled: boolean; onValue: (v: unknown) => void }) {
+  const loop = useLab((s) => s.launcher.state.loop);
+  const [error, setError] = useState<string | null>(null);
+  const [name, setName] = useState<string | null>(null);
+  const text = typeof value === 'string' ? value : GENERATED;
+  const lines = text === GENERATED ? [] : text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const choose = async (file: File) => {
+    setError(null);
+    const body = await file.text();
+    if (body.trim() === '') return setError(`${file.name} is empty: a corpus file holds one document a line, e.g. a=7;b=a+5;c=b*3`);
+    try {
+      loopNamed(loop).spec.validate({ corpus: body }, 'corpus');
+    } catch (e) {
+      return setError(`${file.name}: ${(e as Error).message.replace(/^corpus\.corpus(?: = .*?)?: /s, '')}; the corpus in use is unchanged`);
+    }
+    setName(file.name);
+    onValue(body);
+  };
+  return (
+    <div className="corpus-input" data-testid="corpus-input" data-corpus={text === GENERATED ? GENERATED : 'file'} data-documents={lines.length || undefined}>
+      <span id={id} className="corpus-what" data-testid="corpus-what">
+        {text === GENERATED ? 'the generated corpus' : `${name ?? 'a corpus file'}: ${lines.length} document${lines.length === 1 ? '' : 's'} (first: ${lines[0]})`}
+      </span>
+      <label htmlFor={`${id}-file`} className={`file-button${disabled ? ' disabled' : ''}`}>
+        Upload corpus…
+      </label>
+      <input
+        id={`${id}-file`} type="file" accept=".txt,text/plain" className="visually-hidden" data-testid="corpus-upload" disabled={disabled}
+        onChange={(e) => {
+          const f = e.target.files?.[0];
+          e.target.value = '';
+          if (f) void choose(f);
+        }}
+      />
+      {text !== GENERATED && (
+        <button type="button" className="link" disabled={disabled} onClick={() => (setName(null), setError(null), onValue(GENERATED))}>
+          use the generated corpus
+        </button>
+      )}
+      {error && (
+        <p className="cfg-error" role="alert" data-testid="corpus-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
 function FieldInput({ id, name, value, field, disabled, invalid, onValue }: { id: string; name: string; value: unknown; field: Field; disabled: boolean; invalid: boolean; onValue: (v: unknown) => void }) {
+  if (name === 'corpus' && field.kind === 'string') return <CorpusInput id={id} value={value} disabled={disabled} onValue={onValue} />;
   if (field.kind === 'boolean') {
     return <input id={id} type="checkbox" checked={value === true} disabled={disabled} aria-invalid={invalid} onChange={(e) => onValue(e.target.checked)} />;
   }

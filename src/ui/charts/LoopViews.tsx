@@ -3,8 +3,9 @@
 // bars per step (e.g. a data mix). They draw the selected run (the first shown); the page draws
 // them from the registry without knowing the loop.
 import { memo } from 'react';
-import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
-import type { MultiLineChartSpec, StackedChartSpec } from '../../loops/spec';
+import { Bar, BarChart, CartesianGrid, ComposedChart, Line, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
+import type { CurveSpec, MultiLineChartSpec, StackedChartSpec } from '../../loops/spec';
+import type { BaseLoopConfig } from '../../loops/base_config';
 import { clockOf } from '../../state/wallTime';
 import type { RunData } from '../../state/runData';
 import { formatValue } from '../format';
@@ -82,4 +83,27 @@ export const StackedChart = memo(
 
 export function stackedProps(spec: StackedChartSpec, data: RunData): StackedProps {
   return { spec, steps: data.step, values: spec.series.map((s) => data.series[s.key]) };
+}
+
+/** A function of the run's set-up drawn as a curve (CurveSpec), with dots at the values a run can reach. */
+export function CurveChart({ spec, config }: { spec: CurveSpec; config: BaseLoopConfig }) {
+  const [ref, width] = useWidth<HTMLDivElement>();
+  const line = spec.points(config).map((p) => ({ x: p.x, y: p.y }));
+  const dots = spec.dots?.(config).map((p) => ({ x: p.x, dot: p.y })) ?? [];
+  return (
+    <ChartFrame id={spec.id} title={spec.title} note={spec.note} points={line.length} extra={{ dots: String(dots.length) }}>
+      {spec.caption && <p className="detail curve-caption" data-testid={`curve-caption-${spec.id}`}>{spec.caption(config)}</p>}
+      <div ref={ref} className="chart-area">
+        {width > 0 && (
+          <ComposedChart width={width} height={CHART_HEIGHT} margin={{ top: 6, right: 10, bottom: 14, left: 0 }}>
+            <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
+            <XAxis dataKey="x" type="number" domain={[0, 1]} ticks={[0, 0.25, 0.5, 0.75, 1]} tickFormatter={axisTick} label={{ value: spec.xLabel, position: 'insideBottom', offset: -8 }} />
+            <YAxis width={52} domain={[0, 'auto']} tickFormatter={axisTick} label={{ value: spec.yLabel, angle: -90, position: 'insideLeft', offset: 12, style: { textAnchor: 'middle' } }} />
+            <Line data={line} dataKey="y" className="series-c0" dot={false} isAnimationActive={false} />
+            <Scatter data={dots} dataKey="dot" className="curve-dots" isAnimationActive={false} />
+          </ComposedChart>
+        )}
+      </div>
+    </ChartFrame>
+  );
 }

@@ -1,0 +1,81 @@
+// SPICE in the page (built app, headless Chromium, WebGPU on SwiftShader): a malformed corpus
+// file is refused with its bad lines named and the corpus in use kept; a valid one is taken, and a
+// short run of the shipped `small` base reads its documents; every view the loop declares draws:
+// the challenger's and reasoner's charts, the format mix, the oracle's rates, the reward-shape
+// curve of the chosen shape and the question browser.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chartsDrawn, closeLab, openLab, points, requireAdapter, shot, waitRunStatus, type Lab } from './harness';
+
+/** Two steps of 2 documents × 3 questions × 4 answers, the r-zero shape, an evaluation every step. */
+const SETUP = 'loop=spice&policy=small&seed=4&steps=2&documentsPerStep=2&questionsPerDocument=3&answersPerQuestion=4&challengerReward=r-zero&evalEvery=1&evalProblems=2&evalN=2&samplesPerStep=2';
+const CORPUS = 'a=7;b=a+5;c=b*3\nx=4;y=x*6;z=y-9\n';
+
+describe('SPICE in the page', () => {
+  let lab: Lab, page: Page, errors: string[];
+  beforeAll(async () => {
+    ({ page, errors } = lab = await openLab(`?${SETUP}`));
+  });
+  afterAll(() => closeLab(lab));
+
+  it('offers SPICE with its set-ups, RL presets and paper values', async () => {
+    await expect(page.getByTestId('launcher-loop').inputValue()).resolves.toBe('spice');
+    await expect(page.getByTestId('launcher-preset').inputValue()).resolves.toBe('spice');
+    const setups = await page.getByTestId('launcher-setup').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(setups).toEqual(['paper', 'lab', 'no-corpus', 'frozen-challenger', 'r-zero', 'absolute-zero', 'threshold']);
+    await expect(page.getByTestId('field-tau').locator('.cfg-paper').textContent()).resolves.toMatch(/0\.01/);
+    await expect(page.getByTestId('field-challengerReward').locator('select').inputValue()).resolves.toBe('r-zero');
+    await expect(page.getByTestId('corpus-input').getAttribute('data-corpus')).resolves.toBe('generated');
+    expect(await page.getByTestId('launcher-error').count()).toBe(0);
+  });
+
+  it('refuses a malformed corpus file with its line numbers, keeps the corpus in use, and takes a valid one', async () => {
+    const upload = page.getByTestId('corpus-upload');
+    await upload.setInputFiles({ name: 'bad.txt', mimeType: 'text/plain', buffer: Buffer.from('a=7;b=a+5\nhello world\na=1;b=a+1=3\n') });
+    const error = page.getByTestId('corpus-error');
+    await error.waitFor();
+    await expect(error.textContent()).resolves.toMatch(/^bad\.txt: 2 of 3 documents are not valid: line 2: .*; line 3: statement 2 'b=a\+1=3': stated value 3 but a\+1 is 2.*the corpus in use is unchanged$/);
+    await expect(page.getByTestId('corpus-input').getAttribute('data-corpus')).resolves.toBe('generated');
+    // nothing else of the set-up changed
+    await expect(page.getByTestId('field-documentsPerStep').locator('input').inputValue()).resolves.toBe('2');
+    await upload.setInputFiles({ name: 'mine.txt', mimeType: 'text/plain', buffer: Buffer.from(CORPUS) });
+    await page.waitForSelector('[data-testid=corpus-input][data-corpus=file]');
+    await expect(page.getByTestId('corpus-what').textContent()).resolves.toBe('mine.txt: 2 documents (first: a=7;b=a+5;c=b*3)');
+    expect(await page.getByTestId('corpus-error').count()).toBe(0);
+    expect(await page.getByTestId('launcher-error').count()).toBe(0);
+    await shot(page, 'spice-launcher');
+  });
+
+  it('trains on the uploaded corpus to the end and draws every SPICE view', async (ctx) => {
+    requireAdapter(ctx, lab);
+    await page.getByTestId('run-start').click();
+    await waitRunStatus(page, 'done', 2, 600_000);
+    await chartsDrawn(page);
+    for (const id of ['challenger-reward', 'entropy', 'format-mix', 'gold']) expect(await points(page, id), `chart-${id}`).toBe(2);
+    expect(await points(page, 'pass1')).toBe(3);
+    await shot(page, 'spice-done');
+
+    // the chosen shape drawn against p, with a dot at each of the K + 1 pass rates
+    const curve = page.getByTestId('chart-reward-shape');
+    await curve.scrollIntoViewIfNeeded();
+    expect(await curve.getAttribute('data-points')).toBe('101');
+    expect(await curve.getAttribute('data-dots')).toBe('5');
+    await expect(page.getByTestId('curve-caption-reward-shape').textContent()).resolves.toBe('r-zero, K = 4; invalid outputs: 0');
+    expect(await curve.locator('.recharts-curve').count()).toBeGreaterThan(0);
+    await curve.screenshot({ path: 'test-artifacts/spice-reward-shape.png' });
+
+    const browser = page.getByTestId('browser-question-browser');
+    await browser.scrollIntoViewIfNeeded();
+    // 2 documents × 3 questions of the latest step
+    expect(Number(await browser.getAttribute('data-rows'))).toBe(6);
+    const docs = await browser.locator('.browser-head dd').allTextContents();
+    for (const d of docs) expect(['a=7;b=a+5=12;c=b*3=36', 'x=4;y=x*6=24;z=y-9=15']).toContain(d);
+    await browser.screenshot({ path: 'test-artifacts/spice-question-browser.png' });
+    await page.getByTestId('browser-question-browser-filter-valid').selectOption('yes');
+    const valid = Number(await browser.getAttribute('data-rows'));
+    await page.getByTestId('browser-question-browser-filter-valid').selectOption('no');
+    expect(valid + Number(await browser.getAttribute('data-rows'))).toBe(6);
+    await page.getByTestId('browser-question-browser-filter-valid').selectOption('any');
+    expect(errors).toEqual([]);
+  });
+});
