@@ -4,7 +4,8 @@
 import type { GPTConfig } from '../model/config';
 import { buildTensorTable, type TensorTable } from '../model/params';
 import { gptForwardRef } from '../reference/gpt';
-import { referenceRows, withReferenceLogp, type WithRefLogp } from '../rl/frozen_policy';
+import { embedRows, meanPool, referenceRows, withReferenceLogp, type WithRefLogp } from '../rl/frozen_policy';
+import { PAD } from '../world/tokenizer';
 import type { Trajectory } from '../rl/trajectory';
 import { breathe } from '../util/breathe';
 
@@ -34,6 +35,21 @@ export class CpuFrozenPolicy {
       const { tokens, targets } = referenceRows(chunk, { B, T });
       const fw = gptForwardRef(this.cfg, this.table, this.params, { B, T, tokens, targets, w: new Float64Array(B * T), temperature: this.temperature });
       out.push(...withReferenceLogp(chunk, fw.logp, T));
+      await breathe();
+    }
+    return out;
+  }
+
+  /** Text embeddings: each sequence's mean of the final hidden states (after ln_f) of this frozen policy. */
+  async embed(seqs: readonly (readonly number[])[]): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (let i = 0; i < seqs.length; i += this.rows) {
+      const chunk = seqs.slice(i, i + this.rows);
+      const B = chunk.length;
+      const T = Math.max(...chunk.map((s) => s.length));
+      const tokens = embedRows(chunk, { B, T });
+      const fw = gptForwardRef(this.cfg, this.table, this.params, { B, T, tokens, targets: new Uint32Array(B * T).fill(PAD), w: new Float64Array(B * T), temperature: this.temperature });
+      out.push(...meanPool(fw.lnf, chunk, T, this.cfg.nEmbd));
       await breathe();
     }
     return out;

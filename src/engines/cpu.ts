@@ -24,15 +24,18 @@ export function createCpuEngine(init: EngineInit, settings: TrainSettings): Loop
     reference?.setTemperature(s.rl.temperature);
   };
   configure(settings);
+  let klOn = false;
+  const frozen = (): CpuFrozenPolicy => (reference ??= new CpuFrozenPolicy(cfg, init.reference, current.rl.temperature));
   return {
     cfg,
     kind: 'cpu',
     rollout: (prompts, opts, reward) => rollout(decoder, prompts, opts, reward),
     async train(trajs) {
-      if (current.rl.beta > 0 && !reference) reference = new CpuFrozenPolicy(cfg, init.reference, current.rl.temperature);
-      return trainer.train(reference ? await reference.annotate(trajs) : trajs);
+      klOn ||= current.rl.beta > 0;
+      return trainer.train(klOn ? await frozen().annotate(trajs) : trajs);
     },
     configure,
+    embed: (seqs) => frozen().embed(seqs),
     evaluate: (problems, opts, onProgress) => evaluateWith(cfg, (shape) => policy.decoder(shape), problems, opts, onProgress),
     readParams: async () => policy.paramsF32(),
     readOptimiserState: async () => trainer.optimiserState(),

@@ -33,16 +33,21 @@ export async function createWebGpuEngine(gpu: Gpu, init: EngineInit, settings: T
     reference?.setTemperature(s.rl.temperature);
   };
   configure(settings);
+  // the frozen starting policy: the KL term's reference and the embedder, made when first needed
+  let klOn = false;
+  const frozen = async (): Promise<FrozenPolicy> => (reference ??= await FrozenPolicy.create(gpu, cfg, init.reference, shape, current.rl.temperature));
   return {
     cfg,
     kind: 'webgpu',
     rollout: (prompts, opts, reward) => rollout(decoder, prompts, opts, reward),
     async train(trajs) {
       // made when β first turns positive (at the start or by a live change), frozen thereafter
-      if (current.rl.beta > 0 && !reference) reference = await FrozenPolicy.create(gpu, cfg, init.reference, shape, current.rl.temperature);
-      return trainer.train(reference ? await reference.annotate(trajs) : trajs);
+      // once β has been > 0 the KL reference scores every update (β set back to 0 live scores, weighs 0)
+      klOn ||= current.rl.beta > 0;
+      return trainer.train(klOn ? await (await frozen()).annotate(trajs) : trajs);
     },
     configure,
+    embed: async (seqs) => (await frozen()).embed(seqs),
     evaluate: (problems, opts, onProgress) => evaluateSet(gpu, { cfg, table, params: trainer.model.params }, problems, opts, onProgress),
     readParams: () => trainer.model.readParams(),
     readOptimiserState: () => trainer.model.readOptimiserState(),

@@ -43,6 +43,12 @@ export interface LoopEngine {
   /** Held-out evaluation of the current policy: n solve samples per problem, pass@k, avg@k, maj@k. */
   /** `onProgress` hears after each decoder batch how many samples are drawn */
   evaluate(problems: readonly EvalProblem[], opts: EvalOptions, onProgress?: (p: EvalProgress) => void): Promise<EvalResult>;
+  /**
+   * Embeddings of token sequences (e.g. problems written by the policy): the mean over each
+   * sequence's positions of the final hidden states of the run's frozen starting policy, the
+   * KL reference's parameters (no second model). The same text always embeds the same.
+   */
+  embed(seqs: readonly (readonly number[])[]): Promise<Float32Array[]>;
   readParams(): Promise<Float32Array>;
   readOptimiserState(): Promise<OptimiserState>;
   loadOptimiserState(s: OptimiserState): void;

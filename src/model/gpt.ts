@@ -103,6 +103,8 @@ export class GPT {
   private readonly byLength = new Map<number, ShapeLists>();
   /** the lists of the current batch's sequence length */
   private active!: ShapeLists;
+  /** the final LayerNorm's output [B, activeT, C] of the last forward (embeddings read it) */
+  private hidden!: TensorRef;
   // gradient accumulation: zero once, forward + backward (+=) per micro-batch, then clip and AdamW
   private zeroList: Dispatch[] = [];
   private updateList: Dispatch[] = [];
@@ -252,6 +254,11 @@ export class GPT {
     this.mem.destroy();
   }
 
+  /** The final hidden states (after ln_f) of the last forward, [B, activeT, C]. */
+  readHidden(): Promise<Float32Array> {
+    return this.gpu.readF32({ ...this.hidden, size: this.B * this.active.T * this.cfg.nEmbd * 4 });
+  }
+
   readParams(): Promise<Float32Array> {
     return this.gpu.readF32(view(this.params, 0, this.table.totalFloats));
   }
@@ -300,6 +307,7 @@ export class GPT {
       datty: BT * C, dfch: BT * 4 * C, dfchGelu: BT * 4 * C, dlnf: BT * C,
     }, 'act.top');
     const lora = this.adapter ? this.loraState(BT) : null;
+    this.hidden = top.lnf;
     const shared: Shared = { P, G, acts, top, lora, frozenBase };
     for (const t of [...new Set(lengths)].sort((a, b) => a - b)) this.byLength.set(t, await this.recordLength(t, shared, lossHead));
     this.active = this.byLength.get(Math.max(...lengths)) as ShapeLists;

@@ -44,6 +44,27 @@ export function withReferenceLogp<Tr extends Trajectory>(trajs: readonly Tr[], l
   });
 }
 
+/** Token rows (B, T) of sequences, padded; targets are the padding (only hidden states are read). */
+export function embedRows(seqs: readonly (readonly number[])[], dims: { B: number; T: number }, padToken = PAD): Uint32Array {
+  const { B, T } = dims;
+  if (seqs.length > B) throw new Error(`embed: ${seqs.length} sequences do not fit B = ${B} rows`);
+  const tokens = new Uint32Array(B * T).fill(padToken);
+  seqs.forEach((s, b) => {
+    if (s.length < 1 || s.length > T) throw new Error(`embed: sequence ${b} has ${s.length} tokens; 1..${T} fit`);
+    tokens.set(s, b * T);
+  });
+  return tokens;
+}
+
+/** Each sequence's mean of the hidden states [B, T, C] over its own positions. */
+export function meanPool(hidden: ArrayLike<number>, seqs: readonly (readonly number[])[], T: number, C: number): Float32Array[] {
+  return seqs.map((s, b) => {
+    const out = new Float64Array(C);
+    for (let t = 0; t < s.length; t++) for (let c = 0; c < C; c++) out[c] += hidden[(b * T + t) * C + c];
+    return Float32Array.from(out, (x) => x / s.length);
+  });
+}
+
 export class FrozenPolicy {
   private constructor(private readonly model: GPT) {}
 
@@ -85,6 +106,24 @@ export class FrozenPolicy {
       this.model.forward();
       const logp = await this.model.gpu.readF32({ ...this.model.batch.logp, size: B * T * 4 });
       out.push(...withReferenceLogp(chunk, logp, T));
+    }
+    return out;
+  }
+
+  /**
+   * Text embeddings: the mean over each sequence's positions of the final hidden states (after
+   * ln_f) of this frozen policy, one forward and one readback per chunk of at most `rows`.
+   */
+  async embed(seqs: readonly (readonly number[])[]): Promise<Float32Array[]> {
+    const { B } = this.model;
+    const out: Float32Array[] = [];
+    for (let i = 0; i < seqs.length; i += B) {
+      const chunk = seqs.slice(i, i + B);
+      const T = this.model.lengthFor(Math.max(...chunk.map((s) => s.length)));
+      const tokens = embedRows(chunk, { B, T });
+      this.model.setBatch(tokens, tokens.slice().fill(PAD));
+      this.model.forward();
+      out.push(...meanPool(await this.model.readHidden(), chunk, T, this.model.cfg.nEmbd));
     }
     return out;
   }

@@ -93,6 +93,7 @@ export function fakeEngine(init: EngineInit, seen: FakeSeen): FakeEngine {
       problems: [], passAtK: { '1': e.done / 10 }, avgAtK: {}, majAtK: {}, histogram: { counts: [1] } as EvalResult['histogram'],
       meanEntropy: 1, responseLength: { mean: 3, std: 0, min: 3, max: 3, clipRatio: 0, count: 1 },
     }),
+    embed: async (seqs) => seqs.map(() => new Float32Array(init.cfg.nEmbd)),
     readParams: async () => new Float32Array(n).fill(e.done),
     readOptimiserState: async () => ({ m: new Float32Array(n).fill(e.done), v: new Float32Array(n).fill(e.done), step: e.done }),
     loadOptimiserState: (s) => void (e.done = s.step),

@@ -55,6 +55,12 @@ export function scriptedEngine(script: Script): ScriptedEngine {
       problems: [], passAtK: { '1': 0 }, avgAtK: { '1': 0 }, majAtK: { '1': 0 }, histogram: { counts: [1] } as EvalResult['histogram'],
       meanEntropy: 0, responseLength: { mean: 1, std: 0, min: 1, max: 1, clipRatio: 0, count: 1 },
     }),
+    // a stand-in embedder: counts of each token id, so equal texts embed equally and different ones differ
+    embed: async (seqs) => seqs.map((s) => {
+      const v = new Float32Array(64);
+      for (const t of s) v[t % 64] += 1;
+      return v;
+    }),
     readParams: async () => new Float32Array(1),
     readOptimiserState: async () => ({ m: new Float32Array(1), v: new Float32Array(1), step: 0 }),
     loadOptimiserState: () => undefined,
