@@ -7,18 +7,19 @@ import type { LoopDefinition } from './spec';
 import { GRPO } from './grpo/index';
 import { SVS } from './svs/index';
 import { SPICE } from './spice/index';
+import { OPENSIR } from './opensir/index';
 
 export const LOOPS: readonly LoopDefinition<BaseLoopConfig>[] = [
   GRPO,
   SVS,
   SPICE,
+  OPENSIR,
 ] as unknown as readonly LoopDefinition<BaseLoopConfig>[];
 
 export const LOOP_NAMES: readonly string[] = LOOPS.map((l) => l.spec.name);
 
 /** The papers' loops not written yet: the launcher lists them, disabled. A loop leaves this list when it joins LOOPS. */
 export const COMING_LOOPS: readonly { name: string; title: string }[] = [
-  { name: 'opensir', title: 'OpenSIR: open-ended self-improving reasoner' },
   { name: 'ttsp', title: 'TTSP: test-time self-play' },
   { name: 'datpo', title: 'DATPO: difficulty-adaptive tree policy optimisation' },
 ];

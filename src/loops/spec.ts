@@ -68,6 +68,25 @@ export interface RecordBrowserSpec {
   /** fields shown once per group, above its rows */
   groupBy: readonly RecordColumn[];
   columns: readonly RecordColumn[];
+  /** 'step' (default): one step's records, chosen by its number; 'all': every step's records in one table */
+  scope?: 'step' | 'all';
+  /** a click on a column's head sorts the rows by it */
+  sortable?: boolean;
+}
+
+/**
+ * A 2-D map of records' vectors (e.g. problem embeddings): the first two principal components of
+ * every record of `record` so far, one dot each, coloured by `colorBy` (a number, e.g. the step),
+ * `label` shown on hover.
+ */
+export interface MapSpec {
+  id: string;
+  title: string;
+  note: string;
+  record: string;
+  vector: string;
+  colorBy: string;
+  label: string;
 }
 
 /**
@@ -94,6 +113,7 @@ export interface LoopViews {
   browsers?: readonly RecordBrowserSpec[];
   /** drawn from the selected run's config in the curriculum panel */
   curves?: readonly CurveSpec[];
+  maps?: readonly MapSpec[];
 }
 
 /** A named set-up: a partial config over the defaults (the `paper` preset holds the paper's values). */

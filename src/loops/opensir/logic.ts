@@ -1,0 +1,120 @@
+// OpenSIR's rules (LOOPS.md §4), pure and engine-free so they are tested by hand: the solvability
+// triangle, cosine diversity (top-k mean or nearest), majority vote with its tie rule, the
+// bag-of-n-grams embedder, the two selection rules, the concept-token mask, and what the oracle
+// says of a teacher's problem (displayed, never rewarded).
+import { conceptsOf, conceptTags, parseTeach, TAG_TOKEN, type ConceptTag } from '../../world/index';
+
+/** Pass rates are k/n: the window's edges must count as inside whatever the rounding. */
+const EDGE = 1e-9;
+
+/**
+ * sol(s): a triangle on [s_min, s_max] peaking at 1 at the midpoint, y₂ at the edges, 0 outside;
+ * y₂ = 1 / (the number of solve rates i/n, i = 0..n, inside the window): 0.25 for n = 8 and
+ * [0.5, 0.9] (4/8, 5/8, 6/8, 7/8).
+ */
+export function solvability(s: number, sMin: number, sMax: number, n: number): number {
+  if (s < sMin - EDGE || s > sMax + EDGE) return 0;
+  let inside = 0;
+  for (let i = 0; i <= n; i++) if (i / n >= sMin - EDGE && i / n <= sMax + EDGE) inside++;
+  const y2 = inside > 0 ? 1 / inside : 1;
+  const half = (sMax - sMin) / 2;
+  if (half <= EDGE) return 1;
+  const mid = (sMin + sMax) / 2;
+  return y2 + (1 - y2) * Math.max(0, 1 - Math.abs(s - mid) / half);
+}
+
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) (dot += a[i] * b[i]), (na += a[i] * a[i]), (nb += b[i] * b[i]);
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+/**
+ * div of `v` against `others` (this step's other legal problems and the pool before the step):
+ * top-k: (1 − mean of the k largest cosine similarities)/2; min: (1 − the largest)/2, half the
+ * cosine distance to the nearest. With nothing to compare against, 1/2 (cosine 0).
+ */
+export function diversity(v: ArrayLike<number>, others: readonly ArrayLike<number>[], mode: 'top5' | 'min', k: number): number {
+  if (others.length === 0) return 0.5;
+  const sims = others.map((o) => cosine(v, o)).sort((a, b) => b - a);
+  const top = mode === 'min' ? sims.slice(0, 1) : sims.slice(0, k);
+  return (1 - top.reduce((a, x) => a + x, 0) / top.length) / 2;
+}
+
+/**
+ * The majority answer of the parsable ones and how many gave it; ties go to the answer given
+ * first (Python's Counter.most_common order). null when no answer parses.
+ */
+export function majority(answers: readonly (number | null)[]): { label: number | null; count: number; parsable: number } {
+  const counts = new Map<number, number>();
+  for (const a of answers) if (a !== null) counts.set(a, (counts.get(a) ?? 0) + 1);
+  let label: number | null = null, count = 0;
+  for (const [a, n] of counts) if (n > count) (label = a), (count = n);
+  return { label, count, parsable: [...counts.values()].reduce((x, n) => x + n, 0) };
+}
+
+/** The bag-of-n-grams fallback embedder: counts of character 1- to 3-grams, hashed into `dims` bins. */
+export function ngramEmbedding(text: string, dims = 64): Float32Array {
+  const v = new Float32Array(dims);
+  for (let n = 1; n <= 3; n++) {
+    for (let i = 0; i + n <= text.length; i++) {
+      let h = 2166136261 ^ n;
+      for (let j = i; j < i + n; j++) h = Math.imul(h ^ text.charCodeAt(j), 16777619);
+      v[(h >>> 0) % dims] += 1;
+    }
+  }
+  return v;
+}
+
+/** Population variance. */
+export function variance(xs: readonly number[]): number {
+  if (xs.length === 0) return 0;
+  const m = xs.reduce((a, x) => a + x, 0) / xs.length;
+  return xs.reduce((a, x) => a + (x - m) ** 2, 0) / xs.length;
+}
+
+/** The teacher group to train on: the highest variance of (sol + γ·div) over its samples (the first on a tie). */
+export function selectTeacherGroup(groups: readonly (readonly number[])[]): number {
+  let best = 0, bestVar = -Infinity;
+  groups.forEach((g, i) => {
+    const v = variance(g);
+    if (v > bestVar) (best = i), (bestVar = v);
+  });
+  return best;
+}
+
+/** The legal problem the student trains on: the highest (sol + γ·div) (the first on a tie); −1 when none is legal. */
+export function selectStudentProblem(scores: readonly (number | null)[]): number {
+  let best = -1, bestScore = -Infinity;
+  scores.forEach((s, i) => {
+    if (s !== null && s > bestScore) (best = i), (bestScore = s);
+  });
+  return best;
+}
+
+const TAG_IDS = new Set<number>(Object.values(TAG_TOKEN));
+
+/** The loss mask of a teacher response: concept tag tokens out (0), everything else in (1). */
+export function conceptMask(response: ArrayLike<number>): Float32Array {
+  return Float32Array.from(response, (t) => (TAG_IDS.has(t) ? 0 : 1));
+}
+
+export interface TeachDiagnostics {
+  legal: boolean;
+  problem: string | null;
+  /** concepts the teacher claimed (its tags) and those the syntax tree shows */
+  claimed: ConceptTag[];
+  actual: ConceptTag[];
+  /** the interpreter's value (the oracle) */
+  value: number | null;
+  /** the problem's primary topic: its rarest concept (a function, nesting, large values, then operators) */
+  topic: ConceptTag | null;
+}
+
+/** Reads a teacher output (the response text before its end token; `ended` false: cut at the limit). */
+export function diagnoseTeach(text: string, ended: boolean): TeachDiagnostics {
+  const r = ended ? parseTeach(text) : null;
+  if (!r?.ok) return { legal: false, problem: null, claimed: [], actual: [], value: null, topic: null };
+  const actual = conceptTags(conceptsOf(r.value.problem.expr));
+  return { legal: true, problem: r.value.problem.text, claimed: r.value.tags, actual, value: r.value.problem.oracleValue, topic: actual[0] ?? null };
+}

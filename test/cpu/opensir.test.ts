@@ -1,0 +1,196 @@
+// OpenSIR (LOOPS.md §4) by hand: the solvability triangle (0.25 at the edges for 8 answers, 1 at
+// the midpoint, 0 outside), top-k and nearest diversity on hand-made vectors, majority vote and its
+// tie rule, the concept mask; then the whole loop on a scripted policy whose every output the test
+// chooses: the pseudo-label and solve rate, the reward parts, the two selection rules, concept tags
+// out of the loss, the pool growing by every legal problem, the ablations and a resumed run.
+import { describe, expect, it } from 'vitest';
+import { conceptMask, cosine, diagnoseTeach, diversity, majority, ngramEmbedding, selectStudentProblem, selectTeacherGroup, solvability } from '../../src/loops/opensir/logic';
+import { validateOpensirConfig, type OpensirConfig } from '../../src/loops/opensir/config';
+import { driveLoop } from '../../src/loops/driver';
+import { loopNamed } from '../../src/loops/registry';
+import type { LoopEvent } from '../../src/loops/events';
+import { encode, EOS, solvePrompt, TAG_TOKEN } from '../../src/world/index';
+import { scriptedEngine, type Script } from '../helpers/scriptedEngine';
+import { collect, runOnCpu } from '../helpers/loops';
+import { loadCheckpointDir } from '../../src/model/checkpoint_node';
+
+describe('OpenSIR rules by hand', () => {
+  it('solvability: a triangle on [0.5, 0.9], 1 at 0.7, 0.25 at the edges for 8 answers, 0 outside', () => {
+    const sol = (s: number) => solvability(s, 0.5, 0.9, 8);
+    expect([0, 0.375, 1].map(sol)).toEqual([0, 0, 0]);
+    expect(sol(0.5)).toBeCloseTo(0.25, 12);
+    expect(sol(0.9)).toBeCloseTo(0.25, 12);
+    expect(sol(0.7)).toBeCloseTo(1, 12);
+    // linear between: 5/8 and 6/8 of the way up the sides
+    expect(sol(0.625)).toBeCloseTo(0.25 + 0.75 * 0.625, 12);
+    expect(sol(0.75)).toBeCloseTo(0.25 + 0.75 * 0.75, 12);
+    expect(sol(0.875)).toBeCloseTo(0.25 + 0.75 * 0.125, 12);
+    // the edge value counts the reachable rates in the window: 4 answers reach 0.5 and 0.75 in [0.5, 0.9]
+    expect(solvability(0.5, 0.5, 0.9, 4)).toBeCloseTo(0.5, 12);
+    // s_min 0.1 widens the window: 1/8 now pays
+    expect(solvability(0.125, 0.1, 0.9, 8)).toBeGreaterThan(0);
+  });
+
+  it('diversity: (1 − mean of the top-k cosines)/2, or (1 − the nearest)/2; 1/2 with nothing to compare', () => {
+    const v = [1, 0, 0];
+    const others = [[1, 0, 0], [0, 1, 0], [-1, 0, 0], [1, 1, 0], [0, 0, 1], [1, 0, 1]];
+    const sims = others.map((o) => cosine(v, o)).sort((a, b) => b - a);
+    expect(sims.map((x) => Math.round(x * 1e6) / 1e6)).toEqual([1, 0.707107, 0.707107, 0, 0, -1]);
+    expect(diversity(v, others, 'top5', 5)).toBeCloseTo((1 - (1 + 2 * Math.SQRT1_2) / 5) / 2, 12);
+    expect(diversity(v, others, 'top5', 2)).toBeCloseTo((1 - (1 + Math.SQRT1_2) / 2) / 2, 12);
+    expect(diversity(v, others, 'min', 5)).toBeCloseTo(0, 12);
+    expect(diversity(v, [[-1, 0, 0]], 'min', 5)).toBeCloseTo(1, 12);
+    expect(diversity(v, [], 'top5', 5)).toBe(0.5);
+    // fewer than k others: the mean of all of them
+    expect(diversity(v, [[0, 1, 0], [1, 0, 0]], 'top5', 5)).toBeCloseTo(0.25, 12);
+  });
+
+  it('majority vote over parsable answers, ties to the answer given first', () => {
+    expect(majority([3, 4, 3, null, 4, 5])).toEqual({ label: 3, count: 2, parsable: 5 });
+    expect(majority([4, 3, 3, 4])).toEqual({ label: 4, count: 2, parsable: 4 });
+    expect(majority([null, 7, 7, 2])).toEqual({ label: 7, count: 2, parsable: 3 });
+    expect(majority([null, null])).toEqual({ label: null, count: 0, parsable: 0 });
+  });
+
+  it('selection: the group of highest variance, the problem of highest novelty; the first on a tie', () => {
+    expect(selectTeacherGroup([[1, 1, 1], [0, 1, 0], [1, 0, 1]])).toBe(1);
+    expect(selectTeacherGroup([[0, 0], [0, 0]])).toBe(0);
+    expect(selectStudentProblem([0.2, null, 0.9, 0.9])).toBe(2);
+    expect(selectStudentProblem([null, null])).toBe(-1);
+  });
+
+  it('concept tags are masked out of the loss; the oracle reads the concepts off the tree', () => {
+    const response = [...encode('2*3'), TAG_TOKEN.mul, TAG_TOKEN.add, EOS];
+    expect(Array.from(conceptMask(response))).toEqual([1, 1, 1, 0, 0, 1]);
+    expect(diagnoseTeach('max(2,3)*4<c:mul>', true)).toEqual({ legal: true, problem: 'max(2,3)*4', claimed: ['mul'], actual: ['max', 'mul'], value: 12, topic: 'max' });
+    expect(diagnoseTeach('2*<c:mul>', true).legal).toBe(false);
+    expect(diagnoseTeach('2*3<c:mul><c:mul>', true).legal).toBe(false);
+    expect(diagnoseTeach('2*3<c:mul>', false).legal).toBe(false);
+  });
+
+  it('the n-gram embedder: equal texts equal, similar texts closer than different ones', () => {
+    expect(Array.from(ngramEmbedding('12+34'))).toEqual(Array.from(ngramEmbedding('12+34')));
+    expect(cosine(ngramEmbedding('12+34'), ngramEmbedding('12+35'))).toBeGreaterThan(cosine(ngramEmbedding('12+34'), ngramEmbedding('max(9,7)*6')));
+  });
+
+  it('config: the paper\'s values by default; what cannot work is refused by field', () => {
+    const d = validateOpensirConfig({});
+    expect(d).toMatchObject({ teacherGroups: 4, teacherSamples: 8, studentSamples: 8, sMin: 0.5, sMax: 0.9, solWeight: 1, divWeight: 1, fmtWeight: 0.1, lenWeight: 1, diversity: 'top5', diversityTopK: 5, embedder: 'policy', seedProblem: '1+1' });
+    expect(d.rl).toMatchObject({ advantage: 'group_std', advEps: 1e-4, clipLow: 0.2, clipHigh: 0.2, beta: 1e-4, klType: 'k3' });
+    expect(() => validateOpensirConfig({ sMin: 0.95 })).toThrow(/opensir\.sMin = 0\.95: must be ≤ sMax \(0\.9\)/);
+    expect(() => validateOpensirConfig({ seedProblem: '1+' })).toThrow(/opensir\.seedProblem = "1\+": not a problem of the world/);
+    expect(() => validateOpensirConfig({ studentSamples: 1 })).toThrow(/opensir\.studentSamples = 1: must be ≥ 2/);
+    expect(() => validateOpensirConfig({ diversity: 'max' })).toThrow(/opensir\.diversity = "max": must be one of top5, min/);
+    expect(() => validateOpensirConfig({ rl: { maxGenBatches: 2 } })).toThrow(/the loop does not use this setting/);
+  });
+});
+
+// ---- the scripted policy: every teacher group writes (g mod 4)
+//   2+3<c:add>   the students all answer 5: s = 1, outside the window (sol 0)
+//   4*5<c:mul>   5 of 8 answer 20, 3 answer 21: s = 5/8 inside (sol 0.71875)
+//   ((           illegal
+//   9-2<c:sub>   4 answer 7 then 4 answer 8: a tie, the label is 7 (given first), s = 1/2 (sol 0.25)
+const teacher = ['2+3<c:add>', '4*5<c:mul>', '((', '9-2<c:sub>'];
+const script: Script = (prompt, role, g) => {
+  if (role === 'teach') return teacher[g % 4];
+  const q = prompt.replace(/^<bos><solve>/, '').replace(/=$/, '');
+  if (q === '2+3') return '#5';
+  if (q === '4*5') return g < 5 ? '#20' : '#21';
+  if (q === '9-2') return g < 4 ? '#7' : '#8';
+  return '#0';
+};
+
+async function runScripted(config: Partial<OpensirConfig> & Record<string, unknown>, s: Script = script) {
+  const def = loopNamed('opensir');
+  const cfg = def.spec.validate({ steps: 1, teacherGroups: 2, teacherSamples: 4, studentSamples: 8, evalProblems: 1, evalN: 1, samplesPerStep: 2, ...config });
+  const engine = scriptedEngine(s);
+  const events = await collect(driveLoop(def, engine, cfg));
+  const steps = events.filter((e): e is Extract<LoopEvent, { type: 'step' }> => e.type === 'step');
+  const records = events.flatMap((e) => (e.type === 'records' ? e.records : []));
+  return { engine, step: steps[0], steps, records, events };
+}
+
+const sol = (s: number) => solvability(s, 0.5, 0.9, 8);
+
+describe('OpenSIR on a scripted policy', () => {
+  it('pseudo-labels by majority, solve rate as agreement, reward parts, and the oracle beside them', async () => {
+    const { records, step } = await runScripted({});
+    expect(records.map((r) => r.problem)).toEqual(['2+3', '4*5', '9-2', '2+3', '4*5', '9-2']);
+    expect(records.slice(0, 3).map((r) => [r.label, r.solveRate])).toEqual([[5, 1], [20, 5 / 8], [7, 0.5]]);
+    expect(records.slice(0, 3).map((r) => r.sol)).toEqual([sol(1), sol(5 / 8), sol(0.5)]);
+    expect(records[2]).toMatchObject({ value: 7, agree: true, claimed: 'sub', actual: 'sub', topic: 'sub' });
+    for (const r of records) {
+      // R_T = sol + div + 0.1 + len, len = min(mean answer tokens, 48)/48 (answers like `#20` and the end token)
+      const len = (String(r.label).length + 2) / 48;
+      expect(r.len).toBeCloseTo(len, 12);
+      expect(r.reward).toBeCloseTo((r.sol as number) + (r.div as number) + 0.1 + len, 12);
+    }
+    expect(step.metrics['teacher/legal']).toBe(6 / 8);
+    expect(step.metrics['teacher/reward']).toBeCloseTo(records.reduce((a, r) => a + (r.reward as number), 0) / 8, 12);
+    expect(step.metrics['student/solve_rate']).toBeCloseTo((1 + 5 / 8 + 0.5) / 3, 12);
+    expect(step.metrics['oracle/label_agreement']).toBe(1);
+    expect(step.metrics['pool/size']).toBe(7);
+    expect(step.metrics['topic/add'] + step.metrics['topic/mul'] + step.metrics['topic/sub']).toBeCloseTo(1, 12);
+  });
+
+  it('trains the teacher group of highest variance and the student group of the most novel problem, concept tags masked', async () => {
+    const { engine, records } = await runScripted({});
+    const batch = engine.updates[0];
+    const teach = batch.filter((t) => t.role === 'teach');
+    const solve = batch.filter((t) => t.role === 'solve');
+    // both groups wrote the same problems: equal variances, the first group
+    expect(teach).toHaveLength(4);
+    expect(new Set(teach.map((t) => t.groupId))).toEqual(new Set([0]));
+    for (const t of teach) {
+      const tags = Array.from(t.responseTokens).map((x) => Object.values(TAG_TOKEN).includes(x));
+      expect(Array.from(t.lossMask)).toEqual(tags.map((isTag) => (isTag ? 0 : 1)));
+    }
+    // the student trains on the one legal problem of highest sol + div: one group of 8
+    const novelty = records.map((r) => (r.sol as number) + (r.div as number));
+    const best = records[novelty.indexOf(Math.max(...novelty))];
+    expect(solve).toHaveLength(8);
+    expect(new Set(solve.map((t) => Array.from(t.promptTokens).join(',')))).toEqual(new Set([solvePrompt(best.problem as string).join(',')]));
+    expect(records.filter((r) => r.studentTrained)).toEqual([best]);
+    // the student's reward: 𝟙[a = a*] + 0.1 for an answer in the #answer form
+    const label = best.label as number;
+    for (const t of solve) expect(t.reward).toBeCloseTo(((t as unknown as { text: string }).text === `#${label}` ? 1 : 0) + 0.1, 12);
+  });
+
+  it('the ablations: no diversity pays no div; student only trains no teacher; s_min 0.1 pays a solve rate of 1/2 more', async () => {
+    const noDiv = await runScripted({ divWeight: 0 });
+    for (const r of noDiv.records) expect(r.reward).toBeCloseTo((r.sol as number) + 0.1 + (r.len as number), 12);
+    const frozen = await runScripted({ frozenTeacher: true });
+    expect(frozen.engine.updates[0].every((t) => t.role === 'solve')).toBe(true);
+    const wide = await runScripted({ sMin: 0.1 });
+    expect(wide.records[2].sol).toBeCloseTo(solvability(0.5, 0.1, 0.9, 8), 12);
+    expect(wide.records[2].sol as number).toBeGreaterThan(sol(0.5));
+  });
+
+  it('the pool grows by every legal problem and feeds the next step\'s teacher prompts; a resumed run continues it exactly', async () => {
+    const prompts: string[] = [];
+    const whole = await runScripted({ steps: 3 }, (p, role, g, d) => (role === 'teach' && g === 0 && prompts.push(p), script(p, role, g, d)));
+    expect(whole.steps.map((s) => s.metrics['pool/size'])).toEqual([7, 13, 19]);
+    // step 1 draws from the seed problem alone; later steps from the grown pool
+    expect(prompts.slice(0, 2)).toEqual(['<bos><teach>1+1<sep>', '<bos><teach>1+1<sep>']);
+    expect(prompts.slice(2).some((p) => p !== '<bos><teach>1+1<sep>')).toBe(true);
+    const ckpt = whole.events.find((e) => e.type === 'checkpoint' && e.step === 3) as Extract<LoopEvent, { type: 'checkpoint' }>;
+    expect((ckpt.state as { pool: unknown[] }).pool).toHaveLength(19);
+    const def = loopNamed('opensir');
+    const cfg = def.spec.validate({ steps: 3, teacherGroups: 2, teacherSamples: 4, studentSamples: 8, evalProblems: 1, evalN: 1, samplesPerStep: 2 });
+    const at1 = (await runScripted({ steps: 1 })).events.find((e) => e.type === 'checkpoint') as Extract<LoopEvent, { type: 'checkpoint' }>;
+    const resumed = await collect(driveLoop(def, scriptedEngine(script), cfg, { resume: { step: 1, optimiser: at1.optimiser, state: at1.state } }));
+    const rec = (evs: LoopEvent[]) => evs.filter((e) => e.type === 'records');
+    expect(rec(resumed)).toEqual(rec(whole.events).slice(1));
+    await expect(collect(driveLoop(def, scriptedEngine(script), cfg, { resume: { step: 1, optimiser: at1.optimiser, state: null } }))).rejects.toThrow(/opensir: the checkpoint of step 1 holds no pool/);
+  });
+});
+
+describe('OpenSIR on CPU mode\'s engine', () => {
+  it('runs a step on the tiny policy, as the page\'s CPU mode would', async () => {
+    const tiny = await loadCheckpointDir('public/models/tiny');
+    const evs = await collect(runOnCpu('opensir', tiny.cfg, tiny.params, { steps: 1, teacherGroups: 1, teacherSamples: 2, studentSamples: 2, maxNewTokens: 12, maxProblemTokens: 12, evalProblems: 1, evalN: 1, samplesPerStep: 1 }));
+    expect(evs.map((e) => e.type).filter((t) => t !== 'records')).toEqual(['eval', 'step', 'samples', 'eval', 'checkpoint', 'done']);
+    const step = evs.find((e) => e.type === 'step') as Extract<LoopEvent, { type: 'step' }>;
+    for (const [k, v] of Object.entries(step.metrics)) expect(Number.isFinite(v), k).toBe(true);
+  });
+});
