@@ -12,7 +12,7 @@ import { EvalCharts } from './charts/EvalCharts';
 import { ChartSubject, MetricChart, type ChangeLine } from './charts/MetricChart';
 import { seriesClass } from './charts/overlay';
 import { metricChartsOf } from './charts/specs';
-import { CurveChart, MultiLineChart, StackedChart, stackedProps } from './charts/LoopViews';
+import { CurveChart, MultiLineChart, RecordMap, StackedChart, stackedProps } from './charts/LoopViews';
 import { RecordBrowser } from './RecordBrowser';
 import { isLoopName, loopNamed } from '../loops/registry';
 import type { LoopViews, MetricChartSpec } from '../loops/spec';
@@ -177,17 +177,20 @@ function viewsOf(loop: string): LoopViews | null {
 export function CurriculumPanel() {
   const shown = useShownRuns();
   // the first shown run whose loop has a browser or a curve (a compared GRPO run listed first has none)
-  const has = (v: LoopViews | null) => (v?.browsers ?? []).length + (v?.curves ?? []).length > 0;
+  const has = (v: LoopViews | null) => (v?.browsers ?? []).length + (v?.curves ?? []).length + (v?.maps ?? []).length > 0;
   const run = shown.runs.find((r) => has(viewsOf(r.run.loop)))?.run;
   if (!run) return null;
   const views = viewsOf(run.loop) as LoopViews;
   return (
     <Panel title="Curriculum" className="panel-wide curriculum" intro={`${run.label}: what the loop made of its steps.`}>
-      {(views.curves ?? []).length > 0 && (
+      {(views.curves ?? []).length + (views.maps ?? []).length > 0 && (
         <ChartSubject.Provider value={run.label}>
           <div className="chart-grid-layout">
             {(views.curves ?? []).map((spec) => (
               <CurveChart key={spec.id} spec={spec} config={run.config} />
+            ))}
+            {(views.maps ?? []).map((spec) => (
+              <RecordMap key={spec.id} spec={spec} events={run.data.records} />
             ))}
           </div>
         </ChartSubject.Provider>

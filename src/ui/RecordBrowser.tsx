@@ -17,6 +17,15 @@ function cell(c: RecordColumn, v: unknown): string {
   return String(v);
 }
 
+/** Sort order of two cells: numbers by value, then text; missing values last. */
+export function compareValues(a: unknown, b: unknown): number {
+  const missing = (v: unknown) => v === null || v === undefined;
+  if (missing(a) || missing(b)) return missing(a) === missing(b) ? 0 : missing(a) ? 1 : -1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  return String(a).localeCompare(String(b));
+}
+
 /** The records of `step` of this kind, grouped by the spec's groupBy fields, in order of first appearance. */
 export function groupRecords(spec: RecordBrowserSpec, records: readonly CurriculumRecord[]): { key: string; head: CurriculumRecord; rows: CurriculumRecord[] }[] {
   const groups = new Map<string, { key: string; head: CurriculumRecord; rows: CurriculumRecord[] }>();
@@ -35,14 +44,17 @@ export function RecordBrowser({ spec, events }: { spec: RecordBrowserSpec; event
   const steps = useMemo(() => [...new Set(events.filter((e) => e.records.some((r) => r.kind === spec.record)).map((e) => e.step))], [events, spec.record]);
   const [chosen, setChosen] = useState<number | null>(null);
   const [filters, setFilters] = useState<Record<string, FlagFilter>>({});
+  const [sort, setSort] = useState<{ key: string; dir: 1 | -1 } | null>(null);
+  const all = spec.scope === 'all';
   const step = chosen !== null && steps.includes(chosen) ? chosen : steps[steps.length - 1];
-  const records = useMemo(() => events.filter((e) => e.step === step).flatMap((e) => e.records), [events, step]);
+  const records = useMemo(() => events.filter((e) => all || e.step === step).flatMap((e) => e.records), [events, step, all]);
+  const order = (rows: CurriculumRecord[]) => (sort ? [...rows].sort((a, b) => sort.dir * compareValues(a[sort.key], b[sort.key])) : rows);
   const flagColumns = spec.columns.filter((c) => c.format === 'flag' && c.filter);
   const pass = (r: CurriculumRecord) => flagColumns.every((c) => (filters[c.key] ?? 'any') === 'any' || Boolean(r[c.key]) === (filters[c.key] === 'yes'));
-  const groups = groupRecords(spec, records).map((g) => ({ ...g, rows: g.rows.filter(pass) })).filter((g) => g.rows.length > 0);
+  const groups = groupRecords(spec, records).map((g) => ({ ...g, rows: order(g.rows.filter(pass)) })).filter((g) => g.rows.length > 0);
   const shown = groups.reduce((a, g) => a + g.rows.length, 0);
   return (
-    <section className="record-browser" data-testid={`browser-${spec.id}`} data-rows={shown} data-step={step ?? ''}>
+    <section className="record-browser" data-testid={`browser-${spec.id}`} data-rows={shown} data-step={all ? 'all' : step ?? ''} data-sort={sort ? `${sort.key} ${sort.dir > 0 ? 'up' : 'down'}` : undefined}>
       <h3>{spec.title}</h3>
       <p className="chart-note">{spec.note}</p>
       {steps.length === 0 ? (
@@ -50,14 +62,18 @@ export function RecordBrowser({ spec, events }: { spec: RecordBrowserSpec; event
       ) : (
         <>
           <div className="browser-controls">
-            <label htmlFor={stepId}>step</label>
-            <select id={stepId} data-testid={`browser-${spec.id}-step`} value={step} onChange={(e) => setChosen(Number(e.target.value))}>
-              {steps.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </select>
+            {!all && (
+              <>
+                <label htmlFor={stepId}>step</label>
+                <select id={stepId} data-testid={`browser-${spec.id}-step`} value={step} onChange={(e) => setChosen(Number(e.target.value))}>
+                  {steps.map((s) => (
+                    <option key={s} value={s}>
+                      {s}
+                    </option>
+                  ))}
+                </select>
+              </>
+            )}
             {flagColumns.map((c) => (
               <label key={c.key} className="browser-filter">
                 {c.label}
@@ -72,20 +88,27 @@ export function RecordBrowser({ spec, events }: { spec: RecordBrowserSpec; event
           </div>
           {groups.map((g) => (
             <div className="browser-group" key={g.key} data-testid="browser-group">
-              <dl className="browser-head">
+              {spec.groupBy.length > 0 && <dl className="browser-head">
                 {spec.groupBy.map((f) => (
                   <div key={f.key}>
                     <dt>{f.label}</dt>
                     <dd className={f.format === 'text' ? 'mono' : undefined}>{cell(f, g.head[f.key])}</dd>
                   </div>
                 ))}
-              </dl>
+              </dl>}
               <div className="table-scroll">
                 <table>
                   <thead>
                     <tr>
                       {spec.columns.map((c) => (
-                        <th key={c.key}>{c.label}</th>
+                        <th key={c.key} aria-sort={sort?.key === c.key ? (sort.dir > 0 ? 'ascending' : 'descending') : undefined}>
+                          {spec.sortable ? (
+                            <button type="button" className="link th-sort" data-testid={`browser-${spec.id}-sort-${c.key}`} title={`Sort by ${c.label}`}
+                              onClick={() => setSort(sort?.key === c.key ? { key: c.key, dir: sort.dir > 0 ? -1 : 1 } : { key: c.key, dir: 1 })}>
+                              {c.label}{sort?.key === c.key ? (sort.dir > 0 ? ' ▲' : ' ▼') : ''}
+                            </button>
+                          ) : c.label}
+                        </th>
                       ))}
                     </tr>
                   </thead>

@@ -19,6 +19,7 @@ const OWN: Record<string, object> = {
   grpo: { problemsPerStep: 2, groupSize: 4, trainProblems: 16 },
   svs: { problemsPerStep: 2, groupSize: 4, trainProblems: 16, variantsPerSolution: 2 },
   spice: { documentsPerStep: 1, questionsPerDocument: 2, answersPerQuestion: 4, maxQuestionTokens: 16 },
+  opensir: { teacherGroups: 1, teacherSamples: 2, studentSamples: 3, maxProblemTokens: 16 },
 };
 
 /** The log's events without what differs between two runs of the same numbers (timings, paths). */

@@ -2,9 +2,11 @@
 // of one run as lines on one chart (e.g. rates sharing a 0–1 axis) and several metrics stacked as
 // bars per step (e.g. a data mix). They draw the selected run (the first shown); the page draws
 // them from the registry without knowing the loop.
-import { memo } from 'react';
-import { Bar, BarChart, CartesianGrid, ComposedChart, Line, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
-import type { CurveSpec, MultiLineChartSpec, StackedChartSpec } from '../../loops/spec';
+import { memo, useMemo } from 'react';
+import { Bar, BarChart, CartesianGrid, Cell, ComposedChart, Line, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
+import type { CurveSpec, MapSpec, MultiLineChartSpec, StackedChartSpec } from '../../loops/spec';
+import type { RecordsEvent } from '../../lab/protocol';
+import { project2d } from '../../state/pca';
 import type { BaseLoopConfig } from '../../loops/base_config';
 import { clockOf } from '../../state/wallTime';
 import type { RunData } from '../../state/runData';
@@ -98,10 +100,52 @@ export function CurveChart({ spec, config }: { spec: CurveSpec; config: BaseLoop
           <ComposedChart width={width} height={CHART_HEIGHT} margin={{ top: 6, right: 10, bottom: 14, left: 0 }}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
             <XAxis dataKey="x" type="number" domain={[0, 1]} ticks={[0, 0.25, 0.5, 0.75, 1]} tickFormatter={axisTick} label={{ value: spec.xLabel, position: 'insideBottom', offset: -8 }} />
-            <YAxis width={52} domain={[0, 'auto']} tickFormatter={axisTick} label={{ value: spec.yLabel, angle: -90, position: 'insideLeft', offset: 12, style: { textAnchor: 'middle' } }} />
+            <YAxis width={64} domain={[0, 'auto']} tickFormatter={axisTick} label={{ value: spec.yLabel, angle: -90, position: 'insideLeft', offset: 0, style: { textAnchor: 'middle' } }} />
             <Line data={line} dataKey="y" className="series-c0" dot={false} isAnimationActive={false} />
             <Scatter data={dots} dataKey="dot" className="curve-dots" isAnimationActive={false} />
           </ComposedChart>
+        )}
+      </div>
+    </ChartFrame>
+  );
+}
+
+/** Dot colour of a step: early steps blue, late ones orange (the step's place in the run). */
+function stepColour(f: number): string {
+  return `hsl(${Math.round(215 - 185 * f)}, 70%, 48%)`;
+}
+
+/** A 2-D map of records' vectors (MapSpec): the first two principal components, dots coloured by `colorBy`. */
+export function RecordMap({ spec, events }: { spec: MapSpec; events: readonly RecordsEvent[] }) {
+  const [ref, width] = useWidth<HTMLDivElement>();
+  const [tooltip, tooltipOn] = useTooltipOn();
+  const records = useMemo(() => events.flatMap((e) => e.records).filter((r) => r.kind === spec.record && Array.isArray(r[spec.vector])), [events, spec]);
+  const points = useMemo(() => {
+    const xy = project2d(records.map((r) => r[spec.vector] as number[]));
+    const cs = records.map((r) => Number(r[spec.colorBy]));
+    const lo = Math.min(...cs), hi = Math.max(...cs);
+    return xy.map((p, i) => ({ ...p, c: cs[i], f: hi > lo ? (cs[i] - lo) / (hi - lo) : 0, label: String(records[i][spec.label]) }));
+  }, [records, spec]);
+  const span = points.length ? `${spec.colorBy} ${Math.min(...points.map((p) => p.c))} (blue) to ${Math.max(...points.map((p) => p.c))} (orange)` : '';
+  return (
+    <ChartFrame id={spec.id} title={spec.title} note={spec.note} points={points.length}>
+      {points.length > 0 && <p className="detail curve-caption" data-testid={`map-caption-${spec.id}`}>{points.length} problems; colour: {span}</p>}
+      <div ref={ref} className="chart-area" {...tooltipOn}>
+        {points.length === 0 || width === 0 ? (
+          <div className="chart-empty">Appears once the pool has problems.</div>
+        ) : (
+          <ScatterChart width={width} height={CHART_HEIGHT + 60} margin={{ top: 6, right: 10, bottom: 14, left: 0 }}>
+            <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
+            <XAxis dataKey="x" type="number" name="PC1" tickFormatter={axisTick} label={{ value: 'first principal component', position: 'insideBottom', offset: -8 }} />
+            <YAxis dataKey="y" type="number" name="PC2" width={52} tickFormatter={axisTick} />
+            {tooltip && <Tooltip cursor={false} content={({ payload }) => {
+              const p = payload?.[0]?.payload as (typeof points)[number] | undefined;
+              return p ? <div className="map-tip">{p.label} · {spec.colorBy} {p.c}</div> : null;
+            }} />}
+            <Scatter data={points} isAnimationActive={false} className="map-dots">
+              {points.map((p, i) => <Cell key={i} fill={stepColour(p.f)} />)}
+            </Scatter>
+          </ScatterChart>
         )}
       </div>
     </ChartFrame>
