@@ -56,8 +56,16 @@ export function passWithError(e: EvalEvent, k: number): { mean: number; se: numb
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
 const pm = (m: number, se: number) => (Number.isFinite(se) ? `${f3(m)} ± ${f3(se)}` : f3(m));
 
+/** A `--report` entry's column head. */
+function reportHead(r: string): string {
+  const [k, at] = r.split('@');
+  if (at === undefined) return `${k} (run mean)`;
+  if (at === 'last') return `${k} (last step)`;
+  return at.startsWith('-') ? `${k} (mean, last ${at.slice(1)} steps)` : `${k} (mean, steps ≤ ${at})`;
+}
+
 export function table(results: readonly SeedResult[], ks: readonly number[], report: readonly string[]): string {
-  const head = ['seed', 'steps', 'generated tokens', 'entropy start', 'entropy end', ...ks.flatMap((k) => [`pass@${k} start`, `pass@${k} end`]), ...report.map((r) => (r.includes('@') ? `${r.split('@')[0]} (mean, steps ≤ ${r.split('@')[1]})` : `${r} (run mean)`))];
+  const head = ['seed', 'steps', 'generated tokens', 'entropy start', 'entropy end', ...ks.flatMap((k) => [`pass@${k} start`, `pass@${k} end`]), ...report.map(reportHead)];
   const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
   const lines = [row(head), row(head.map(() => '---'))];
   for (const r of results) {
@@ -71,6 +79,19 @@ export function table(results: readonly SeedResult[], ks: readonly number[], rep
     ...report.map((k) => across((r) => r.report[k])),
   ]));
   return lines.join('\n');
+}
+
+/** `key@N`: only steps 1..N count (null: every step). */
+function upToOf(r: string): number | null {
+  const at = r.split('@')[1];
+  return at !== undefined && /^[1-9]\d*$/.test(at) ? Number(at) : null;
+}
+
+/** A `--report` entry's figure from its metric's values in step order: the mean, of the last N (`@-N`), or the last (`@last`); NaN when none. */
+export function summarise(r: string, values: readonly number[]): number {
+  const at = r.split('@')[1];
+  const vs = at === 'last' ? values.slice(-1) : at?.startsWith('-') ? values.slice(Number(at)) : values;
+  return vs.length ? vs.reduce((a, x) => a + x, 0) / vs.length : NaN;
 }
 
 /** `--token-budget 50000` (every seed) or `1:51000,2:49000`; `--match-tokens FILE` (another ablation's --json). */
@@ -158,7 +179,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
   const seeds = f.seeds.split(',').map((s) => Number(s.trim()));
   if (seeds.some((s) => !Number.isInteger(s) || s < 0)) throw new CliError(`--seeds must be comma-separated non-negative integers, got '${f.seeds}'`);
   const report = f.report ? f.report.split(',').map((s) => s.trim()).filter(Boolean) : [];
-  for (const r of report) if (!/^[\w/.-]+(@[1-9]\d*)?$/.test(r)) throw new CliError(`--report: '${r}' is not a metric name, or name@N (its mean over steps 1..N)`);
+  for (const r of report) if (!/^[\w/.-]+(@-?[1-9]\d*|@last)?$/.test(r)) throw new CliError(`--report: '${r}' is not a metric name, name@N (its mean over steps 1..N), name@-N (over the last N steps) or name@last (its value at the last step)`);
   const budget = await budgets(f, seeds);
   const ckptDir = f.ckpt || join('public', 'models', f.preset);
   const base = await loadCheckpointDir(ckptDir);
@@ -182,7 +203,8 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     const config = configOf(seed);
     const runId = `ablate-${seed}`;
     const evals: EvalEvent[] = [];
-    const sums: Record<string, { s: number; n: number }> = {};
+    // every reported metric's values by step; summarised per `--report` entry at the end
+    const seen: Record<string, number[]> = {};
     let tokens = 0, steps = 0;
     let done: Extract<LoopEvent, { type: 'done' }> | null = null;
     const t0 = Date.now();
@@ -193,9 +215,8 @@ export async function ablateCommand(argv: string[]): Promise<void> {
       steps = e.step;
       tokens += e.metrics['tokens/generated'] ?? 0;
       for (const r of report) {
-        // `key@N`: the mean over steps 1..N only
-        const [k, upTo] = r.split('@');
-        if (Number.isFinite(e.metrics[k]) && (upTo === undefined || e.step <= Number(upTo))) (sums[r] ??= { s: 0, n: 0 }).s += e.metrics[k], sums[r].n++;
+        const k = r.split('@')[0];
+        if (Number.isFinite(e.metrics[k]) && e.step <= (upToOf(r) ?? Infinity)) (seen[r] ??= []).push(e.metrics[k]);
       }
       process.stderr.write(`seed ${seed} step ${e.step} reward ${e.metrics.reward?.toFixed(3)} entropy ${e.metrics.entropy?.toFixed(3)} tokens ${tokens}${budget ? `/${budget.get(seed)}` : ''} (${e.seconds.toFixed(1)} s)\n`);
       if (budget && tokens >= (budget.get(seed) as number)) runs.stopRun(runId);
@@ -208,7 +229,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     if (budget && tokens < (budget.get(seed) as number)) process.stderr.write(`seed ${seed}: --steps ${f.steps} ran out at ${tokens} of ${budget.get(seed)} tokens; raise --steps\n`);
     const halted = haltOf(status) ?? undefined;
     if (halted) process.stderr.write(`seed ${seed}: ${halted}; its row says so\n`);
-    results.push({ seed, start: evals[0], end, steps, generatedTokens: tokens, seconds: (Date.now() - t0) / 1000, report: Object.fromEntries(report.map((k) => [k, sums[k] ? sums[k].s / sums[k].n : NaN])), ...(halted ? { halted } : {}) });
+    results.push({ seed, start: evals[0], end, steps, generatedTokens: tokens, seconds: (Date.now() - t0) / 1000, report: Object.fromEntries(report.map((k) => [k, summarise(k, seen[k] ?? [])])), ...(halted ? { halted } : {}) });
     // each seed's result is kept as soon as it is done: a long ablation cut short keeps its finished seeds
     if (f.json) await writeFile(f.json, JSON.stringify({ loop: f.loop, base: ckptDir, config: configOf(seeds[0]), partial: results.length < seeds.length, results }, null, 1));
   }

@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { ablateCommand, passWithError, standardError, table, type SeedResult } from '../../src/cli/ablate';
+import { ablateCommand, passWithError, standardError, summarise, table, type SeedResult } from '../../src/cli/ablate';
 import { passAtK } from '../../src/metrics/passk';
 
 const ev = (correct: number[], n = 4) => ({
@@ -36,6 +36,21 @@ describe('ablation statistics', () => {
     expect(md[4]).toBe('| mean ± s.e. over 2 seeds | 10.000 ± 0.000 | 1500.000 ± 500.000 | 0.500 ± 0.000 | 0.500 ± 0.000 | 0.250 ± 0.000 | 0.750 ± 0.250 | 0.150 ± 0.050 |');
     // a seed that halted itself says so in its row
     expect(table([{ ...r(1, [2, 2]), halted: 'the run halted at step 10: …' }], [1], []).split('\n')[2]).toMatch(/^\| 1 \(halted at step 10\) \|/);
+  });
+});
+
+describe('--report entries', () => {
+  it('the run mean, the mean of the last N steps (@-N), the last step (@last); NaN with no value', () => {
+    const v = [1, 2, 3, 4, 10];
+    expect(summarise('x', v)).toBe(4);
+    expect(summarise('x@-2', v)).toBe(7);
+    expect(summarise('x@last', v)).toBe(10);
+    // @N's values are cut to steps ≤ N as they arrive: what reaches summarise is already cut
+    expect(summarise('x@3', [1, 2, 3])).toBe(2);
+    expect(summarise('x@-9', v)).toBe(4);
+    expect(Number.isNaN(summarise('x@last', []))).toBe(true);
+    const md = table([{ seed: 1, start: ev([1]), end: ev([2]), steps: 5, generatedTokens: 9, seconds: 1, report: { 'x@-2': 7, 'x@last': 10, 'x@3': 2 } }], [1], ['x@-2', 'x@last', 'x@3']).split('\n');
+    expect(md[0]).toContain('| x (mean, last 2 steps) | x (last step) | x (mean, steps ≤ 3) |');
   });
 });
 
