@@ -59,8 +59,20 @@ export interface CheckpointStore {
   /** The run's latest checkpoint, or null when it has none. */
   load(runId: string): Promise<RunCheckpoint | null>;
   list(): Promise<CheckpointInfo[]>;
+  /** Removes the run's checkpoint and its snapshots. */
   remove(runId: string): Promise<void>;
+  /**
+   * Keeps the parameters of step `step` beside the run's checkpoint (analyses over a run's
+   * history, e.g. SPICE's cross-play, read them); past `keep` snapshots every other older one is
+   * dropped, the first and the latest always kept.
+   */
+  saveSnapshot(runId: string, step: number, params: Float32Array, keep: number): Promise<void>;
+  /** The steps of the run's snapshots, ascending. */
+  snapshotSteps(runId: string): Promise<number[]>;
+  loadSnapshot(runId: string, step: number): Promise<Float32Array | null>;
 }
+
+const SNAPSHOTS = 'snapshots';
 
 const ROOT = 'checkpoints';
 const MANIFEST = 'manifest.json';
@@ -229,7 +241,35 @@ export function fileCheckpointStore(fs: CheckpointFs): CheckpointStore {
         checkRunId(runId);
         await fs.remove(dir(runId));
       }),
+
+    saveSnapshot: (runId, step, params, keep) =>
+      serial(runId, async () => {
+        checkRunId(runId);
+        if (!Number.isInteger(step) || step < 0) throw new Error(`snapshot of run ${runId}: step ${step} is not a step`);
+        await fs.write([...dir(runId), SNAPSHOTS, `${step}.f32`], new Uint8Array(params.buffer.slice(params.byteOffset, params.byteOffset + params.byteLength)));
+        const steps = await snapshotSteps(runId);
+        if (steps.length > Math.max(2, keep)) {
+          // thin the older ones: every other snapshot between the first and the latest goes
+          const drop = steps.slice(1, -1).filter((_, i) => i % 2 === 0);
+          for (const s of drop) await fs.remove([...dir(runId), SNAPSHOTS, `${s}.f32`]);
+        }
+      }),
+
+    snapshotSteps: (runId) => (checkRunId(runId), snapshotSteps(runId)),
+
+    async loadSnapshot(runId, step) {
+      checkRunId(runId);
+      const bytes = await fs.read([...dir(runId), SNAPSHOTS, `${step}.f32`]);
+      if (!bytes) return null;
+      if (bytes.byteLength % 4 !== 0) throw new CheckpointError(`snapshot ${step} of run ${runId}: ${bytes.byteLength} bytes is not a whole number of floats`);
+      return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+    },
   };
+
+  async function snapshotSteps(runId: string): Promise<number[]> {
+    const names = await fs.list([...dir(runId), SNAPSHOTS]);
+    return names.flatMap((n) => (/^\d+\.f32$/.test(n) ? [Number(n.slice(0, -4))] : [])).sort((a, b) => a - b);
+  }
 }
 
 /** Files in a Map; `fail` may throw to act out a full disk or a broken write (for tests). */

@@ -10,6 +10,7 @@ import { StepBatcher } from './stepBatcher';
 import { RunManager, type RunDeps } from './runs';
 import { checkpointFile } from './checkpointExport';
 import type { CheckpointStore } from './checkpoints';
+import type { CrossPlayOptions, CrossPlayResult } from '../loops/spec';
 import type { AdapterReport, CheckpointFile, CheckpointFormat, CheckpointInfo, LiveKnobs, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, NoGpuReason, RunBatch, RunSpec, RunStatus, SelfTestRow, SelfTestSummary } from './protocol';
 
 export interface GpuProvider {
@@ -175,6 +176,13 @@ export class LabHost {
 
   setRunKnobs(runId: string, knobs: Partial<LiveKnobs>): number {
     return this.runs.setRunKnobs(runId, knobs);
+  }
+
+  /** A finished run's cross-play matrix from its snapshots (its loop must have one); progress after each checkpoint's pass. */
+  crossPlay(runId: string, opts: CrossPlayOptions, onProgress: (done: number, total: number) => void): Promise<CrossPlayResult> {
+    const gpu = this.requireGpu();
+    this.refuseDuringJob();
+    return this.runs.crossPlay(gpu, runId, opts, onProgress);
   }
 
   private get checkpoints(): CheckpointStore {

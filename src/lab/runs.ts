@@ -12,7 +12,8 @@ import { driveLoop, evalDue, trainSettings, type LiveKnobs, type LoopControls } 
 import type { EngineInit, LoopEngine, TrainSettings } from '../loops/engine';
 import { loopNamed } from '../loops/registry';
 import type { BaseLoopConfig } from '../loops/base_config';
-import type { LoopDefinition } from '../loops/spec';
+import type { CrossPlayOptions, CrossPlayResult, LoopDefinition } from '../loops/spec';
+import { ROLE_LIMITS } from '../world/index';
 import { RunBatcher } from './runBatcher';
 import { isQuotaError, type CheckpointStore, type RunCheckpoint, type RunHistory } from './checkpoints';
 import { checkpointFailedHalt, deviceLostHalt, stepHalt, storageFullHalt } from './halts';
@@ -313,6 +314,9 @@ export class RunManager<D extends RunDevice = Gpu> {
     if (!store || run.deviceLost) return;
     try {
       await store.save(ck);
+      // loops with analyses over their history keep the parameters of each checkpoint (thinned)
+      const keep = (this.deps.loopNamed ?? loopNamed)(ck.loop).spec.snapshots;
+      if (keep) await store.saveSnapshot(ck.runId, ck.step, ck.params, keep);
       run.savedStep = ck.step;
       run.unsaved = null;
       run.notify();
@@ -360,6 +364,32 @@ export class RunManager<D extends RunDevice = Gpu> {
       run.abort.abort();
       run.wake();
     }
+  }
+
+  /**
+   * The cross-play matrix of a run (its loop's crossPlay) from its snapshots, with the run's
+   * starting policy as step 0: one engine at a time on `device`, progress after each.
+   */
+  async crossPlay(device: D, runId: string, opts: CrossPlayOptions, onProgress: (done: number, total: number) => void): Promise<CrossPlayResult> {
+    const store = this.deps.checkpoints;
+    if (!store) throw new Error('this engine keeps no checkpoints, so it has no snapshots to play against each other');
+    if (this.runs.has(runId)) throw new Error(`run ${runId} is still computing; cross-play reads its checkpoints once it has ended (pause does not end it: stop it, or let it finish)`);
+    const c = await store.load(runId);
+    if (!c) throw new Error(`run ${runId} has no checkpoint: cross-play needs the run's checkpoints (checkpointEvery > 0)`);
+    const def = (this.deps.loopNamed ?? loopNamed)(c.loop);
+    if (!def.crossPlay) throw new Error(`the ${c.loop} loop has no cross-play`);
+    const config = def.spec.validate(c.config, c.loop);
+    const steps = (await store.snapshotSteps(runId)).filter((s) => s > 0);
+    const snapshots = [{ step: 0, params: await this.baseOf(c) }];
+    for (const s of steps) {
+      const params = await store.loadSnapshot(runId, s);
+      if (params) snapshots.push({ step: s, params });
+    }
+    if (snapshots.length < 2) throw new Error(`run ${runId} kept no snapshot beyond its start (it ran before snapshots were kept, or saved no checkpoint)`);
+    const settings = trainSettings(config, ROLE_LIMITS.solve.response);
+    const decodeBatch = Math.min(64, Math.max(opts.documents, opts.answers * Math.min(opts.documents, 16)));
+    const engineFor = (params: Float32Array) => this.deps.createEngine(device, { cfg: c.cfg, params, reference: params, trainRows: 1, decodeBatch }, settings);
+    return def.crossPlay(config, snapshots, engineFor, opts, onProgress);
   }
 
   /** True while the run is in this manager (from its start until it has ended). */

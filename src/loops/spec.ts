@@ -8,6 +8,7 @@
 import type { FieldSpecs } from '../config/fields';
 import type { RlCoreConfig, RlCorePresetName } from '../rl/config';
 import type { LoopBody } from './body';
+import type { LoopEngine } from './engine';
 import type { BaseLoopConfig } from './base_config';
 
 /** A metric chart: one line per run of `key` from the step events (TRL's names where they exist). */
@@ -105,6 +106,35 @@ export interface CurveSpec {
   caption?(c: BaseLoopConfig): string;
 }
 
+/** A matrix of one role's checkpoints against another's, computed on demand from a run's snapshots (SPICE's cross-play). */
+export interface CrossPlaySpec {
+  id: string;
+  title: string;
+  note: string;
+  /** who the rows and the columns are */
+  rows: string;
+  columns: string;
+}
+
+/** The matrix: cell [i][j] is row checkpoint i against column checkpoint j (null: nothing to measure). */
+export interface CrossPlayResult {
+  /** the checkpoints' steps, in order (0: the run's starting policy) */
+  steps: number[];
+  passRate: (number | null)[][];
+  /** valid questions each column's checkpoint wrote, of `documents` */
+  valid: number[];
+  documents: number;
+  answers: number;
+}
+
+export interface CrossPlayOptions {
+  /** documents the challengers write about (one question each) */
+  documents: number;
+  /** reasoner answers per question */
+  answers: number;
+  seed: number;
+}
+
 export interface LoopViews {
   /** line charts of step metrics, in order */
   metrics: readonly MetricChartSpec[];
@@ -114,6 +144,8 @@ export interface LoopViews {
   /** drawn from the selected run's config in the curriculum panel */
   curves?: readonly CurveSpec[];
   maps?: readonly MapSpec[];
+  /** on demand, from the run's snapshots (the loop definition's crossPlay computes it) */
+  crossPlay?: CrossPlaySpec;
 }
 
 /** A named set-up: a partial config over the defaults (the `paper` preset holds the paper's values). */
@@ -158,10 +190,17 @@ export interface LoopSpec<C extends BaseLoopConfig = BaseLoopConfig> {
   /** the curriculum record kinds its `records` events carry */
   records: readonly string[];
   views: LoopViews;
+  /** parameter snapshots the lab keeps of a run (one per checkpoint, thinned past this many) for analyses over its history; absent: none */
+  snapshots?: number;
 }
 
 /** A loop: its engine-free definition and its body (also engine-free: it runs against LoopEngine). */
 export interface LoopDefinition<C extends BaseLoopConfig = BaseLoopConfig> {
   spec: LoopSpec<C>;
   body: LoopBody<C>;
+  /**
+   * The cross-play matrix of a run from its snapshots (oldest first; step 0 the starting policy),
+   * each on an engine made from its parameters; reports progress as it goes.
+   */
+  crossPlay?(config: C, snapshots: readonly { step: number; params: Float32Array }[], engineFor: (params: Float32Array) => Promise<LoopEngine>, opts: CrossPlayOptions, onProgress?: (done: number, total: number) => void): Promise<CrossPlayResult>;
 }

@@ -4,12 +4,12 @@
 // chooses: the pseudo-label and solve rate, the reward parts, the two selection rules, concept tags
 // out of the loss, the pool growing by every legal problem, the ablations and a resumed run.
 import { describe, expect, it } from 'vitest';
-import { conceptMask, cosine, diagnoseTeach, diversity, majority, ngramEmbedding, selectStudentProblem, selectTeacherGroup, solvability } from '../../src/loops/opensir/logic';
+import { conceptMask, conceptsRight, cosine, diagnoseTeach, diversity, majority, ngramEmbedding, selectStudentProblem, selectTeacherGroup, solvability } from '../../src/loops/opensir/logic';
 import { validateOpensirConfig, type OpensirConfig } from '../../src/loops/opensir/config';
 import { driveLoop } from '../../src/loops/driver';
 import { loopNamed } from '../../src/loops/registry';
 import type { LoopEvent } from '../../src/loops/events';
-import { encode, EOS, solvePrompt, TAG_TOKEN } from '../../src/world/index';
+import { BOS, encode, EOS, solvePrompt, TAG_TOKEN } from '../../src/world/index';
 import { scriptedEngine, type Script } from '../helpers/scriptedEngine';
 import { collect, runOnCpu } from '../helpers/loops';
 import { loadCheckpointDir } from '../../src/model/checkpoint_node';
@@ -64,6 +64,11 @@ describe('OpenSIR rules by hand', () => {
     expect(Array.from(conceptMask(response))).toEqual([1, 1, 1, 0, 0, 1]);
     expect(diagnoseTeach('max(2,3)*4<c:mul>', true)).toEqual({ legal: true, problem: 'max(2,3)*4', claimed: ['mul'], actual: ['max', 'mul'], value: 12, topic: 'max' });
     expect(diagnoseTeach('2*<c:mul>', true).legal).toBe(false);
+    // a claim is right when every tag is true and it names all of them, at most three
+    expect(conceptsRight(['mul'], ['max', 'mul'], 3)).toBe(false);
+    expect(conceptsRight(['mul', 'max'], ['max', 'mul'], 3)).toBe(true);
+    expect(conceptsRight(['nest', 'mul', 'add'], ['max', 'nest', 'mul', 'add'], 3)).toBe(true);
+    expect(conceptsRight(['sub'], ['add'], 3)).toBe(false);
     expect(diagnoseTeach('2*3<c:mul><c:mul>', true).legal).toBe(false);
     expect(diagnoseTeach('2*3<c:mul>', false).legal).toBe(false);
   });
@@ -138,7 +143,7 @@ describe('OpenSIR on a scripted policy', () => {
     const batch = engine.updates[0];
     const teach = batch.filter((t) => t.role === 'teach');
     const solve = batch.filter((t) => t.role === 'solve');
-    // both groups wrote the same problems: equal variances, the first group
+    // both groups wrote the same problems: equal variances, the first group (the selection by variance: see the next describe)
     expect(teach).toHaveLength(4);
     expect(new Set(teach.map((t) => t.groupId))).toEqual(new Set([0]));
     for (const t of teach) {
@@ -182,6 +187,48 @@ describe('OpenSIR on a scripted policy', () => {
     const rec = (evs: LoopEvent[]) => evs.filter((e) => e.type === 'records');
     expect(rec(resumed)).toEqual(rec(whole.events).slice(1));
     await expect(collect(driveLoop(def, scriptedEngine(script), cfg, { resume: { step: 1, optimiser: at1.optimiser, state: null } }))).rejects.toThrow(/opensir: the checkpoint of step 1 holds no pool/);
+  });
+});
+
+describe('OpenSIR selection and scoring on outputs that differ by group', () => {
+  // teacher outputs in call order: group 0 then group 1 (4 each)
+  //   group 0: 4*5 (the most novel) and three illegal outputs: one scored problem, variance 0
+  //            over scored ones (counting the illegal ones as 0 would make it the most varied)
+  //   group 1: 2+3, 9-2, 2+3 and 8*8, which no student answer parses (legal, never scored)
+  const outputs = ['4*5<c:mul>', '((', '((', '((', '2+3<c:add>', '9-2<c:sub>', '2+3<c:add>', '8*8<c:mul>'];
+  const make = (): Script => {
+    let n = 0;
+    return (prompt, role, g, d) => (role === 'teach' ? outputs[n++ % outputs.length] : prompt.includes('8*8') ? '7+7' : script(prompt, role, g, d));
+  };
+
+  it('the teacher group is chosen by the variance of its scored problems only; an unanswered problem is neither scored nor paid for length', async () => {
+    const { engine, records } = await runScripted({}, make());
+    const teach = engine.updates[0].filter((t) => t.role === 'teach');
+    expect(new Set(teach.map((t) => t.groupId))).toEqual(new Set([1]));
+    const unanswered = records.find((r) => r.problem === '8*8') as Record<string, unknown>;
+    expect(unanswered).toMatchObject({ solveRate: 0, label: null, sol: 0, len: 0, studentTrained: false });
+    expect(unanswered.reward).toBeCloseTo((unanswered.div as number) + 0.1, 12);
+    // the student trains on the most novel scored problem
+    const scored = records.filter((r) => r.label !== null);
+    const novelty = scored.map((r) => (r.sol as number) + (r.div as number));
+    expect(records.filter((r) => r.studentTrained)).toEqual([scored[novelty.indexOf(Math.max(...novelty))]]);
+  });
+
+  it('div is computed against this step\'s other legal problems and the pool before the step (top-5), or the pool alone (min)', async () => {
+    // the scripted engine's embedder: counts of each token id of [BOS, …problem]
+    const embed = (text: string) => {
+      const v = new Float32Array(64);
+      for (const t of [BOS, ...encode(text)]) v[t % 64] += 1;
+      return v;
+    };
+    const { records } = await runScripted({}, make());
+    const legal = records.map((r) => r.problem as string);
+    records.forEach((r, j) => {
+      const others = [...legal.filter((_, i) => i !== j), '1+1'].map(embed);
+      expect(r.div).toBeCloseTo(diversity(embed(legal[j]), others, 'top5', 5), 6);
+    });
+    const min = await runScripted({ diversity: 'min' }, make());
+    for (const r of min.records) expect(r.div).toBeCloseTo(diversity(embed(r.problem as string), [embed('1+1')], 'min', 5), 6);
   });
 });
 

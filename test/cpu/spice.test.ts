@@ -45,6 +45,9 @@ describe('SPICE challenger outputs and the oracle', () => {
     expect(renderDocument(doc, true)).toBe('a=7;b=a+5=12;c=b*3=36');
     expect(diagnoseQuestion('7+5#12', true, { ...doc, statements: [...doc.statements, { name: 'd', expr: { kind: 'op', op: '+', left: { kind: 'num', value: 7 }, right: { kind: 'num', value: 5 } }, value: 12 }] })).toMatchObject({ copy: true });
     expect(diagnoseQuestion('12*3#36', true, null)).toMatchObject({ copy: false, grounded: false, goldCorrect: true });
+    // a copy is a whole piece of the record, not any substring: 2 is inside 12, but no piece
+    expect(diagnoseQuestion('2#2', true, doc)).toMatchObject({ format: 'valid', copy: false });
+    expect(diagnoseQuestion('12#12', true, doc)).toMatchObject({ format: 'valid', copy: true });
   });
   it('invalid: no gold, a question that does not parse, an output cut at the limit', () => {
     expect(diagnoseQuestion('12*3', true, doc).format).toBe('no_gold');
@@ -206,5 +209,35 @@ describe('SPICE on CPU mode\'s engine', () => {
     expect(evs.map((e) => e.type)).toEqual(['eval', 'step', 'samples', 'records', 'eval', 'checkpoint', 'done']);
     const step = evs[1] as Extract<LoopEvent, { type: 'step' }>;
     for (const [k, v] of Object.entries(step.metrics)) expect(Number.isFinite(v), k).toBe(true);
+  });
+});
+
+describe('SPICE cross-play matrix', () => {
+  // checkpoint j's challenger writes `j+1#(j+1)` on every document (checkpoint 2 writes nothing
+  // valid); reasoner i answers a question `j+1` right iff i ≥ j
+  const engineFor = async (params: Float32Array) => {
+    const k = params[0];
+    return scriptedEngine((prompt, role) => {
+      if (role === 'challenge') return k === 2 ? 'oops' : `${k}+1#${k + 1}`;
+      const j = Number(/^<bos><solve>(\d+)\+1=$/.exec(prompt)?.[1]);
+      return k >= j ? `#${j + 1}` : '#0';
+    });
+  };
+  it('reasoner i on challenger j\'s valid questions, rows by reasoner; a challenger with no valid question is a gap; progress counts both passes', async () => {
+    const { crossPlay } = await import('../../src/loops/spice/crossplay');
+    const c = validateSpiceConfig({});
+    const snaps = [0, 1, 2, 3].map((k) => ({ step: k * 5, params: new Float32Array([k]) }));
+    const progress: [number, number][] = [];
+    const r = await crossPlay(c, snaps, engineFor, { documents: 3, answers: 2, seed: 1 }, (d, t) => progress.push([d, t]));
+    expect(r.steps).toEqual([0, 5, 10, 15]);
+    expect(r.valid).toEqual([3, 3, 0, 3]);
+    expect(r.passRate).toEqual([
+      [1, 0, null, 0],
+      [1, 1, null, 0],
+      [1, 1, null, 0],
+      [1, 1, null, 1],
+    ]);
+    expect(progress).toEqual([[1, 8], [2, 8], [3, 8], [4, 8], [5, 8], [6, 8], [7, 8], [8, 8]]);
+    await expect(crossPlay(c, [], engineFor, { documents: 3, answers: 2, seed: 1 })).rejects.toThrow(/at least one checkpoint/);
   });
 });

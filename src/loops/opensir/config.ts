@@ -43,14 +43,14 @@ const OWN_FIELDS: FieldSpecs<Omit<OpensirConfig, keyof BaseLoopConfig>> = {
   sMin: { default: 0.5, type: rate, paper: '0.5 (ablation 0.1)', help: 's_min: lower end of the solvability window; a solve rate outside [s_min, s_max] earns sol = 0' },
   sMax: { default: 0.9, type: rate, paper: '0.9', help: 's_max: upper end of the solvability window; sol peaks at its midpoint' },
   solWeight: { default: 1, type: weight, paper: '1 (α)', help: 'weight of sol, the solvability triangle, in the teacher reward' },
-  divWeight: { default: 1, type: weight, paper: '1 (γ; 0 = the no-diversity ablation)', help: 'weight of div, the diversity against this step\'s candidates and the pool, in the teacher reward and the selection' },
+  divWeight: { default: 1, type: weight, paper: '1 (γ; 0 = the no-diversity ablation)', help: 'weight of div, the diversity against this step\'s candidates and the pool, in the teacher reward (the selection uses sol + div unweighted, as the released code)' },
   fmtWeight: { default: 0.1, type: weight, paper: '0.1 (δ)', help: 'weight of fmt in both rewards: the teacher\'s problem is legal; the student\'s answer is in the #answer form' },
   lenWeight: { default: 1, type: weight, paper: '1 (λ)', help: 'weight of len, the students\' mean answer length scaled by l_base and capped at l_cap' },
   lenCap: { default: 48, type: int(1), paper: 'l_cap (scaled to the world)', help: 'l_cap in tokens: longer mean answers earn no more length reward' },
   lenBase: { default: 48, type: int(1), paper: 'l_base = l_cap (scaled to the world)', help: 'l_base in tokens: len = min(mean answer tokens, l_cap) / l_base' },
   diversity: {
     default: 'top5', type: { kind: 'enum', choices: ['top5', 'min'] }, paper: 'top5 (LOOPS.md); min (the paper\'s text)',
-    help: 'top5: div = (1 − mean of the k largest cosine similarities)/2; min: div = (1 − the largest similarity)/2, the distance to the nearest; against this step\'s other legal problems and the pool before the step',
+    help: 'top5: div = (1 − mean of the k largest cosine similarities)/2 against this step\'s other legal problems and the pool before the step; min (the paper\'s text): div = (1 − the largest similarity)/2, the distance to the nearest problem of the pool before the step',
   },
   diversityTopK: { default: 5, type: int(1), paper: '5', help: 'k of the top-k diversity' },
   embedder: {
@@ -85,7 +85,7 @@ export const OPENSIR_PRESETS: Readonly<Record<string, LoopPreset<OpensirConfig>>
     note: 'sized for a CPU adapter: 2 teacher groups × 4, 6 student answers, 20 steps, a 16 × 8 evaluation every 10 steps',
     config: { teacherGroups: 2, teacherSamples: 4, studentSamples: 6, steps: 20, evalProblems: 16, evalN: 8 },
   },
-  'no-diversity': { title: 'ablation: no diversity reward', note: 'γ = 0: div neither pays nor selects (the paper: concept coverage nearly halves)', config: { divWeight: 0 } },
+  'no-diversity': { title: 'ablation: no diversity reward', note: 'γ = 0: div no longer pays the teacher (the paper: concept coverage nearly halves); the selection still reads sol + div', config: { divWeight: 0 } },
   's-min-0.1': { title: 'ablation: s_min = 0.1', note: 'a wider window admits harder problems (the paper: validity of the pseudo-labels collapses)', config: { sMin: 0.1 } },
   'student-only': { title: 'ablation: student only', note: 'the teacher is frozen: only the student trains on the problems the base writes', config: { frozenTeacher: true } },
 };

@@ -31,8 +31,12 @@ const OPENSIR_CHARTS: readonly MetricChartSpec[] = [
     note: 'Problems in the pool: the seed problem and every legal problem the teacher has written.',
   },
   {
-    id: 'coverage', key: 'pool/concepts', title: 'Concept coverage (distinct concepts so far)',
-    note: 'Distinct concept signatures in the pool (operation count, operators, functions, depth, nesting, magnitude, read off the syntax tree). The paper: the diversity reward nearly doubles coverage.',
+    id: 'coverage', key: 'pool/concepts', title: 'Concept coverage (distinct concept signatures so far)',
+    note: 'Distinct concept signatures in the pool: operation count, operators, functions, depth, nesting and magnitude, read off the syntax tree (our world has 8 concept tags, not the paper\'s free-text concepts, so a signature stands in for a concept). Longer problems make new signatures too. The paper: the diversity reward nearly doubles coverage.',
+  },
+  {
+    id: 'tag-sets', key: 'pool/tag_sets', title: 'Concept combinations in the pool', optional: true,
+    note: 'Distinct sets of concept tags the pool\'s problems show (read off the tree): which combinations of functions, nesting, large values and operators the curriculum has reached.',
   },
   ...CORE_CHARTS.filter((c) => c.id !== 'genbatches'),
 ];
@@ -62,7 +66,7 @@ export const OPENSIR: LoopDefinition<OpensirConfig> = {
         },
         {
           id: 'validity', title: 'Validity: legal, and what the oracle says', unit: true,
-          note: 'Legal is what the loop checks (the problem parses). True-label agreement (the majority answer is the interpreter\'s value) and concepts right (the claimed tags are those the syntax tree shows) come from the oracle: shown, never rewarded.',
+          note: 'Legal is what the loop checks (the problem parses). True-label agreement (the majority answer is the interpreter\'s value) and concepts right (every claimed tag is one the syntax tree shows, and as many as allowed: all of them, at most three) come from the oracle: shown, never rewarded.',
           series: [{ key: 'teacher/legal', label: 'legal' }, { key: 'oracle/label_agreement', label: 'true-label agreement' }, { key: 'oracle/concepts_exact', label: 'concepts right' }],
         },
       ],

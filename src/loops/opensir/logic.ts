@@ -9,13 +9,14 @@ const EDGE = 1e-9;
 
 /**
  * sol(s): a triangle on [s_min, s_max] peaking at 1 at the midpoint, y₂ at the edges, 0 outside;
- * y₂ = 1 / (the number of solve rates i/n, i = 0..n, inside the window): 0.25 for n = 8 and
+ * y₂ = 1 / (the number of solve rates i/n, i = 1..n, inside the window): 0.25 for n = 8 and
  * [0.5, 0.9] (4/8, 5/8, 6/8, 7/8).
  */
 export function solvability(s: number, sMin: number, sMax: number, n: number): number {
   if (s < sMin - EDGE || s > sMax + EDGE) return 0;
   let inside = 0;
-  for (let i = 0; i <= n; i++) if (i / n >= sMin - EDGE && i / n <= sMax + EDGE) inside++;
+  // the reachable solve rates i/n, i = 1..n, as the released code counts them (a rate of 0 never has a majority)
+  for (let i = 1; i <= n; i++) if (i / n >= sMin - EDGE && i / n <= sMax + EDGE) inside++;
   const y2 = inside > 0 ? 1 / inside : 1;
   const half = (sMax - sMin) / 2;
   if (half <= EDGE) return 1;
@@ -73,17 +74,21 @@ export function variance(xs: readonly number[]): number {
   return xs.reduce((a, x) => a + (x - m) ** 2, 0) / xs.length;
 }
 
-/** The teacher group to train on: the highest variance of (sol + γ·div) over its samples (the first on a tie). */
+/**
+ * The teacher group to train on: the highest variance of (sol + div) over its scored problems
+ * (legal, with an answer that parses; an output without a score takes no part), a group with
+ * none scoring −1, as the released code does; the first on a tie.
+ */
 export function selectTeacherGroup(groups: readonly (readonly number[])[]): number {
   let best = 0, bestVar = -Infinity;
   groups.forEach((g, i) => {
-    const v = variance(g);
+    const v = g.length ? variance(g) : -1;
     if (v > bestVar) (best = i), (bestVar = v);
   });
   return best;
 }
 
-/** The legal problem the student trains on: the highest (sol + γ·div) (the first on a tie); −1 when none is legal. */
+/** The problem the student trains on: the highest (sol + div) of the scored ones (null: no score); the first on a tie; −1 when none has a score. */
 export function selectStudentProblem(scores: readonly (number | null)[]): number {
   let best = -1, bestScore = -Infinity;
   scores.forEach((s, i) => {
@@ -97,6 +102,11 @@ const TAG_IDS = new Set<number>(Object.values(TAG_TOKEN));
 /** The loss mask of a teacher response: concept tag tokens out (0), everything else in (1). */
 export function conceptMask(response: ArrayLike<number>): Float32Array {
   return Float32Array.from(response, (t) => (TAG_IDS.has(t) ? 0 : 1));
+}
+
+/** The teacher's claim is right: every claimed tag is one the syntax tree shows, and it names as many as it may (all of them, at most three). */
+export function conceptsRight(claimed: readonly ConceptTag[], actual: readonly ConceptTag[], most: number): boolean {
+  return claimed.every((t) => actual.includes(t)) && claimed.length === Math.min(most, actual.length);
 }
 
 export interface TeachDiagnostics {

@@ -6,8 +6,9 @@
 //          pseudo-label a*; the solve rate s = count(a*)/#parsable is agreement, not correctness.
 //   reward R_T = α·sol + γ·div + δ·fmt + λ·len for a legal problem (0 on every part otherwise);
 //          R_S = 𝟙[a = a*] + δ·fmt for an answer.
-//   select the teacher group with the highest variance of (sol + γ·div) and the single legal
-//          problem with the highest (sol + γ·div) are trained on; every legal problem joins the pool.
+//   select the teacher group with the highest variance of (sol + div) over its scored problems
+//          (legal, some answer parsed) and the single scored problem with the highest (sol + div)
+//          are trained on (as the released code); every legal problem joins the pool.
 // Concept tags are masked out of the teacher's loss; group_std ε 1e-4, clip 0.2/0.2 and β = 1e-4
 // (k3) come from the `opensir` RL preset. The oracle (the interpreter) says whether a* is the true
 // value and which concepts the problem really has: shown, never a reward.
@@ -15,20 +16,22 @@ import { answerOf } from '../../eval/score';
 import type { Rollout } from '../../rl/rollout';
 import type { Trajectory } from '../../rl/trajectory';
 import { countedRng, type CountedRng } from '../../util/rng';
-import { BOS, conceptKey, conceptsOf, CONCEPT_TAGS, encode, EOS, MAX_CONCEPT_TAGS, readProblem, responseText, solvePrompt, teachPrompt, type ConceptTag } from '../../world/index';
+import { BOS, conceptKey, conceptsOf, conceptTags, CONCEPT_TAGS, encode, EOS, MAX_CONCEPT_TAGS, readProblem, responseText, solvePrompt, teachPrompt } from '../../world/index';
 import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine } from '../engine';
 import { samplesOf } from '../samples';
 import type { OpensirConfig } from './config';
-import { conceptMask, diagnoseTeach, diversity, majority, ngramEmbedding, selectStudentProblem, selectTeacherGroup, solvability, variance, type TeachDiagnostics } from './logic';
+import { conceptMask, conceptsRight, diagnoseTeach, diversity, majority, ngramEmbedding, selectStudentProblem, selectTeacherGroup, solvability, variance, type TeachDiagnostics } from './logic';
 
 /** A pool problem, as saved with the run (its embedding is recomputed: the embedder is frozen). */
 export interface PoolEntry {
   problem: string;
   step: number;
-  /** concept key of its syntax tree (coverage counts distinct keys) */
+  /** concept signature of its syntax tree (coverage counts distinct signatures) */
   key: string;
+  /** the concept tags its tree shows, sorted, space-separated (absent in pools saved before) */
+  tags?: string;
   solveRate: number | null;
   label: number | null;
   value: number;
@@ -40,6 +43,8 @@ interface Candidate {
   diag: TeachDiagnostics & { key: string | null };
   /** index among this step's legal problems (null: illegal) */
   legal: number | null;
+  /** legal and some student answer parsed: it has a solve rate and a score (sol + div) */
+  scored: boolean;
   answers: (number | null)[];
   label: number | null;
   s: number;
@@ -67,7 +72,7 @@ function renameEntropy(m: Record<string, number>): Record<string, number> {
 function seedEntry(c: OpensirConfig): PoolEntry {
   const p = readProblem(c.seedProblem);
   if (!p.ok) throw new Error(`opensir: seedProblem ${c.seedProblem} does not parse`);
-  return { problem: p.value.text, step: 0, key: conceptKey(conceptsOf(p.value.expr)), solveRate: null, label: null, value: p.value.oracleValue };
+  return { problem: p.value.text, step: 0, key: conceptKey(conceptsOf(p.value.expr)), tags: [...conceptTags(conceptsOf(p.value.expr))].sort().join(' '), solveRate: null, label: null, value: p.value.oracleValue };
 }
 
 class OpensirRun {
@@ -99,7 +104,7 @@ class OpensirRun {
       const diag = diagnoseTeach(t.text, responseText(t.responseTokens).ended);
       const parsed = diag.legal ? readProblem(diag.problem as string) : null;
       const key = parsed?.ok ? conceptKey(conceptsOf(parsed.value.expr)) : null;
-      return { output: k, group: t.groupId, diag: { ...diag, key }, legal: diag.legal ? legalCount++ : null, answers: [], label: null, s: 0, sol: 0, div: 0, len: 0, reward: 0 };
+      return { output: k, group: t.groupId, diag: { ...diag, key }, legal: diag.legal ? legalCount++ : null, scored: false, answers: [], label: null, s: 0, sol: 0, div: 0, len: 0, reward: 0 };
     });
     const legal = cands.filter((x) => x.legal !== null);
     // ---- solve: the students answer every legal problem; majority vote gives the pseudo-label
@@ -114,11 +119,15 @@ class OpensirRun {
       x.answers = byGroup[j].map((t) => answerOf(t.responseTokens).answer);
       const vote = majority(x.answers);
       x.label = vote.label;
-      x.s = vote.parsable > 0 ? vote.count / vote.parsable : 0;
+      x.scored = vote.parsable > 0;
+      x.s = x.scored ? vote.count / vote.parsable : 0;
       x.sol = solvability(x.s, c.sMin, c.sMax, c.studentSamples);
-      // against this step's other legal problems and the pool before the step
-      x.div = diversity(vectors[j], [...vectors.filter((_, i) => i !== j), ...this.poolVectors], c.diversity, c.diversityTopK);
-      x.len = Math.min(mean(byGroup[j].map((t) => t.responseTokens.length)), c.lenCap) / c.lenBase;
+      // top-k: against this step's other legal problems and the pool before the step; min (the
+      // paper's text): the nearest problem of the pool before the step
+      const others = c.diversity === 'min' ? this.poolVectors : [...vectors.filter((_, i) => i !== j), ...this.poolVectors];
+      x.div = diversity(vectors[j], others, c.diversity, c.diversityTopK);
+      // length counts only problems the students answered (a problem no answer parses would pay the cut length)
+      x.len = x.scored ? Math.min(mean(byGroup[j].map((t) => t.responseTokens.length)), c.lenCap) / c.lenBase : 0;
       x.reward = c.solWeight * x.sol + c.divWeight * x.div + c.fmtWeight + c.lenWeight * x.len;
     });
     // student rewards: agreement with the pseudo-label, plus δ for an answer in the #answer form
@@ -128,10 +137,11 @@ class OpensirRun {
       return { ...t, reward: (a !== null && a === x.label ? 1 : 0) + (a !== null ? c.fmtWeight : 0) };
     });
     const teachTrajs: Rollout<number>[] = teach.map((t, k) => ({ ...t, reward: cands[k].reward, lossMask: conceptMask(t.responseTokens) }));
-    // ---- selection: novelty = sol + γ·div (0 for an illegal output)
-    const novelty = (x: Candidate) => (x.legal === null ? 0 : x.sol + c.divWeight * x.div);
-    const teacherGroup = selectTeacherGroup(parents.map((_, g) => cands.filter((x) => x.group === g).map(novelty)));
-    const studentProblem = selectStudentProblem(legal.map(novelty));
+    // ---- selection by novelty = sol + div (LOOPS.md §4; unweighted, as the released code's
+    // selection), over scored problems only: legal, and some student answer parsed
+    const novelty = (x: Candidate) => x.sol + x.div;
+    const teacherGroup = selectTeacherGroup(parents.map((_, g) => cands.filter((x) => x.group === g && x.scored).map(novelty)));
+    const studentProblem = selectStudentProblem(legal.map((x) => (x.scored ? novelty(x) : null)));
     const batch = [
       ...(c.frozenTeacher ? [] : teachTrajs.filter((t) => t.groupId === teacherGroup)),
       ...(studentProblem < 0 ? [] : studentTrajs.filter((t) => t.groupId === studentProblem)),
@@ -139,7 +149,7 @@ class OpensirRun {
     const stats = batch.length ? await this.engine.train(batch) : null;
     // ---- the pool grows by every legal problem
     legal.forEach((x, j) => {
-      this.pool.push({ problem: x.diag.problem as string, step, key: x.diag.key as string, solveRate: x.s, label: x.label, value: x.diag.value as number });
+      this.pool.push({ problem: x.diag.problem as string, step, key: x.diag.key as string, tags: [...x.diag.actual].sort().join(' '), solveRate: x.s, label: x.label, value: x.diag.value as number });
       this.poolVectors.push(vectors[j]);
     });
     // ---- what the step reports (a quantity with nothing to measure is left out, not NaN)
@@ -153,6 +163,7 @@ class OpensirRun {
       'tokens/generated': all.reduce((a, t) => a + t.responseTokens.length, 0),
       'pool/size': this.pool.length,
       'pool/concepts': new Set(this.pool.map((e) => e.key)).size,
+      'pool/tag_sets': new Set(this.pool.map((e) => e.tags ?? '')).size,
       'train/teach': batch.filter((t) => t.role === 'teach').length,
       'train/solve': batch.filter((t) => t.role === 'solve').length,
       frac_reward_zero_std: stats?.fracZeroStd ?? 0,
@@ -172,7 +183,7 @@ class OpensirRun {
         'teacher/len': mean(legal.map((x) => x.len)),
         'student/solve_rate': mean(legal.map((x) => x.s)),
         'student/solve_rate_var': variance(legal.map((x) => x.s)),
-        'oracle/concepts_exact': rateOf(legal.map((x) => sameTags(x.diag.claimed, x.diag.actual.slice(0, MAX_CONCEPT_TAGS)))),
+        'oracle/concepts_exact': rateOf(legal.map((x) => conceptsRight(x.diag.claimed, x.diag.actual, MAX_CONCEPT_TAGS))),
       });
       if (labelled.length) metrics['oracle/label_agreement'] = rateOf(labelled.map((x) => x.label === x.diag.value));
       for (const tag of CONCEPT_TAGS) metrics[`topic/${tag}`] = rateOf(legal.map((x) => x.diag.topic === tag));
@@ -193,10 +204,6 @@ class OpensirRun {
       embedding: Array.from(v, round4),
     };
   }
-}
-
-function sameTags(a: readonly ConceptTag[], b: readonly ConceptTag[]): boolean {
-  return a.length === b.length && a.every((t) => b.includes(t));
 }
 
 interface OpensirState {

@@ -94,7 +94,7 @@ function check(c: SpiceConfig, where: string): void {
   }
   if (c.rl.advantage === 'external') throw new ConfigError(`${where}.rl.advantage = external: spice computes its advantages from rewards per role and group; pick none (Dr. GRPO, the paper), group_std or batch_std`);
   if (c.answersPerQuestion === 1 && c.rl.singletonAdvantage !== 'verl') {
-    throw new ConfigError(`${where}.answersPerQuestion = 1: one answer gives a pass rate of 0 or 1, which every shape but r-zero's ends rewards alike, and a reasoner group of one has no baseline; use 2 or more`);
+    throw new ConfigError(`${where}.answersPerQuestion = 1: one answer gives a pass rate of 0 or 1, which every shape pays the same, so the challenger learns nothing, and a reasoner group of one has no baseline; use 2 or more`);
   }
   if (c.questionsPerDocument === 1 && !c.frozenChallenger && c.rl.singletonAdvantage !== 'verl') {
     throw new ConfigError(`${where}.questionsPerDocument = 1: a challenger group of one question has no baseline, so the challenger never learns; use 2 or more (or frozenChallenger = true)`);

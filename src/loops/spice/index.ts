@@ -7,6 +7,7 @@ import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { SPICE_FIELDS, SPICE_PRESETS, SPICE_RL_UNUSED, validateSpiceConfig, type SpiceConfig } from './config';
 import { challengerReward, rewardCurve } from './logic';
 import { spiceBody } from './run';
+import { crossPlay } from './crossplay';
 
 const SPICE_CHARTS: readonly MetricChartSpec[] = [
   {
@@ -55,6 +56,7 @@ export const SPICE: LoopDefinition<SpiceConfig> = {
     shape: (c) => ({ trainRows: Math.min(64, c.documentsPerStep * c.questionsPerDocument * c.answersPerQuestion), decodeBatch: Math.min(64, c.documentsPerStep * c.questionsPerDocument * c.answersPerQuestion) }),
     cpuMode: true,
     records: ['spice.question'],
+    snapshots: 8,
     views: {
       metrics: SPICE_CHARTS,
       stacked: [{
@@ -92,6 +94,11 @@ export const SPICE: LoopDefinition<SpiceConfig> = {
           { key: 'copy', label: 'copied', format: 'flag', filter: true },
         ],
       }],
+      crossPlay: {
+        id: 'cross-play', title: 'Cross-play: reasoners against challengers',
+        rows: 'reasoner at step', columns: 'challenger at step',
+        note: 'Cell (i, j): how often the reasoner of checkpoint i answers the questions the challenger of checkpoint j writes (the same documents, one question each, the same sampling seed for every checkpoint). Down a column, later reasoners on fixed questions: the reasoner improving. Along a row, later challengers against a fixed reasoner: the questions getting harder. Computed on demand from the run\'s checkpoints (step 0 is the starting policy).',
+      },
       curves: [{
         id: 'reward-shape', title: 'What the challenger is paid', xLabel: 'reasoner pass rate p', yLabel: 'challenger reward',
         note: 'The chosen reward shape against the reasoner\'s pass rate p; dots at the pass rates K answers can give (k of K right). Questions the reasoner always or never solves earn little: the challenger is pushed to the reasoner\'s frontier.',
@@ -105,4 +112,5 @@ export const SPICE: LoopDefinition<SpiceConfig> = {
     },
   },
   body: spiceBody,
+  crossPlay,
 };

@@ -46,7 +46,7 @@ export interface QuestionDiagnostics {
   goldCorrect: boolean;
   /** the question's own numbers include the gold answer */
   leak: boolean;
-  /** the question is a piece of the document's worked record, copied */
+  /** the question is a piece of the document's worked record (a statement's expression or value), copied */
   copy: boolean;
   /** the gold answer is a value the document shows (read from it rather than made up) */
   grounded: boolean;
@@ -79,7 +79,7 @@ export function diagnoseQuestion(text: string, ended: boolean, doc: Document | n
     value: question.oracleValue,
     goldCorrect: question.oracleValue === gold,
     leak: literals(question.expr).includes(gold),
-    copy: doc !== null && record.includes(question.text),
+    copy: doc !== null && record.split(/[;=]/).includes(question.text),
     grounded: doc !== null && doc.statements.some((s) => s.value === gold),
     ops: countOps(question.expr),
   };
