@@ -28,6 +28,7 @@ export function createLabClient(): WorkerLabClient {
     listCheckpoints: () => call(remote.listCheckpoints()),
     deleteCheckpoints: (runIds) => call(remote.deleteCheckpoints(runIds)),
     exportCheckpoint: (runId, format) => call(remote.exportCheckpoint(runId, format)),
+    crossPlay: (runId, opts, onProgress) => call(remote.crossPlay(runId, opts, Comlink.proxy(onProgress))),
     terminate: worker.terminate,
   };
 }

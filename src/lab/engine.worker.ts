@@ -1,6 +1,7 @@
 // The engine's dedicated module worker: exposes the Engine through Comlink. The page imports
 // only the type `EngineApi` from here. Callbacks arrive as Comlink proxies.
 import * as Comlink from 'comlink';
+import type { CrossPlayOptions, CrossPlayResult } from '../loops/spec';
 import { createGpuFromAdapter } from '../gpu/device';
 import { requestBrowserAdapter, SHADER_SOURCES } from '../gpu/browser';
 import { SELF_TESTS } from '../selftest/selftest';
@@ -59,6 +60,9 @@ const api = {
   },
   deleteCheckpoints(runIds: string[]): Promise<void> {
     return engine.deleteCheckpoints(runIds);
+  },
+  crossPlay(runId: string, opts: CrossPlayOptions, onProgress: (done: number, total: number) => void): Promise<CrossPlayResult> {
+    return engine.crossPlay(runId, opts, onProgress);
   },
   async exportCheckpoint(runId: string, format: CheckpointFormat): Promise<CheckpointFile> {
     const f = await engine.exportCheckpoint(runId, format);

@@ -1,4 +1,5 @@
 // Types that cross the worker boundary. Both sides import them; nothing here runs code.
+import type { CrossPlayOptions, CrossPlayResult } from '../loops/spec';
 import type { AdapterSummary } from '../gpu/device';
 import type { LoopEvent, RunPhaseKind } from '../loops/events';
 import type { LiveKnobs } from '../loops/driver';
@@ -174,4 +175,9 @@ export interface LabClient extends RunCommands {
   deleteCheckpoints(runIds: string[]): Promise<void>;
   /** The latest checkpoint's policy as safetensors (Hugging Face GPT-2 names) or ONNX. */
   exportCheckpoint(runId: string, format: CheckpointFormat): Promise<CheckpointFile>;
+  /**
+   * A finished run's cross-play matrix (its loop's), from the parameter snapshots kept with its
+   * checkpoints and its starting policy; `onProgress` hears after each checkpoint's pass.
+   */
+  crossPlay(runId: string, opts: CrossPlayOptions, onProgress: (done: number, total: number) => void): Promise<CrossPlayResult>;
 }

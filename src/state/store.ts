@@ -16,8 +16,9 @@ import type { CpuModeSwitch } from '../lab/modeClient';
 import { createImportSlice, type ImportSlice } from './importSlice';
 import type { PolicyArchive } from './policyArchive';
 import { createPolicySlice, type PolicySlice } from './policySlice';
+import { createAnalysisSlice, type AnalysisSlice } from './analysisSlice';
 
-export type LabState = EngineSlice & SelfTestSlice & DemoSlice & LauncherSlice & RunsSlice & ViewSlice & ImportSlice & PolicySlice & CpuModeSlice & CheckpointsSlice;
+export type LabState = EngineSlice & SelfTestSlice & DemoSlice & LauncherSlice & RunsSlice & ViewSlice & ImportSlice & PolicySlice & CpuModeSlice & CheckpointsSlice & AnalysisSlice;
 export type LabStore = StoreApi<LabState>;
 
 export interface StoreServices extends RunServices, CheckpointServices {
@@ -41,6 +42,7 @@ export function createLabStore(client: LabClient, services: StoreServices, sched
     ...createImportSlice(services)(...a),
     ...createPolicySlice(client, { policies: services.policies ?? null, now: services.now })(...a),
     ...createCheckpointsSlice(client, services)(...a),
+    ...createAnalysisSlice(client)(...a),
   }));
 }
 

@@ -14,6 +14,7 @@ import { seriesClass } from './charts/overlay';
 import { metricChartsOf } from './charts/specs';
 import { CurveChart, MultiLineChart, RecordMap, StackedChart, stackedProps } from './charts/LoopViews';
 import { RecordBrowser } from './RecordBrowser';
+import { CrossPlay } from './CrossPlay';
 import { isLoopName, loopNamed } from '../loops/registry';
 import type { LoopViews, MetricChartSpec } from '../loops/spec';
 import { WALL_TIME_NOTE, type ChartAxis } from './charts/xaxis';
@@ -177,7 +178,7 @@ function viewsOf(loop: string): LoopViews | null {
 export function CurriculumPanel() {
   const shown = useShownRuns();
   // the first shown run whose loop has a browser or a curve (a compared GRPO run listed first has none)
-  const has = (v: LoopViews | null) => (v?.browsers ?? []).length + (v?.curves ?? []).length + (v?.maps ?? []).length > 0;
+  const has = (v: LoopViews | null) => (v?.browsers ?? []).length + (v?.curves ?? []).length + (v?.maps ?? []).length > 0 || Boolean(v?.crossPlay);
   const run = shown.runs.find((r) => has(viewsOf(r.run.loop)))?.run;
   if (!run) return null;
   const views = viewsOf(run.loop) as LoopViews;
@@ -198,6 +199,7 @@ export function CurriculumPanel() {
       {(views.browsers ?? []).map((spec) => (
         <RecordBrowser key={spec.id} spec={spec} events={run.data.records} />
       ))}
+      {views.crossPlay && <CrossPlay spec={views.crossPlay} run={run} />}
     </Panel>
   );
 }

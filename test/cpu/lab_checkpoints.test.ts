@@ -38,6 +38,31 @@ function ckpt(step: number, runId = 'run-1'): RunCheckpoint {
   };
 }
 
+describe('parameter snapshots', () => {
+  it('keeps one per step beside the checkpoint, thins the older ones past `keep` (first and latest stay), and goes with the run', async () => {
+    const fs = memoryFs();
+    const store = fileCheckpointStore(fs);
+    const p = (x: number) => new Float32Array([x, x + 0.5, -x]);
+    expect(await store.snapshotSteps('run-1')).toEqual([]);
+    for (const step of [2, 4, 6, 8]) await store.saveSnapshot('run-1', step, p(step), 4);
+    expect(await store.snapshotSteps('run-1')).toEqual([2, 4, 6, 8]);
+    expect(Array.from((await store.loadSnapshot('run-1', 6))!)).toEqual([6, 6.5, -6]);
+    // a fifth: every other one between the first and the latest goes
+    await store.saveSnapshot('run-1', 10, p(10), 4);
+    expect(await store.snapshotSteps('run-1')).toEqual([2, 6, 10]);
+    expect(await store.loadSnapshot('run-1', 4)).toBeNull();
+    // a view into a larger buffer is saved as itself
+    const big = new Float32Array([9, 1, 2, 3, 9]);
+    await store.saveSnapshot('run-1', 12, big.subarray(1, 4), 4);
+    expect(Array.from((await store.loadSnapshot('run-1', 12))!)).toEqual([1, 2, 3]);
+    await store.save(ckpt(3));
+    expect((await store.list()).map((c) => c.runId)).toEqual(['run-1']);
+    await store.remove('run-1');
+    expect(await store.snapshotSteps('run-1')).toEqual([]);
+    await expect(store.saveSnapshot('../x', 1, p(1), 4)).rejects.toThrow();
+  });
+});
+
 describe('checkpoint store', () => {
   it('round-trips a run state; the model file is a Hugging Face GPT-2 checkpoint', async () => {
     const fs = memoryFs();

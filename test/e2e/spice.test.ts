@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chartsDrawn, closeLab, openLab, points, requireAdapter, shot, waitRunStatus, type Lab } from './harness';
 
 /** Two steps of 2 documents × 3 questions × 4 answers, the r-zero shape, an evaluation every step. */
-const SETUP = 'loop=spice&policy=small&seed=4&steps=2&documentsPerStep=2&questionsPerDocument=3&answersPerQuestion=4&challengerReward=r-zero&evalEvery=1&evalProblems=2&evalN=2&samplesPerStep=2';
+const SETUP = 'loop=spice&policy=small&seed=4&steps=2&checkpointEvery=1&documentsPerStep=2&questionsPerDocument=3&answersPerQuestion=4&challengerReward=r-zero&evalEvery=1&evalProblems=2&evalN=2&samplesPerStep=2';
 const CORPUS = 'a=7;b=a+5;c=b*3\nx=4;y=x*6;z=y-9\n';
 
 describe('SPICE in the page', () => {
@@ -76,6 +76,24 @@ describe('SPICE in the page', () => {
     await page.getByTestId('browser-question-browser-filter-valid').selectOption('no');
     expect(valid + Number(await browser.getAttribute('data-rows'))).toBe(6);
     await page.getByTestId('browser-question-browser-filter-valid').selectOption('any');
+    expect(errors).toEqual([]);
+  });
+
+  it('computes the cross-play matrix from the run\'s checkpoints in the worker, with progress, as a heat map', async (ctx) => {
+    requireAdapter(ctx, lab);
+    const view = page.getByTestId('crossplay-cross-play');
+    await view.scrollIntoViewIfNeeded();
+    await page.getByTestId('crossplay-compute').click();
+    // progress shows while it computes: checkpoint passes, 2 for each of the 3 checkpoints (start, steps 1 and 2)
+    await page.waitForFunction(() => /checkpoint passes: \d of 6|loading/.test(document.querySelector('[data-testid=crossplay-status]')?.textContent ?? '') || document.querySelector('[data-testid=crossplay-cross-play]')?.getAttribute('data-status') === 'done', null, { timeout: 60_000 });
+    await page.waitForSelector('[data-testid=crossplay-cross-play][data-status=done]', { timeout: 600_000 });
+    const matrix = page.getByTestId('crossplay-matrix');
+    expect(await matrix.getAttribute('data-rows')).toBe('3');
+    expect(await matrix.locator('thead th').allTextContents()).toEqual(['reasoner at step ↓ · challenger at step →', expect.stringMatching(/^0\d+\/16 valid$/), expect.stringMatching(/^1\d+\/16 valid$/), expect.stringMatching(/^2\d+\/16 valid$/)]);
+    const cells = await matrix.getByTestId('crossplay-cell').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-value')));
+    expect(cells).toHaveLength(9);
+    for (const v of cells) if (v !== '') expect(Number(v)).toBeGreaterThanOrEqual(0), expect(Number(v)).toBeLessThanOrEqual(1);
+    await view.screenshot({ path: 'test-artifacts/spice-cross-play.png' });
     expect(errors).toEqual([]);
   });
 });

@@ -25,6 +25,9 @@ export function fakeLabClient(overrides: Partial<LabClient> = {}): LabClient {
     exportCheckpoint: async () => {
       throw new Error(NOT_HERE);
     },
+    crossPlay: async () => {
+      throw new Error(NOT_HERE);
+    },
   };
   return { ...inert, ...overrides };
 }
