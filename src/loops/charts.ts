@@ -3,17 +3,17 @@
 import type { MetricChartSpec } from './spec';
 
 export const REWARD_CHART: MetricChartSpec = {
-  id: 'reward', key: 'reward', title: 'Reward', unit: true,
+  id: 'reward', key: 'reward', title: 'Reward', unit: true, yLabel: 'mean reward',
   note: 'Mean reward of the step\'s sampled responses: 1 when the final answer is right. The signal RL climbs; it should rise.',
 };
 
 export const CORE_CHARTS: readonly MetricChartSpec[] = [
   {
-    id: 'entropy', key: 'entropy', title: 'Policy entropy (nats per token)',
+    id: 'entropy', key: 'entropy', title: 'Policy entropy (nats per token)', yLabel: 'nats / token',
     note: 'How unsure the policy is at each sampled token (the temperature-scaled distribution, every rollout of the step). GRPO tends to drive it down: the policy commits and explores less, which caps pass@k for large k.',
   },
   {
-    id: 'length', key: 'completions/mean_length', title: 'Response length (tokens)',
+    id: 'length', key: 'completions/mean_length', title: 'Response length (tokens)', yLabel: 'tokens',
     note: 'Mean length of the sampled responses, end token included. Step traces grow with problem size; a collapse or a run to the limit is a warning.',
   },
   {
@@ -22,7 +22,7 @@ export const CORE_CHARTS: readonly MetricChartSpec[] = [
     note: 'Share of tokens whose ratio π/π_old left the clip range. With one epoch and one mini-batch the ratio is exactly 1 and this stays 0.',
   },
   {
-    id: 'kl', key: 'kl', title: 'KL to the reference',
+    id: 'kl', key: 'kl', title: 'KL to the reference', yLabel: 'nats / token',
     fixedBy: (c) => (c.rl.beta === 0 ? 'β = 0: no KL is measured' : null),
     note: 'Estimated KL between the policy and the frozen base (the policy the run started from). Measured once β has been > 0; with β = 0 nothing holds the policy near the base.',
   },
@@ -31,15 +31,15 @@ export const CORE_CHARTS: readonly MetricChartSpec[] = [
     note: 'Share of groups whose rewards are all equal (all wrong or all right): their advantages are 0, so they teach nothing. DAPO filters them.',
   },
   {
-    id: 'genbatches', key: 'gen_batches', title: 'Generation batches per step', optional: true,
+    id: 'genbatches', key: 'gen_batches', title: 'Generation batches per step', optional: true, yLabel: 'batches',
     note: 'With dynamic sampling (DAPO), how many batches of new problems the step drew to find enough groups with signal (1 = the first was enough).',
   },
   {
-    id: 'gradnorm', key: 'grad_norm', title: 'Gradient norm', optional: true,
+    id: 'gradnorm', key: 'grad_norm', title: 'Gradient norm', optional: true, yLabel: 'L2 norm',
     note: 'Global norm of the policy gradient before clipping (maxGradNorm).',
   },
   {
-    id: 'lr', key: 'lr', title: 'Learning rate',
+    id: 'lr', key: 'lr', title: 'Learning rate', yLabel: 'step size',
     fixedBy: () => 'no schedule: it changes only when changed live',
     note: 'The AdamW step size in use at each step.',
   },

@@ -23,6 +23,8 @@ export interface MetricChartSpec {
   optional?: boolean;
   /** a value in [0, 1]: the axis spans at least 0–1 */
   unit?: boolean;
+  /** the y axis's title with its unit (default: "fraction" for a unit chart, else none) */
+  yLabel?: string;
   /**
    * Why a run of this set-up holds the metric fixed (null: it does not); a fixed metric that has
    * indeed stayed at one value is shown as a line of text, not a flat chart.
@@ -37,6 +39,8 @@ export interface StackedChartSpec {
   note: string;
   /** stacked bottom to top; `label` names the band in the legend */
   series: readonly { key: string; label: string }[];
+  /** the y axis's title with its unit (default "per step") */
+  yLabel?: string;
 }
 
 /** Several metrics as lines on one chart (e.g. rates that share a 0–1 axis). */
@@ -46,6 +50,7 @@ export interface MultiLineChartSpec {
   note: string;
   series: readonly { key: string; label: string }[];
   unit?: boolean;
+  yLabel?: string;
 }
 
 /** A column of a record browser: a field of the record, how it is shown, and whether it filters. */

@@ -15,12 +15,16 @@ export interface ViewSlice {
     evalIndex: number | null;
     /** the keyboard shortcuts overlay */
     helpOpen: boolean;
+    /** compared runs whose lines are hidden (a click on their legend entry); they keep their colours */
+    hiddenRuns: readonly string[];
   };
   setSmoothing(w: number): void;
   setLogScale(on: boolean): void;
   setXAxis(mode: XAxisMode): void;
   setEvalIndex(i: number | null): void;
   setHelpOpen(open: boolean): void;
+  /** Hides a compared run's lines on every chart, or shows them again. */
+  toggleRunHidden(runId: string): void;
 }
 
 export const MAX_SMOOTHING = 0.99;
@@ -28,7 +32,7 @@ export const MAX_SMOOTHING = 0.99;
 export const createViewSlice: StateCreator<LabState, [], [], ViewSlice> = (set, get) => {
   const patch = (p: Partial<ViewSlice['view']>) => set({ view: { ...get().view, ...p } });
   return {
-    view: { smoothing: 0, logScale: false, xAxis: 'step', evalIndex: null, helpOpen: false },
+    view: { smoothing: 0, logScale: false, xAxis: 'step', evalIndex: null, helpOpen: false, hiddenRuns: [] },
     setSmoothing(w) {
       if (!(w >= 0 && w <= MAX_SMOOTHING)) throw new RangeError(`smoothing must be in [0, ${MAX_SMOOTHING}], got ${w}`);
       patch({ smoothing: w });
@@ -45,6 +49,10 @@ export const createViewSlice: StateCreator<LabState, [], [], ViewSlice> = (set, 
     },
     setHelpOpen(open) {
       patch({ helpOpen: open });
+    },
+    toggleRunHidden(runId) {
+      const h = get().view.hiddenRuns;
+      patch({ hiddenRuns: h.includes(runId) ? h.filter((id) => id !== runId) : [...h, runId] });
     },
   };
 };

@@ -94,17 +94,21 @@ function useAxis(shown: Shown, times: readonly number[] = shown.runs.map((r) => 
   return mode === 'step' ? { mode, max: Math.max(...shown.runs.map((r) => r.run.status.totalSteps)) } : { mode, max: Math.max(0, ...times) };
 }
 
-/** Which colour is which run, when several are drawn. */
+/** Which colour is which run, when several are drawn; a click on an entry hides that run's lines (and shows them again). */
 export function CompareLegend({ shown }: { shown: Shown }) {
   const mode = useLab((s) => s.view.xAxis);
+  const hidden = useLab((s) => s.view.hiddenRuns);
+  const toggle = useLab((s) => s.toggleRunHidden);
   if (shown.runs.length < 2) return null;
   return (
     <div className="compare-legend" data-testid="compare-legend">
       <ul>
         {shown.runs.map((r, i) => (
-          <li key={r.run.id} data-testid="compare-label">
-            <span className={`swatch ${seriesClass(i, shown.runs.length)}`} aria-hidden="true" />
-            {r.name}
+          <li key={r.run.id} data-testid="compare-label" data-hidden={hidden.includes(r.run.id) || undefined}>
+            <button type="button" className="legend-toggle" aria-pressed={!hidden.includes(r.run.id)} title={hidden.includes(r.run.id) ? 'Show this run\'s lines again' : 'Hide this run\'s lines on every chart'} onClick={() => toggle(r.run.id)}>
+              <span className={`swatch ${seriesClass(i, shown.runs.length)}`} aria-hidden="true" />
+              {r.name}
+            </button>
           </li>
         ))}
       </ul>
@@ -138,6 +142,7 @@ function intro(shown: Shown, what: string): string {
 
 export function TrainingCharts() {
   const shown = useShownRuns();
+  const hidden = useLab((s) => s.view.hiddenRuns);
   const axis = useAxis(shown);
   if (shown.runs.length === 0) return null;
   const marks = haltMarks(shown, axis.mode);
@@ -156,7 +161,7 @@ export function TrainingCharts() {
         {specs.map((spec) => (
           <MetricChart
             key={spec.id} spec={spec} seeds={shown.seeds} marks={marks} changes={changes} axis={axis} fixed={fixedBy(spec, shown)}
-            series={shown.runs.map((r) => ({ id: r.run.id, name: r.name, steps: r.run.data.step, values: r.run.data.series[spec.key], clock: clockOf(r.run.data) }))}
+            series={shown.runs.map((r) => ({ id: r.run.id, name: r.name, steps: r.run.data.step, values: shown.runs.length > 1 && hidden.includes(r.run.id) ? undefined : r.run.data.series[spec.key], clock: clockOf(r.run.data) }))}
           />
         ))}
         {ownViews.map(({ run, views }) => [
@@ -207,7 +212,11 @@ export function CurriculumPanel() {
 export function EvaluationCharts() {
   const shown = useShownRuns();
   const mode = useLab((s) => s.view.xAxis);
-  const runs = shown.runs.map((r) => ({ id: r.run.id, name: r.name, evals: r.run.data.evals, times: evalTimes(r.run.data.evals, clockOf(r.run.data)) }));
+  const hidden = useLab((s) => s.view.hiddenRuns);
+  const runs = shown.runs.map((r) => {
+    const evals = shown.runs.length > 1 && hidden.includes(r.run.id) ? [] : r.run.data.evals;
+    return { id: r.run.id, name: r.name, evals, times: evalTimes(evals, clockOf(r.run.data)) };
+  });
   const marks = haltMarks(shown, mode);
   // on a time axis, to the latest evaluation or halt: a training step alone leaves these charts as they are
   const axis = useAxis(shown, [...runs.flatMap((r) => r.times.filter(Number.isFinite)), ...(mode === 'time' ? marks : [])]);

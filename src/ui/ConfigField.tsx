@@ -124,6 +124,7 @@ function FieldInput({ id, name, value, field, disabled, invalid, onValue }: { id
 
 export function ConfigField({ section, name, highlighted, disabled: off = false }: { section: Section; name: string; highlighted: boolean; disabled?: boolean }) {
   const id = useId();
+  const [helpOpen, setHelpOpen] = useState(false);
   // a lesson link can fix a field at the link's value (url.ts)
   const locked = useLab((s) => s.lesson.lock.includes(name));
   const disabled = off || locked;
@@ -158,8 +159,11 @@ export function ConfigField({ section, name, highlighted, disabled: off = false 
           </span>
         )}
       </div>
-      <p className="cfg-help" title={spec.help}>
-        {spec.help}
+      {/* one line; a click or a tap opens all of it (hover shows it too) */}
+      <p className={`cfg-help${helpOpen ? ' open' : ''}`} title={spec.help}>
+        <button type="button" className="help-toggle" data-testid="help-toggle" aria-expanded={helpOpen} onClick={() => setHelpOpen(!helpOpen)}>
+          {spec.help}
+        </button>
       </p>
       {error && <p className="cfg-error">{error}</p>}
     </div>

@@ -40,6 +40,19 @@ describe('comparing runs (built app, headless Chromium, imported runs)', () => {
     expect([...order].sort()).toEqual(['series-c0', 'series-c1', 'series-mean']);
     await page.getByTestId('chart-reward').scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(ARTIFACTS, 'compare-seeds.png') });
+    // a click on a run's legend entry hides its lines on every chart (colours stay); another shows them
+    const drawn = (id: string, cls: string) => page.getByTestId(id).locator(`.recharts-line.${cls} path.recharts-curve`).evaluateAll((ps) => ps.filter((p) => (p.getAttribute('d') ?? '').length > 0).length);
+    expect(await drawn('chart-reward', 'series-c1')).toBe(1);
+    const second = page.getByTestId('compare-legend').first().getByTestId('compare-label').nth(1).locator('button');
+    await second.click();
+    await expect(second.getAttribute('aria-pressed')).resolves.toBe('false');
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=chart-reward] .recharts-line.series-c1 path.recharts-curve')].every((p) => !(p.getAttribute('d') ?? '')), null, { timeout: 10_000 });
+    expect(await drawn('chart-reward', 'series-c0')).toBe(1);
+    expect(await drawn('chart-entropy', 'series-c1')).toBe(0);
+    expect(await page.getByTestId('chart-pass1').locator('.dot-series-c1').count()).toBe(0);
+    await second.click();
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=chart-reward] .recharts-line.series-c1 path.recharts-curve')].some((p) => (p.getAttribute('d') ?? '').length > 0), null, { timeout: 10_000 });
+    expect(await drawn('chart-entropy', 'series-c1')).toBe(1);
   });
 
   it('a run whose learning rate was changed live is labelled so, and gets no seed mean', async () => {

@@ -44,6 +44,15 @@ describe('the page at 1440×900 and 390×844 (built app, headless Chromium)', ()
     await page.getByTestId('run-import').waitFor();
     await save(page, 'first-load', w, h);
     expect(await overflowing(page)).toEqual([]);
+    // a field's help is one line; a tap opens all of it (touch screens have no hover), another closes it
+    const help = page.getByTestId('field-seed').getByTestId('help-toggle');
+    const oneLine = (await help.boundingBox())!.height;
+    await help.tap().catch(() => help.click());
+    await expect(help.getAttribute('aria-expanded')).resolves.toBe('true');
+    if (w < 600) expect((await help.boundingBox())!.height).toBeGreaterThan(oneLine * 1.5);
+    expect(await overflowing(page)).toEqual([]);
+    await help.click();
+    await expect(help.getAttribute('aria-expanded')).resolves.toBe('false');
 
     const before = await page.getByTestId('run-item').count();
     for (const seed of [9, 11]) {

@@ -52,6 +52,20 @@ describe('SPICE in the page', () => {
     await waitRunStatus(page, 'done', 2, 600_000);
     await chartsDrawn(page);
     for (const id of ['challenger-reward', 'entropy', 'format-mix', 'gold']) expect(await points(page, id), `chart-${id}`).toBe(2);
+    // a legend entry hides its series (the first, valid, is the chart's point count) and shows it again
+    const validLine = page.getByTestId('multi-gold').getByTestId('legend-toggle').first();
+    await validLine.click();
+    await expect(validLine.getAttribute('aria-pressed')).resolves.toBe('false');
+    await page.waitForFunction(() => document.querySelector('[data-testid=chart-gold]')?.getAttribute('data-points') === '0', null, { timeout: 10_000 });
+    await validLine.click();
+    await page.waitForFunction(() => document.querySelector('[data-testid=chart-gold]')?.getAttribute('data-points') === '2', null, { timeout: 10_000 });
+    // a stacked band too
+    const validBand = page.getByTestId('chart-format-mix').getByTestId('legend-toggle').first();
+    const bars = () => page.getByTestId('chart-format-mix').locator('.recharts-bar').count();
+    const n = await bars();
+    await validBand.click();
+    await page.waitForFunction((k) => document.querySelectorAll('[data-testid=chart-format-mix] .recharts-bar').length === k - 1, n, { timeout: 10_000 });
+    await validBand.click();
     expect(await points(page, 'pass1')).toBe(3);
     await shot(page, 'spice-done');
 

@@ -71,7 +71,7 @@ export const OPENSIR: LoopDefinition<OpensirConfig> = {
         },
       ],
       stacked: [{
-        id: 'topics', title: 'Topic mix of the step\'s legal problems',
+        id: 'topics', title: 'Topic mix of the step\'s legal problems', yLabel: 'share of problems',
         note: 'Each legal problem by its rarest concept (a function, nesting, large values, then the operators), read off the syntax tree: how the curriculum moves between topics.',
         series: CONCEPT_TAGS.map((t) => ({ key: `topic/${t}`, label: t })),
       }],

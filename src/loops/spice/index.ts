@@ -60,7 +60,7 @@ export const SPICE: LoopDefinition<SpiceConfig> = {
     views: {
       metrics: SPICE_CHARTS,
       stacked: [{
-        id: 'format-mix', title: 'Format mix of the challenger\'s outputs',
+        id: 'format-mix', title: 'Format mix of the challenger\'s outputs', yLabel: 'share of outputs',
         note: 'What the challenger wrote: a valid question with a #gold answer, no readable gold, a question that does not parse (or breaks the bounds), or an output cut at the token limit. Only valid questions are answered.',
         series: [
           { key: 'format/valid', label: 'valid' }, { key: 'format/no_gold', label: 'no gold' },

@@ -45,7 +45,7 @@ export const SVS: LoopDefinition<SvsConfig> = {
     views: {
       metrics: SVS_CHARTS,
       stacked: [{
-        id: 'mix', title: 'Data mix per step (trajectories trained on)',
+        id: 'mix', title: 'Data mix per step (trajectories trained on)', yLabel: 'trajectories',
         note: 'What the update trained on: answers to originals (OQA), variant problems (VPS) and answers to variants (SPA), after each group\'s keep rule.',
         series: [{ key: 'mix/oqa', label: 'OQA' }, { key: 'mix/vps', label: 'VPS' }, { key: 'mix/spa', label: 'SPA' }],
       }],

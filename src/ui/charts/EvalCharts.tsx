@@ -14,7 +14,7 @@ import { ALL_TICKS, CHART_HEIGHT, ChartFrame, staggered, useTooltipOn } from './
 import { overlayRows, seriesClass } from './overlay';
 import type { LegendEntry } from './png';
 import { useWidth } from './useWidth';
-import { axisMargin, axisTick, tipLabel, tipValue, WALL_TIME_NOTE, xAxisProps, type ChartAxis } from './xaxis';
+import { axisMargin, axisTick, tipLabel, tipValue, WALL_TIME_NOTE, X_TITLE_ROOM, xAxisProps, yTitle, type ChartAxis } from './xaxis';
 
 const MARGIN = { top: 6, right: 12, bottom: 0, left: 0 };
 const percent = (v: number): string => `${Math.round(v * 100)}%`;
@@ -82,8 +82,8 @@ function PassKChart({ runs }: { runs: readonly EvalRun[] }) {
         {rows.length === 0 || width === 0 ? EMPTY : (
           <LineChart width={width} height={CHART_HEIGHT} data={rows} margin={MARGIN}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
-            <XAxis dataKey="x" type="number" scale="log" domain={[1, 'dataMax']} ticks={rows.map((p) => p.x)} tickFormatter={axisTick} interval={ALL_TICKS} />
-            <YAxis width={44} domain={[0, 1]} tickFormatter={percent} interval={ALL_TICKS} />
+            <XAxis dataKey="x" type="number" scale="log" domain={[1, 'dataMax']} ticks={rows.map((p) => p.x)} tickFormatter={axisTick} interval={ALL_TICKS} height={30 + X_TITLE_ROOM} label={{ value: 'k (samples per problem)', position: 'insideBottom', offset: 2, className: 'axis-title' }} />
+            <YAxis width={56} domain={[0, 1]} tickFormatter={percent} interval={ALL_TICKS} label={yTitle('pass@k')} />
             {tooltip && <Tooltip formatter={percentTip} labelFormatter={(k) => `k = ${k}`} />}
             {start && <Line className="series-raw" type="linear" dataKey={`y${runs.length}`} name={`start (step ${start.step})`} dot={false} isAnimationActive={false} strokeWidth={1.5} strokeDasharray="4 3" connectNulls />}
             {runs.map((r, i) => (
@@ -142,7 +142,7 @@ function PassOverStepsChart({ runs, seeds, marks, axis }: { runs: readonly EvalR
           <ComposedChart width={width} height={CHART_HEIGHT} data={rows} margin={axisMargin(axis, MARGIN)}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
             <XAxis dataKey="x" type="number" {...xAxisProps(axis)} interval={ALL_TICKS} />
-            <YAxis width={44} domain={[0, 1]} tickFormatter={percent} interval={ALL_TICKS} />
+            <YAxis width={56} domain={[0, 1]} tickFormatter={percent} interval={ALL_TICKS} label={yTitle('accuracy')} />
             {tooltip && <Tooltip formatter={(v, _name, item) => tipValue(percentTip(v), item.dataKey, item.payload, axis.mode, single)} labelFormatter={(x, items) => tipLabel(x, items[0]?.payload, axis.mode, single)} />}
             {band.length > 0 && <Area className="series-band" type="linear" dataKey="band" name="seed range" isAnimationActive={false} connectNulls />}
             {single && <Line className="series-second" type="linear" dataKey="y1" name={`pass@${k}`} dot={{ className: 'dot-second' }} isAnimationActive={false} strokeWidth={2} strokeDasharray="5 4" />}
@@ -178,8 +178,8 @@ function HistogramChart({ runs }: { runs: readonly EvalRun[] }) {
         {points.length === 0 || width === 0 ? EMPTY : (
           <BarChart width={width} height={CHART_HEIGHT} data={points} margin={MARGIN}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
-            <XAxis dataKey="bin" interval={1} tickFormatter={(b: string) => b.split('–')[0] + '%'} />
-            <YAxis width={36} allowDecimals={false} interval={ALL_TICKS} />
+            <XAxis dataKey="bin" interval={1} tickFormatter={(b: string) => b.split('–')[0] + '%'} height={30 + X_TITLE_ROOM} label={{ value: 'share of its samples right', position: 'insideBottom', offset: 2, className: 'axis-title' }} />
+            <YAxis width={48} allowDecimals={false} interval={ALL_TICKS} label={yTitle('problems')} />
             {tooltip && <Tooltip formatter={(v) => (typeof v === 'number' ? formatValue(v) : String(v))} />}
             {runs.map((r, j) => (
               <Bar key={r.id} className={single ? 'series-bar' : `bar-c${j % 6}`} dataKey={`c${j}`} name={single ? 'problems' : r.name} isAnimationActive={false} />

@@ -2,7 +2,7 @@
 // of one run as lines on one chart (e.g. rates sharing a 0–1 axis) and several metrics stacked as
 // bars per step (e.g. a data mix). They draw the selected run (the first shown); the page draws
 // them from the registry without knowing the loop.
-import { memo, useMemo } from 'react';
+import { memo, useMemo, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Cell, ComposedChart, Line, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { CurveSpec, MapSpec, MultiLineChartSpec, StackedChartSpec } from '../../loops/spec';
 import type { RecordsEvent } from '../../lab/protocol';
@@ -14,29 +14,46 @@ import { formatValue } from '../format';
 import { ALL_TICKS, CHART_HEIGHT, ChartFrame, MetricChart, staggered, useTooltipOn } from './MetricChart';
 import { seriesClass } from './overlay';
 import { useWidth } from './useWidth';
-import { axisTick, type ChartAxis } from './xaxis';
+import { axisTick, X_TITLE_ROOM, xTitle, yTitle, type ChartAxis } from './xaxis';
 
-function Legend({ entries }: { entries: readonly { name: string; cls: string }[] }) {
+/** The series of a chart; a click on an entry hides that series (and shows it again). */
+function Legend({ entries, hidden, toggle }: { entries: readonly { name: string; cls: string }[]; hidden: ReadonlySet<number>; toggle: (i: number) => void }) {
   return (
-    <ul className="chart-legend" aria-label="series">
-      {entries.map((e) => (
-        <li key={e.name}>
-          <span className={`swatch ${e.cls}`} aria-hidden="true" />
-          {e.name}
+    <ul className="chart-legend" aria-label="series (click to hide or show)">
+      {entries.map((e, i) => (
+        <li key={e.name} data-hidden={hidden.has(i) || undefined}>
+          <button type="button" className="legend-toggle" data-testid="legend-toggle" aria-pressed={!hidden.has(i)} title={hidden.has(i) ? `Show ${e.name}` : `Hide ${e.name}`} onClick={() => toggle(i)}>
+            <span className={`swatch ${e.cls}`} aria-hidden="true" />
+            {e.name}
+          </button>
         </li>
       ))}
     </ul>
   );
 }
 
+/** Which series of a chart are hidden, and a toggle for one. */
+function useHidden(): [ReadonlySet<number>, (i: number) => void] {
+  const [hidden, setHidden] = useState<ReadonlySet<number>>(new Set());
+  const toggle = (i: number) => setHidden((h) => {
+    const next = new Set(h);
+    if (next.has(i)) next.delete(i);
+    else next.add(i);
+    return next;
+  });
+  return [hidden, toggle];
+}
+
 /** Several metrics of one run as lines, with their legend. */
 export function MultiLineChart({ spec, data, axis, marks }: { spec: MultiLineChartSpec; data: RunData; axis: ChartAxis; marks: readonly number[] }) {
+  const [hidden, toggle] = useHidden();
   const clock = clockOf(data);
-  const series = spec.series.map((s) => ({ id: s.key, name: s.label, steps: data.step, values: data.series[s.key], clock }));
+  // a hidden series keeps its place (and colour), without values
+  const series = useMemo(() => spec.series.map((s, i) => ({ id: s.key, name: s.label, steps: data.step, values: hidden.has(i) ? undefined : data.series[s.key], clock })), [spec, data, hidden, clock]);
   return (
-    <div className="multi-line">
+    <div className="multi-line" data-testid={`multi-${spec.id}`}>
       <MetricChart spec={{ id: spec.id, key: spec.series[0]?.key ?? '', title: spec.title, note: spec.note, unit: spec.unit }} series={series} seeds={false} marks={marks} axis={axis} />
-      <Legend entries={spec.series.map((s, i) => ({ name: s.label, cls: seriesClass(i, spec.series.length) }))} />
+      <Legend entries={spec.series.map((s, i) => ({ name: s.label, cls: seriesClass(i, spec.series.length) }))} hidden={hidden} toggle={toggle} />
     </div>
   );
 }
@@ -50,6 +67,7 @@ interface StackedProps {
 
 function StackedDrawn({ spec, steps, values }: StackedProps) {
   const [ref, width] = useWidth<HTMLDivElement>();
+  const [hidden, toggle] = useHidden();
   const [tooltip, tooltipOn] = useTooltipOn();
   const rows = steps.map((step, i) => Object.fromEntries([['step', step], ...spec.series.map((s, j) => [s.key, values[j]?.[i] ?? 0])]) as Record<string, number>);
   const legend = spec.series.map((s, j) => ({ name: s.label, cls: `bar-c${j % 6}` }));
@@ -61,16 +79,14 @@ function StackedDrawn({ spec, steps, values }: StackedProps) {
         ) : (
           <BarChart width={width} height={CHART_HEIGHT} data={rows} margin={{ top: 6, right: 10, bottom: 0, left: 0 }}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
-            <XAxis dataKey="step" interval="preserveStartEnd" tickFormatter={axisTick} />
-            <YAxis width={52} tickFormatter={axisTick} interval={ALL_TICKS} />
+            <XAxis dataKey="step" interval="preserveStartEnd" tickFormatter={axisTick} height={30 + X_TITLE_ROOM} label={xTitle('step')} />
+            <YAxis width={62} tickFormatter={axisTick} interval={ALL_TICKS} label={yTitle(spec.yLabel ?? 'per step')} />
             {tooltip && <Tooltip formatter={(v) => formatValue(Number(v))} labelFormatter={(s) => `step ${s}`} />}
-            {spec.series.map((s, j) => (
-              <Bar key={s.key} className={`bar-c${j % 6}`} dataKey={s.key} name={s.label} stackId="mix" isAnimationActive={false} />
-            ))}
+            {spec.series.map((s, j) => (hidden.has(j) ? null : <Bar key={s.key} className={`bar-c${j % 6}`} dataKey={s.key} name={s.label} stackId="mix" isAnimationActive={false} />))}
           </BarChart>
         )}
       </div>
-      <Legend entries={spec.series.map((s, j) => ({ name: s.label, cls: `swatch-bar bar-c${j % 6}` }))} />
+      <Legend entries={spec.series.map((s, j) => ({ name: s.label, cls: `swatch-bar bar-c${j % 6}` }))} hidden={hidden} toggle={toggle} />
     </ChartFrame>
   );
 }
@@ -99,8 +115,8 @@ export function CurveChart({ spec, config }: { spec: CurveSpec; config: BaseLoop
         {width > 0 && (
           <ComposedChart width={width} height={CHART_HEIGHT} margin={{ top: 6, right: 10, bottom: 14, left: 0 }}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
-            <XAxis dataKey="x" type="number" domain={[0, 1]} ticks={[0, 0.25, 0.5, 0.75, 1]} tickFormatter={axisTick} label={{ value: spec.xLabel, position: 'insideBottom', offset: -8 }} />
-            <YAxis width={64} domain={[0, 'auto']} tickFormatter={axisTick} label={{ value: spec.yLabel, angle: -90, position: 'insideLeft', offset: 0, style: { textAnchor: 'middle' } }} />
+            <XAxis dataKey="x" type="number" domain={[0, 1]} ticks={[0, 0.25, 0.5, 0.75, 1]} tickFormatter={axisTick} height={30 + X_TITLE_ROOM} label={{ ...xTitle('step'), value: spec.xLabel }} />
+            <YAxis width={62} domain={[0, 'auto']} tickFormatter={axisTick} label={yTitle(spec.yLabel)} />
             <Line data={line} dataKey="y" className="series-c0" dot={false} isAnimationActive={false} />
             <Scatter data={dots} dataKey="dot" className="curve-dots" isAnimationActive={false} />
           </ComposedChart>
@@ -136,8 +152,8 @@ export function RecordMap({ spec, events }: { spec: MapSpec; events: readonly Re
         ) : (
           <ScatterChart width={width} height={CHART_HEIGHT + 60} margin={{ top: 6, right: 10, bottom: 14, left: 0 }}>
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
-            <XAxis dataKey="x" type="number" name="PC1" tickFormatter={axisTick} label={{ value: 'first principal component', position: 'insideBottom', offset: -8 }} />
-            <YAxis dataKey="y" type="number" name="PC2" width={52} tickFormatter={axisTick} />
+            <XAxis dataKey="x" type="number" name="PC1" tickFormatter={axisTick} height={30 + X_TITLE_ROOM} label={{ ...xTitle('step'), value: 'first principal component' }} />
+            <YAxis dataKey="y" type="number" name="PC2" width={62} tickFormatter={axisTick} label={yTitle('second component')} />
             {tooltip && <Tooltip cursor={false} content={({ payload }) => {
               const p = payload?.[0]?.payload as (typeof points)[number] | undefined;
               return p ? <div className="map-tip">{p.label} · {spec.colorBy} {p.c}</div> : null;

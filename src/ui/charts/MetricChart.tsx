@@ -16,7 +16,7 @@ import { constantValue, overlayRows, seriesClass } from './overlay';
 import { downloadChartPng, type LegendEntry } from './png';
 import { useStaggered } from './stagger';
 import { useWidth } from './useWidth';
-import { axisMargin, axisTick, tipLabel, tipValue, xAxisProps, type ChartAxis } from './xaxis';
+import { axisMargin, axisTick, tipLabel, tipValue, xAxisProps, yTitle, type AxisTitle, type ChartAxis } from './xaxis';
 
 export { axisTick };
 
@@ -26,7 +26,7 @@ export const CHART_HEIGHT = 170;
  * label's text in the DOM to thin them, a forced layout per label and most of an axis's cost.
  */
 export const ALL_TICKS = 0;
-const Y_AXIS_WIDTH = 52;
+const Y_AXIS_WIDTH = 62;
 const MARGIN = { top: 6, right: 10, bottom: 0, left: 0 };
 
 interface ChartFrameProps {
@@ -88,6 +88,12 @@ export function ChartFrame({ id, title, value, note, points, children, extra, le
       )}
     </figure>
   );
+}
+
+/** The y axis's title: the chart's own unit, "fraction" for a 0–1 chart, none otherwise. */
+function yLabelOf(spec: MetricChartSpec): AxisTitle | undefined {
+  const text = spec.yLabel ?? (spec.unit ? 'fraction' : null);
+  return text ? yTitle(text) : undefined;
 }
 
 type Bound = number | 'auto' | ((v: number) => number);
@@ -243,7 +249,7 @@ function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, ax
             <CartesianGrid className="chart-grid" strokeDasharray="3 3" />
             <XAxis dataKey="x" type="number" {...xAxisProps(axis)} interval={ALL_TICKS} />
             {/* a log axis can get many ticks (d3's 1–9 × 10^k): those are thinned, measured */}
-            <YAxis width={Y_AXIS_WIDTH} scale={log ? 'log' : 'auto'} domain={yDomain(spec, log, minY, maxY)} tickFormatter={axisTick} interval={log ? 'preserveEnd' : ALL_TICKS} />
+            <YAxis width={Y_AXIS_WIDTH} scale={log ? 'log' : 'auto'} domain={yDomain(spec, log, minY, maxY)} tickFormatter={axisTick} interval={log ? 'preserveEnd' : ALL_TICKS} label={yLabelOf(spec)} />
             {tooltip && (
               <Tooltip
                 formatter={(v, _name, item) => tipValue(typeof v === 'number' ? formatValue(v) : Array.isArray(v) ? v.map((x) => formatValue(Number(x))).join(' – ') : String(v), item.dataKey, item.payload, axis.mode, single)}

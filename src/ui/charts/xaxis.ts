@@ -19,12 +19,36 @@ export function axisTick(v: number): string {
 
 type Domain = [number, number | ((dataMax: number) => number)];
 
+/** An axis title as recharts takes it: under the ticks (x) or turned along the axis (y). */
+export interface AxisTitle {
+  value: string;
+  position: 'insideBottom' | 'insideLeft';
+  offset: number;
+  angle?: number;
+  className: string;
+  style?: { textAnchor: 'middle' };
+}
+
+/** The x axis's title, with its unit. */
+export function xTitle(mode: XAxisMode): AxisTitle {
+  return { value: mode === 'step' ? 'step' : 'compute time (m:ss)', position: 'insideBottom', offset: 2, className: 'axis-title' };
+}
+
+/** A y axis's title, with its unit. */
+export function yTitle(text: string): AxisTitle {
+  return { value: text, position: 'insideLeft', offset: 4, angle: -90, className: 'axis-title', style: { textAnchor: 'middle' } };
+}
+
+/** Room under the ticks for the x axis's title. */
+export const X_TITLE_ROOM = 14;
+
 /** Props of a numeric recharts XAxis (dataKey "x") for the axis. */
-export function xAxisProps(axis: ChartAxis): { domain: Domain; ticks?: number[]; allowDecimals: boolean; tickFormatter: (v: number) => string } {
-  if (axis.mode === 'step') return { domain: [0, (dataMax: number) => Math.max(dataMax, axis.max)], allowDecimals: false, tickFormatter: axisTick };
+export function xAxisProps(axis: ChartAxis): { domain: Domain; ticks?: number[]; allowDecimals: boolean; tickFormatter: (v: number) => string; label: AxisTitle; height: number } {
+  const titled = { label: xTitle(axis.mode), height: 30 + X_TITLE_ROOM };
+  if (axis.mode === 'step') return { domain: [0, (dataMax: number) => Math.max(dataMax, axis.max)], allowDecimals: false, tickFormatter: axisTick, ...titled };
   // explicit ticks at clock-friendly spacings: recharts' own would fall at 0:03.75-like times
   const t = clockTicks(axis.max);
-  return { domain: [0, t.end], ticks: t.ticks, allowDecimals: true, tickFormatter: (v: number) => formatClock(v, t.decimals) };
+  return { domain: [0, t.end], ticks: t.ticks, allowDecimals: true, tickFormatter: (v: number) => formatClock(v, t.decimals), ...titled };
 }
 
 /**
