@@ -8,12 +8,14 @@ import { GRPO } from './grpo/index';
 import { SVS } from './svs/index';
 import { SPICE } from './spice/index';
 import { OPENSIR } from './opensir/index';
+import { DATPO } from './datpo/index';
 
 export const LOOPS: readonly LoopDefinition<BaseLoopConfig>[] = [
   GRPO,
   SVS,
   SPICE,
   OPENSIR,
+  DATPO,
 ] as unknown as readonly LoopDefinition<BaseLoopConfig>[];
 
 export const LOOP_NAMES: readonly string[] = LOOPS.map((l) => l.spec.name);
@@ -21,7 +23,6 @@ export const LOOP_NAMES: readonly string[] = LOOPS.map((l) => l.spec.name);
 /** The papers' loops not written yet: the launcher lists them, disabled. A loop leaves this list when it joins LOOPS. */
 export const COMING_LOOPS: readonly { name: string; title: string }[] = [
   { name: 'ttsp', title: 'TTSP: test-time self-play' },
-  { name: 'datpo', title: 'DATPO: difficulty-adaptive tree policy optimisation' },
 ];
 
 /** The loop named `name`, or a ConfigError listing the loops (with the closest name). */

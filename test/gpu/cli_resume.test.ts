@@ -20,6 +20,7 @@ const OWN: Record<string, object> = {
   svs: { problemsPerStep: 2, groupSize: 4, trainProblems: 16, variantsPerSolution: 2 },
   spice: { documentsPerStep: 1, questionsPerDocument: 2, answersPerQuestion: 4, maxQuestionTokens: 16 },
   opensir: { teacherGroups: 1, teacherSamples: 2, studentSamples: 3, maxProblemTokens: 16 },
+  datpo: { problemsPerStep: 2, rootRollouts: 2, bpMax: 1, bnMax: 2, trainProblems: 16 },
 };
 
 /** The log's events without what differs between two runs of the same numbers (timings, paths). */

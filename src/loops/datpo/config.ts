@@ -1,0 +1,88 @@
+// DATPO's configuration (LOOPS.md §5, the paper and its released code colin31472/DATPO): the
+// shared loop fields plus the root rollouts, the budget's maxima, the fork strategy, the sibling
+// diversity's α schedule and reach, each with the paper's value as its default; presets; a
+// validator that names the field to change.
+import { defaultsOf, num, type FieldSpecs } from '../../config/fields';
+import { ConfigError } from '../../model/config';
+import { ROLE_LIMITS } from '../../world/index';
+import { BASE_FIELDS, checkSet, checkSetSize, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
+import type { LoopPreset } from '../spec';
+import type { ForkStrategy } from './tree';
+
+export interface DatpoConfig extends BaseLoopConfig {
+  problemsPerStep: number;
+  rootRollouts: number;
+  bpMax: number;
+  bnMax: number;
+  forkStrategy: ForkStrategy;
+  alphaStart: number;
+  alphaEnd: number;
+  alphaSchedule: 'anneal' | 'constant';
+  diversityOn: 'positive' | 'all';
+  maxNewTokens: number;
+  topP: number;
+  trainSet: string;
+  trainProblems: number;
+}
+
+const OWN_FIELDS: FieldSpecs<Omit<DatpoConfig, keyof BaseLoopConfig>> = {
+  problemsPerStep: { default: 8, type: int(1), paper: '—', help: 'problems per step, each grown into its own rollout tree' },
+  rootRollouts: { default: 4, type: int(1), paper: '4 (N)', help: 'N: independent root rollouts per problem; their accuracy v sets the problem\'s budget' },
+  bpMax: { default: 3, type: int(0), paper: '3', help: 'bp_max: forks per root K̂ = ⌈bp_max (1 − v)⌉' },
+  bnMax: { default: 4, type: int(0), paper: '4', help: 'bn_max: branches per fork B̂ = ⌈bn_max (1 − v)⌉' },
+  forkStrategy: {
+    default: 'sentence-entropy', type: { kind: 'enum', choices: ['sentence-entropy', 'random', 'fixed-segment', 'token-entropy'] }, paper: 'sentence-entropy',
+    help: 'where a root forks: the trace steps of highest mean entropy (the paper), or the ablation\'s random positions, evenly spaced segments, or the highest-entropy tokens',
+  },
+  alphaStart: { default: 0.2, type: num(-1, { max: 1.0000001 }), paper: '0.2', help: 'α at the first step: weight of the sibling-diversity bonus' },
+  alphaEnd: { default: 0, type: num(-1, { max: 1.0000001 }), paper: '0', help: 'α at the last step (anneal: linear in between)' },
+  alphaSchedule: { default: 'anneal', type: { kind: 'enum', choices: ['anneal', 'constant'] }, paper: 'anneal (ablation: constant)', help: 'anneal: α goes linearly from alphaStart to alphaEnd over the run; constant: alphaStart throughout' },
+  diversityOn: { default: 'positive', type: { kind: 'enum', choices: ['positive', 'all'] }, paper: 'positive (ablation: all)', help: 'which blocks get the bonus: those with a positive base advantage (the paper), or every block' },
+  maxNewTokens: { default: ROLE_LIMITS.solve.response, type: int(1), paper: '—', help: 'longest path (root response, or prefix and branch together), end token included' },
+  topP: { default: 1, type: num(0, { minExclusive: true, max: 1.0000001 }), paper: '1', help: 'nucleus sampling mass during rollouts (1 = off)' },
+  trainSet: { default: 'train', type: str, paper: 'MATH', help: 'data set of training problems' },
+  trainProblems: { default: 256, type: int(1), paper: '—', help: 'use the first N problems of the training set' },
+};
+
+export const DATPO_FIELDS: FieldSpecs<Omit<DatpoConfig, 'rl'>> = {
+  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps,
+  ...OWN_FIELDS,
+  lr: BASE_FIELDS.lr, weightDecay: BASE_FIELDS.weightDecay,
+  trainSet: OWN_FIELDS.trainSet, trainProblems: OWN_FIELDS.trainProblems,
+  evalSet: BASE_FIELDS.evalSet, evalEvery: BASE_FIELDS.evalEvery, evalProblems: BASE_FIELDS.evalProblems, evalN: BASE_FIELDS.evalN,
+  samplesPerStep: BASE_FIELDS.samplesPerStep, checkpointEvery: BASE_FIELDS.checkpointEvery,
+};
+
+export const DATPO_DEFAULTS = defaultsOf(DATPO_FIELDS);
+
+export const DATPO_PRESETS: Readonly<Record<string, LoopPreset<DatpoConfig>>> = {
+  paper: {
+    title: 'paper',
+    note: 'LOOPS.md §5: N = 4 roots, bp_max 3, bn_max 4 (52 leaves for an unsolved problem), sentence-entropy forks, α 0.2 → 0 on positive blocks, μ = 2, clip 0.2/0.2, token mean; 8 problems a step',
+    config: {},
+  },
+  lab: {
+    title: 'lab (a few minutes here)',
+    note: 'sized for a CPU adapter: 4 problems a step, bp_max 2, bn_max 2, 20 steps, a 16 × 8 evaluation every 10 steps',
+    config: { problemsPerStep: 4, bpMax: 2, bnMax: 2, steps: 20, evalProblems: 16, evalN: 8 },
+  },
+  'random-forks': { title: 'ablation: random forks', note: 'forks at random positions of the root', config: { forkStrategy: 'random' } },
+  'fixed-segment': { title: 'ablation: fixed segments', note: 'forks evenly spaced along the root', config: { forkStrategy: 'fixed-segment' } },
+  'token-entropy': { title: 'ablation: token entropy', note: 'forks at the highest-entropy tokens (the localisation the paper shows)', config: { forkStrategy: 'token-entropy' } },
+  'constant-alpha': { title: 'ablation: constant α', note: 'α = 0.2 throughout', config: { alphaSchedule: 'constant' } },
+  'alpha-all': { title: 'ablation: α on all blocks', note: 'the diversity bonus on every block, not only those with a positive advantage', config: { diversityOn: 'all' } },
+};
+
+function check(c: DatpoConfig, where: string): void {
+  checkSet(where, 'trainSet', c.trainSet);
+  checkSetSize(where, 'trainProblems', c.trainProblems, c.trainSet);
+  if (c.rl.advantage !== 'external') throw new ConfigError(`${where}.rl.advantage = ${c.rl.advantage}: DATPO supplies its own block advantages from the tree's node values; use external (the datpo RL preset)`);
+  if (c.rootRollouts === 1 && c.bpMax === 0) throw new ConfigError(`${where}.rootRollouts = 1 with bpMax = 0: one root and no forks make a tree of one leaf whose advantage is always 0; use more roots or forks`);
+}
+
+/** The tree makes its own budget: DAPO's dynamic sampling and zero-variance filtering are not DATPO's. */
+export const DATPO_RL_UNUSED = ['dynamicSampling', 'maxGenBatches'] as const;
+
+export function validateDatpoConfig(obj: unknown, where = 'datpo'): DatpoConfig {
+  return validateLoopConfig<DatpoConfig>(obj, where, DATPO_FIELDS, DATPO_DEFAULTS, 'datpo', check, DATPO_RL_UNUSED);
+}

@@ -1,0 +1,168 @@
+// DATPO's tree (LOOPS.md §5), pure and engine-free so it is tested by hand: the budget from the
+// root accuracy, sentences of a trace and the fork choice (sentence entropy and the ablation's
+// alternatives), the tree's blocks with their node values and base advantages, the sibling
+// diversity bonus and α's schedule, and the fork-localisation figures (NND, MPD, WCR@w).
+import { STEP_END } from '../../world/index';
+import { decode, encode } from '../../world/index';
+
+export type ForkStrategy = 'sentence-entropy' | 'random' | 'fixed-segment' | 'token-entropy';
+
+/** K̂ = ⌈bp_max(1−v)⌉ forks and B̂ = ⌈bn_max(1−v)⌉ branches from root accuracy v; an all-correct root is not expanded. */
+export function budget(v: number, bpMax: number, bnMax: number): { forks: number; branches: number } {
+  if (v >= 1 - 1e-9) return { forks: 0, branches: 0 };
+  // k/N accuracies: keep ⌈3 × 0.75⌉ = 1, not 2 by rounding noise
+  const ceil = (x: number) => Math.ceil(x - 1e-9);
+  return { forks: ceil(bpMax * (1 - v)), branches: ceil(bnMax * (1 - v)) };
+}
+
+/** Leaves of a problem's tree: N(1 + K̂B̂) when every root takes K̂ forks. */
+export function leavesOf(n: number, b: { forks: number; branches: number }): number {
+  return n * (1 + b.forks * b.branches);
+}
+
+const STEP_TOKEN = encode(STEP_END)[0];
+
+/** A response's sentences (trace steps) as [start, end) token spans: each ends with ';', the rest (the answer, EOS) is the last. */
+export function sentences(response: ArrayLike<number>): [number, number][] {
+  const out: [number, number][] = [];
+  let start = 0;
+  for (let i = 0; i < response.length; i++) {
+    if (response[i] === STEP_TOKEN) {
+      out.push([start, i + 1]);
+      start = i + 1;
+    }
+  }
+  if (start < response.length) out.push([start, response.length]);
+  return out;
+}
+
+/**
+ * Up to `k` fork positions in a response (ascending; a position p keeps tokens 0..p−1 as the
+ * prefix and resamples from p), each with the score it was chosen by:
+ *   sentence-entropy: sentences by mean token entropy normalised by max(max entropy, 1); a fork is
+ *                     the sentence's first token + 1 (LOOPS.md §5)
+ *   token-entropy:    the k highest-entropy tokens, resampled (p = the token)
+ *   fixed-segment:    evenly spaced, p = ⌊i·R/(k+1)⌋
+ *   random:           k distinct positions drawn with `rand`
+ * Positions are in 1..R−1 (a fork at 0 would be a new root, one at R has nothing to resample).
+ */
+export function choosePositions(entropy: ArrayLike<number>, response: ArrayLike<number>, k: number, strategy: ForkStrategy, rand: () => number): { pos: number; score: number }[] {
+  const R = response.length;
+  if (k <= 0 || R < 2) return [];
+  const ok = (p: number) => p >= 1 && p <= R - 1;
+  let picks: { pos: number; score: number }[] = [];
+  if (strategy === 'sentence-entropy') {
+    let maxH = 0;
+    for (let i = 0; i < R; i++) maxH = Math.max(maxH, entropy[i]);
+    const norm = Math.max(maxH, 1);
+    const scored = sentences(response).map(([a, b]) => {
+      let s = 0;
+      for (let i = a; i < b; i++) s += entropy[i];
+      return { pos: a + 1, score: s / (b - a) / norm };
+    }).filter((x) => ok(x.pos));
+    picks = scored.sort((x, y) => y.score - x.score || x.pos - y.pos).slice(0, k);
+  } else if (strategy === 'token-entropy') {
+    const scored = Array.from({ length: R }, (_, i) => ({ pos: i, score: entropy[i] })).filter((x) => ok(x.pos));
+    picks = scored.sort((x, y) => y.score - x.score || x.pos - y.pos).slice(0, k);
+  } else if (strategy === 'fixed-segment') {
+    const seen = new Set<number>();
+    for (let i = 1; i <= k; i++) {
+      const p = Math.floor((i * R) / (k + 1));
+      if (ok(p) && !seen.has(p)) seen.add(p), picks.push({ pos: p, score: 0 });
+    }
+  } else {
+    const pool = Array.from({ length: R - 1 }, (_, i) => i + 1);
+    for (let i = 0; i < k && pool.length > 0; i++) picks.push({ pos: pool.splice(Math.floor(rand() * pool.length), 1)[0], score: 0 });
+  }
+  return picks.sort((a, b) => a.pos - b.pos);
+}
+
+/** One root rollout and what grew from it: forks at `forks` (ascending), each with its branches' continuations. */
+export interface RootPath {
+  tokens: number[];
+  reward: number;
+  forks: { pos: number; branches: { tokens: number[]; reward: number }[] }[];
+}
+
+/** A block: a stretch of one path between two nodes, trained with one advantage. */
+export interface Block {
+  /** which root (index in the problem's roots) */
+  root: number;
+  /** the fork the block's parent is (−1: the problem's root node) */
+  parentFork: number;
+  /** the branch it is (−1: the root path) */
+  branch: number;
+  /** [start, end) in the path's own tokens: the root's response, or the branch's continuation */
+  start: number;
+  end: number;
+  /** tokens before the block on its path (the root's response up to the fork, for a branch) */
+  prefix: number;
+  /** node values of its parent and (for an edge block) its child */
+  parentValue: number;
+  leaf: boolean;
+  reward: number | null;
+  base: number;
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+
+/**
+ * The blocks of a problem's tree and their base advantages. V(node) = mean reward of the leaves
+ * under it: the problem's root node has every leaf; fork k of a root has its branches, the
+ * branches of the later forks of that root and the root's own leaf. A_base of an edge block
+ * n → c is V(c) − V(n); of a leaf block r − V(n). No std normalisation.
+ */
+export function treeBlocks(roots: readonly RootPath[]): { blocks: Block[]; rootValue: number; leaves: number[] } {
+  const leaves = roots.flatMap((r) => [r.reward, ...r.forks.flatMap((f) => f.branches.map((b) => b.reward))]);
+  const rootValue = mean(leaves);
+  const blocks: Block[] = [];
+  roots.forEach((r, ri) => {
+    // V of each fork: its branches, and everything after it on the root path
+    const values = r.forks.map((_, k) => mean([r.reward, ...r.forks.slice(k).flatMap((f) => f.branches.map((b) => b.reward))]));
+    const cuts = [0, ...r.forks.map((f) => f.pos), r.tokens.length];
+    for (let k = 0; k < cuts.length - 1; k++) {
+      const parentValue = k === 0 ? rootValue : values[k - 1];
+      const leaf = k === cuts.length - 2;
+      const base = leaf ? r.reward - parentValue : values[k] - parentValue;
+      blocks.push({ root: ri, parentFork: k - 1, branch: -1, start: cuts[k], end: cuts[k + 1], prefix: cuts[k], parentValue, leaf, reward: leaf ? r.reward : null, base });
+    }
+    r.forks.forEach((f, k) => f.branches.forEach((b, bi) => {
+      blocks.push({ root: ri, parentFork: k, branch: bi, start: 0, end: b.tokens.length, prefix: f.pos, parentValue: values[k], leaf: true, reward: b.reward, base: b.reward - values[k] });
+    }));
+  });
+  return { blocks, rootValue, leaves };
+}
+
+/** Siblings: blocks with the same parent node (the problem's root node, or one fork of one root). */
+export function siblingGroups(blocks: readonly Block[]): number[][] {
+  const groups = new Map<string, number[]>();
+  blocks.forEach((b, i) => {
+    const key = b.parentFork < 0 ? 'root' : `${b.root}/${b.parentFork}`;
+    groups.set(key, [...(groups.get(key) ?? []), i]);
+  });
+  return [...groups.values()];
+}
+
+/** α at step `step` of `steps`: linear from α₀ at step 1 to α₁ at the last (anneal), or α₀ throughout (constant). */
+export function alphaAt(step: number, steps: number, a0: number, a1: number, schedule: 'anneal' | 'constant'): number {
+  if (schedule === 'constant' || steps <= 1) return a0;
+  return a0 + ((a1 - a0) * (step - 1)) / (steps - 1);
+}
+
+/**
+ * Fork localisation over one path's fork positions, each relative to the path's length (0..1):
+ *   NND  mean over forks of the distance to the nearest other fork
+ *   MPD  mean distance over all pairs of forks
+ *   WCR@w share of forks with another fork within w (e.g. 0.05) of it
+ * Paths with fewer than two forks have none (null).
+ */
+export function localisation(rel: readonly number[], w: number): { nnd: number; mpd: number; wcr: number } | null {
+  if (rel.length < 2) return null;
+  const nn = rel.map((x, i) => Math.min(...rel.filter((_, j) => j !== i).map((y) => Math.abs(x - y))));
+  const pairs: number[] = [];
+  for (let i = 0; i < rel.length; i++) for (let j = i + 1; j < rel.length; j++) pairs.push(Math.abs(rel[i] - rel[j]));
+  return { nnd: mean(nn), mpd: mean(pairs), wcr: nn.filter((d) => d <= w + 1e-12).length / rel.length };
+}
+
+/** A block's text, for its embedding and the browser. */
+export const blockText = (tokens: readonly number[]): string => decode(tokens);

@@ -1,0 +1,178 @@
+// DATPO (LOOPS.md §5) by hand: the budget table (leaves 52, 40, 20, 8, 4 for v = 0 … 1 with N = 4,
+// bp 3, bn 4), sentences and the fork choice on hand-set entropies, the blocks of a hand-made
+// tree with their node values and advantages, α's schedule, fork localisation; then the loop on a
+// scripted policy: branches grow from the forks' prefixes, every block trains with its advantage,
+// the diversity bonus goes where the knob says.
+import { describe, expect, it } from 'vitest';
+import { alphaAt, budget, choosePositions, leavesOf, localisation, sentences, siblingGroups, treeBlocks, type RootPath } from '../../src/loops/datpo/tree';
+import { validateDatpoConfig, type DatpoConfig } from '../../src/loops/datpo/config';
+import { driveLoop } from '../../src/loops/driver';
+import { loopNamed } from '../../src/loops/registry';
+import type { LoopEvent } from '../../src/loops/events';
+import { decode, encode, EOS, evaluate, parseExpr } from '../../src/world/index';
+import { scriptedEngine, type Script } from '../helpers/scriptedEngine';
+import { collect, runOnCpu } from '../helpers/loops';
+import { loadCheckpointDir } from '../../src/model/checkpoint_node';
+
+describe('DATPO budget and forks by hand', () => {
+  it('the budget table: leaves 52, 40, 20, 8, 4 for v = 0, ¼, ½, ¾, 1 (N = 4, bp_max 3, bn_max 4)', () => {
+    expect([0, 0.25, 0.5, 0.75, 1].map((v) => leavesOf(4, budget(v, 3, 4)))).toEqual([52, 40, 20, 8, 4]);
+    expect(budget(0.25, 3, 4)).toEqual({ forks: 3, branches: 3 });
+    expect(budget(1, 3, 4)).toEqual({ forks: 0, branches: 0 });
+  });
+
+  it('sentences are trace steps; sentence entropy forks at the first token + 1 of the most uncertain steps', () => {
+    const r = [...encode('7+5=12;12*3=36;#36'), EOS];
+    expect(sentences(r)).toEqual([[0, 7], [7, 15], [15, 19]]);
+    // step 2 uncertain (mean 2), the answer a little (mean 0.5), step 1 sure
+    const h = r.map((_, i) => (i >= 7 && i < 15 ? 2 : i >= 15 ? 0.5 : 0.1));
+    expect(choosePositions(h, r, 1, 'sentence-entropy', Math.random)).toEqual([{ pos: 8, score: 1 }]);
+    expect(choosePositions(h, r, 2, 'sentence-entropy', Math.random).map((f) => f.pos)).toEqual([8, 16]);
+    // normalised by max(max entropy, 1): below 1 the raw mean
+    expect(choosePositions(h.map((x) => x / 4), r, 1, 'sentence-entropy', Math.random)[0].score).toBeCloseTo(0.5, 12);
+    // token entropy: the highest-entropy tokens themselves, resampled
+    const spike = r.map((_, i) => (i === 3 ? 5 : i === 4 ? 4 : 0));
+    expect(choosePositions(spike, r, 2, 'token-entropy', Math.random).map((f) => f.pos)).toEqual([3, 4]);
+    expect(choosePositions(h, r, 3, 'fixed-segment', Math.random).map((f) => f.pos)).toEqual([4, 9, 14]);
+    let s = 0.3;
+    const rand = () => (s = (s * 7.3) % 1);
+    const random = choosePositions(h, r, 3, 'random', rand).map((f) => f.pos);
+    expect(new Set(random).size).toBe(3);
+    for (const p of random) expect(p >= 1 && p <= r.length - 1).toBe(true);
+    expect(choosePositions(h, [EOS], 2, 'sentence-entropy', Math.random)).toEqual([]);
+  });
+
+  it('blocks of a hand-made tree: V = mean of the leaves under a node, edge A = V(c) − V(n), leaf A = r − V(n)', () => {
+    const t = (n: number) => Array.from({ length: n }, (_, i) => i);
+    const roots: RootPath[] = [
+      { tokens: t(9), reward: 0, forks: [{ pos: 3, branches: [{ tokens: t(4), reward: 1 }, { tokens: t(5), reward: 0 }] }, { pos: 6, branches: [{ tokens: t(2), reward: 1 }, { tokens: t(3), reward: 1 }] }] },
+      { tokens: t(7), reward: 1, forks: [] },
+    ];
+    const { blocks, rootValue, leaves } = treeBlocks(roots);
+    expect(leaves).toEqual([0, 1, 0, 1, 1, 1]);
+    expect(rootValue).toBeCloseTo(4 / 6, 12);
+    const vF1 = 3 / 5, vF2 = 2 / 3;
+    const got = blocks.map((b) => [b.root, b.parentFork, b.branch, b.start, b.end, b.prefix, Math.round(b.base * 1e9) / 1e9]);
+    const r9 = (x: number) => Math.round(x * 1e9) / 1e9;
+    expect(got).toEqual([
+      [0, -1, -1, 0, 3, 0, r9(vF1 - 4 / 6)],
+      [0, 0, -1, 3, 6, 3, r9(vF2 - vF1)],
+      [0, 1, -1, 6, 9, 6, r9(0 - vF2)],
+      [0, 0, 0, 0, 4, 3, r9(1 - vF1)],
+      [0, 0, 1, 0, 5, 3, r9(0 - vF1)],
+      [0, 1, 0, 0, 2, 6, r9(1 - vF2)],
+      [0, 1, 1, 0, 3, 6, r9(1 - vF2)],
+      [1, -1, -1, 0, 7, 0, r9(1 - 4 / 6)],
+    ]);
+    // siblings: the roots' first blocks; at each fork the root's continuation and its branches
+    expect(siblingGroups(blocks)).toEqual([[0, 7], [1, 3, 4], [2, 5, 6]]);
+  });
+
+  it('α anneals linearly from α₀ at the first step to α₁ at the last; constant stays at α₀', () => {
+    expect([1, 2, 3, 4, 5].map((s) => Math.round(alphaAt(s, 5, 0.2, 0, 'anneal') * 1e9) / 1e9)).toEqual([0.2, 0.15, 0.1, 0.05, 0]);
+    expect(alphaAt(4, 5, 0.2, 0, 'constant')).toBe(0.2);
+  });
+
+  it('fork localisation: NND, MPD and WCR@w on relative positions; none for fewer than two forks', () => {
+    const l = localisation([0.1, 0.12, 0.5], 0.05)!;
+    expect(l.nnd).toBeCloseTo((0.02 + 0.02 + 0.38) / 3, 12);
+    expect(l.mpd).toBeCloseTo((0.02 + 0.4 + 0.38) / 3, 12);
+    expect(l.wcr).toBeCloseTo(2 / 3, 12);
+    expect(localisation([0.1, 0.3], 0.1)!.wcr).toBe(0);
+    expect(localisation([0.4], 0.1)).toBeNull();
+  });
+
+  it('config: the paper\'s values by default; a non-external advantage is refused', () => {
+    expect(validateDatpoConfig({})).toMatchObject({ rootRollouts: 4, bpMax: 3, bnMax: 4, forkStrategy: 'sentence-entropy', alphaStart: 0.2, alphaEnd: 0, alphaSchedule: 'anneal', diversityOn: 'positive' });
+    expect(validateDatpoConfig({}).rl).toMatchObject({ advantage: 'external', epochs: 2, clipLow: 0.2, clipHigh: 0.2, aggregation: 'token_mean', beta: 0 });
+    expect(() => validateDatpoConfig({ rl: { advantage: 'group_std' } })).toThrow(/datpo\.rl\.advantage = group_std: DATPO supplies its own block advantages/);
+    expect(() => validateDatpoConfig({ forkStrategy: 'attention' })).toThrow(/datpo\.forkStrategy = "attention": must be one of/);
+  });
+});
+
+// ---- the scripted policy: of 4 roots `#a` is right once (g = 0) and `#(a+9)` wrong thrice:
+// v = ¼, so K̂ = 3 and B̂ = 3; a root is one sentence, so it forks once, after its '#'; of the 3
+// branches from `…#` the first continues with the answer, the other two with a+9
+const valueOf = (text: string) => {
+  const p = parseExpr(text);
+  const v = p.ok ? evaluate(p.expr) : null;
+  return v?.ok ? v.value : NaN;
+};
+const prompts: string[] = [];
+const script: Script = (prompt, _role, g) => {
+  prompts.push(prompt);
+  const m = /^<bos><solve>(.+)=(#?)$/.exec(prompt) as RegExpExecArray;
+  const a = valueOf(m[1]);
+  if (m[2] === '#') return g === 0 ? `${a}` : `${a + 9}`;
+  return g === 0 ? `#${a}` : `#${a + 9}`;
+};
+
+async function runScripted(config: Partial<DatpoConfig> & Record<string, unknown>) {
+  const def = loopNamed('datpo');
+  const cfg = def.spec.validate({ steps: 1, problemsPerStep: 1, trainProblems: 64, evalProblems: 1, evalN: 1, samplesPerStep: 1, ...config });
+  const engine = scriptedEngine(script);
+  prompts.length = 0;
+  const events = await collect(driveLoop(def, engine, cfg));
+  const step = events.find((e) => e.type === 'step') as Extract<LoopEvent, { type: 'step' }>;
+  const records = events.flatMap((e) => (e.type === 'records' ? e.records : []));
+  return { engine, step, records };
+}
+
+describe('DATPO on a scripted policy', () => {
+  it('grows 3 branches from each root\'s fork prefix, trains every block with its tree advantage', async () => {
+    const { engine, step, records } = await runScripted({ alphaStart: 0 });
+    // 4 roots + 4 forks × 3 branches
+    expect(step.metrics).toMatchObject({ reward: 0.25, 'tree/leaves': 16, 'tree/blocks': 20, 'leaves/low': 16 });
+    expect(step.metrics['tree/pass_rate']).toBeCloseTo(5 / 16, 12);
+    // branch prompts are the problem's prompt and the fork's prefix
+    expect(prompts.filter((p) => p.endsWith('=#'))).toHaveLength(4 * 3);
+    const batch = engine.updates[0];
+    expect(batch).toHaveLength(20);
+    const A = (pred: (t: (typeof batch)[number]) => boolean) => batch.filter(pred).map((t) => Math.round((t.advantage as number) * 1e9) / 1e9).sort();
+    const prompt = (t: (typeof batch)[number]) => decode(Array.from(t.promptTokens));
+    // V(root) = 5/16; V(fork) = ½ on the right root, ¼ on the wrong ones
+    expect(A((t) => t.dataType === 'root' && !prompt(t).endsWith('#'))).toEqual([-0.0625, -0.0625, -0.0625, 0.1875]);
+    expect(A((t) => t.dataType === 'root' && prompt(t).endsWith('#'))).toEqual([-0.25, -0.25, -0.25, 0.5]);
+    // right root's fork: 1 − ½, 0 − ½ twice; each wrong root's: 1 − ¼, 0 − ¼ twice
+    expect(A((t) => t.dataType === 'branch')).toEqual([...Array(2).fill(-0.5), ...Array(6).fill(-0.25), 0.5, ...Array(3).fill(0.75)].sort());
+    // the tree browser: every leaf, branches shown as prefix ⟨fork⟩ continuation
+    expect(records).toHaveLength(16);
+    expect(records.filter((r) => r.fork === 1)).toHaveLength(12);
+    expect(records.find((r) => r.fork === 1)?.path).toMatch(/^# ⟨fork⟩ \d+<eos>$/);
+  });
+
+  it('the diversity bonus goes to blocks with a positive base advantage, or to all of them (the ablation)', async () => {
+    const base = (await runScripted({ alphaStart: 0 })).engine.updates[0].map((t) => t.advantage as number);
+    const pos = (await runScripted({ alphaStart: 0.2 })).engine.updates[0].map((t) => t.advantage as number);
+    const all = (await runScripted({ alphaStart: 0.2, diversityOn: 'all' })).engine.updates[0].map((t) => t.advantage as number);
+    // (1 − mean cosine) ≥ 0: a bonus never lowers an advantage; siblings that read alike get none
+    base.forEach((b, i) => {
+      if (b > 0) expect(pos[i]).toBeGreaterThanOrEqual(b);
+      else expect(pos[i]).toBe(b);
+      expect(all[i]).toBeGreaterThanOrEqual(b - 1e-12);
+    });
+    expect(pos.some((a, i) => base[i] > 0 && a > base[i])).toBe(true);
+    expect(all.some((a, i) => base[i] < 0 && a > base[i])).toBe(true);
+  });
+
+  it('an all-correct problem is not expanded', async () => {
+    const easy: Script = (p) => (p.endsWith('=#') ? '0' : `#${valueOf(p.replace(/^<bos><solve>/, '').replace(/=$/, ''))}`);
+    const def = loopNamed('datpo');
+    const cfg = def.spec.validate({ steps: 1, problemsPerStep: 2, trainProblems: 64, evalProblems: 1, evalN: 1 });
+    const engine = scriptedEngine(easy);
+    const evs = await collect(driveLoop(def, engine, cfg));
+    const step = evs.find((e) => e.type === 'step') as Extract<LoopEvent, { type: 'step' }>;
+    expect(step.metrics).toMatchObject({ reward: 1, 'tree/leaves': 8, 'leaves/v1': 4, frac_reward_zero_std: 1 });
+    expect(engine.updates[0].every((t) => t.advantage === 0)).toBe(true);
+  });
+});
+
+describe('DATPO on CPU mode\'s engine', () => {
+  it('runs a step on the tiny policy, as the page\'s CPU mode would', async () => {
+    const tiny = await loadCheckpointDir('public/models/tiny');
+    const evs = await collect(runOnCpu('datpo', tiny.cfg, tiny.params, { steps: 1, problemsPerStep: 1, rootRollouts: 2, bpMax: 1, bnMax: 2, maxNewTokens: 12, trainProblems: 16, evalProblems: 1, evalN: 1, samplesPerStep: 1 }));
+    expect(evs.map((e) => e.type).filter((t) => t !== 'records')).toEqual(['eval', 'step', 'samples', 'eval', 'checkpoint', 'done']);
+    const step = evs.find((e) => e.type === 'step') as Extract<LoopEvent, { type: 'step' }>;
+    for (const [k, v] of Object.entries(step.metrics)) expect(Number.isFinite(v), k).toBe(true);
+  });
+});
