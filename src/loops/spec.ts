@@ -140,6 +140,19 @@ export interface CrossPlayOptions {
   seed: number;
 }
 
+/**
+ * Rollout trees drawn from leaf records (DATPO): one record per leaf with its root (1-based), the
+ * fork it branched at (null: the root's own path), its own length in tokens, its reward, its last
+ * block's advantage and text; a root's record lists its forks' positions (`forkAt`, spaced) and
+ * scores (`forkScores`). Records of one problem share `problem`; the viewer picks a step and a problem.
+ */
+export interface TreeViewSpec {
+  id: string;
+  title: string;
+  note: string;
+  record: string;
+}
+
 export interface LoopViews {
   /** line charts of step metrics, in order */
   metrics: readonly MetricChartSpec[];
@@ -149,6 +162,7 @@ export interface LoopViews {
   /** drawn from the selected run's config in the curriculum panel */
   curves?: readonly CurveSpec[];
   maps?: readonly MapSpec[];
+  trees?: readonly TreeViewSpec[];
   /** on demand, from the run's snapshots (the loop definition's crossPlay computes it) */
   crossPlay?: CrossPlaySpec;
 }

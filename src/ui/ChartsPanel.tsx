@@ -15,6 +15,7 @@ import { metricChartsOf } from './charts/specs';
 import { CurveChart, MultiLineChart, RecordMap, StackedChart, stackedProps } from './charts/LoopViews';
 import { RecordBrowser } from './RecordBrowser';
 import { CrossPlay } from './CrossPlay';
+import { TreeView } from './TreeView';
 import { isLoopName, loopNamed } from '../loops/registry';
 import type { LoopViews, MetricChartSpec } from '../loops/spec';
 import { WALL_TIME_NOTE, type ChartAxis } from './charts/xaxis';
@@ -183,7 +184,7 @@ function viewsOf(loop: string): LoopViews | null {
 export function CurriculumPanel() {
   const shown = useShownRuns();
   // the first shown run whose loop has a browser or a curve (a compared GRPO run listed first has none)
-  const has = (v: LoopViews | null) => (v?.browsers ?? []).length + (v?.curves ?? []).length + (v?.maps ?? []).length > 0 || Boolean(v?.crossPlay);
+  const has = (v: LoopViews | null) => (v?.browsers ?? []).length + (v?.curves ?? []).length + (v?.maps ?? []).length + (v?.trees ?? []).length > 0 || Boolean(v?.crossPlay);
   const run = shown.runs.find((r) => has(viewsOf(r.run.loop)))?.run;
   if (!run) return null;
   const views = viewsOf(run.loop) as LoopViews;
@@ -201,6 +202,9 @@ export function CurriculumPanel() {
           </div>
         </ChartSubject.Provider>
       )}
+      {(views.trees ?? []).map((spec) => (
+        <TreeView key={spec.id} spec={spec} events={run.data.records} />
+      ))}
       {(views.browsers ?? []).map((spec) => (
         <RecordBrowser key={spec.id} spec={spec} events={run.data.records} />
       ))}

@@ -30,10 +30,11 @@ describe('DATPO budget and forks by hand', () => {
     expect(choosePositions(h, r, 2, 'sentence-entropy', Math.random).map((f) => f.pos)).toEqual([8, 16]);
     // normalised by max(max entropy, 1): below 1 the raw mean
     expect(choosePositions(h.map((x) => x / 4), r, 1, 'sentence-entropy', Math.random)[0].score).toBeCloseTo(0.5, 12);
-    // token entropy: the highest-entropy tokens themselves, resampled
+    // token entropy: after the highest-entropy tokens (the released code's idx + 1)
     const spike = r.map((_, i) => (i === 3 ? 5 : i === 4 ? 4 : 0));
-    expect(choosePositions(spike, r, 2, 'token-entropy', Math.random).map((f) => f.pos)).toEqual([3, 4]);
-    expect(choosePositions(h, r, 3, 'fixed-segment', Math.random).map((f) => f.pos)).toEqual([4, 9, 14]);
+    expect(choosePositions(spike, r, 2, 'token-entropy', Math.random).map((f) => f.pos)).toEqual([4, 5]);
+    // evenly spaced: round(i · 19 / 4)
+    expect(choosePositions(h, r, 3, 'fixed-segment', Math.random).map((f) => f.pos)).toEqual([5, 10, 14]);
     let s = 0.3;
     const rand = () => (s = (s * 7.3) % 1);
     const random = choosePositions(h, r, 3, 'random', rand).map((f) => f.pos);
@@ -42,7 +43,7 @@ describe('DATPO budget and forks by hand', () => {
     expect(choosePositions(h, [EOS], 2, 'sentence-entropy', Math.random)).toEqual([]);
   });
 
-  it('blocks of a hand-made tree: V = mean of the leaves under a node, edge A = V(c) − V(n), leaf A = r − V(n)', () => {
+  it('blocks of a hand-made tree: V(problem) = root accuracy, V(fork) = its branches\' mean (the released code); edge A = V(c) − V(n), leaf A = r − V(n)', () => {
     const t = (n: number) => Array.from({ length: n }, (_, i) => i);
     const roots: RootPath[] = [
       { tokens: t(9), reward: 0, forks: [{ pos: 3, branches: [{ tokens: t(4), reward: 1 }, { tokens: t(5), reward: 0 }] }, { pos: 6, branches: [{ tokens: t(2), reward: 1 }, { tokens: t(3), reward: 1 }] }] },
@@ -50,26 +51,24 @@ describe('DATPO budget and forks by hand', () => {
     ];
     const { blocks, rootValue, leaves } = treeBlocks(roots);
     expect(leaves).toEqual([0, 1, 0, 1, 1, 1]);
-    expect(rootValue).toBeCloseTo(4 / 6, 12);
-    const vF1 = 3 / 5, vF2 = 2 / 3;
-    const got = blocks.map((b) => [b.root, b.parentFork, b.branch, b.start, b.end, b.prefix, Math.round(b.base * 1e9) / 1e9]);
-    const r9 = (x: number) => Math.round(x * 1e9) / 1e9;
-    expect(got).toEqual([
-      [0, -1, -1, 0, 3, 0, r9(vF1 - 4 / 6)],
-      [0, 0, -1, 3, 6, 3, r9(vF2 - vF1)],
-      [0, 1, -1, 6, 9, 6, r9(0 - vF2)],
-      [0, 0, 0, 0, 4, 3, r9(1 - vF1)],
-      [0, 0, 1, 0, 5, 3, r9(0 - vF1)],
-      [0, 1, 0, 0, 2, 6, r9(1 - vF2)],
-      [0, 1, 1, 0, 3, 6, r9(1 - vF2)],
-      [1, -1, -1, 0, 7, 0, r9(1 - 4 / 6)],
+    // v = ½; V(fork at 3) = ½, V(fork at 6) = 1
+    expect(rootValue).toBe(0.5);
+    expect(blocks.map((b) => [b.root, b.parentFork, b.branch, b.start, b.end, b.prefix, b.base])).toEqual([
+      [0, -1, -1, 0, 3, 0, 0],
+      [0, 0, -1, 3, 6, 3, 0.5],
+      [0, 1, -1, 6, 9, 6, -1],
+      [0, 0, 0, 0, 4, 3, 0.5],
+      [0, 0, 1, 0, 5, 3, -0.5],
+      [0, 1, 0, 0, 2, 6, 0],
+      [0, 1, 1, 0, 3, 6, 0],
+      [1, -1, -1, 0, 7, 0, 0.5],
     ]);
-    // siblings: the roots' first blocks; at each fork the root's continuation and its branches
-    expect(siblingGroups(blocks)).toEqual([[0, 7], [1, 3, 4], [2, 5, 6]]);
+    // siblings: the roots' first blocks; at each fork its branches (the root's own continuation has none)
+    expect(siblingGroups(blocks)).toEqual([[0, 7], [3, 4], [5, 6]]);
   });
 
-  it('α anneals linearly from α₀ at the first step to α₁ at the last; constant stays at α₀', () => {
-    expect([1, 2, 3, 4, 5].map((s) => Math.round(alphaAt(s, 5, 0.2, 0, 'anneal') * 1e9) / 1e9)).toEqual([0.2, 0.15, 0.1, 0.05, 0]);
+  it('α anneals linearly in the run\'s progress step/steps, reaching α₁ at the last step (the released code); constant stays at α₀', () => {
+    expect([1, 2, 3, 4, 5].map((s) => Math.round(alphaAt(s, 5, 0.2, 0, 'anneal') * 1e9) / 1e9)).toEqual([0.16, 0.12, 0.08, 0.04, 0]);
     expect(alphaAt(4, 5, 0.2, 0, 'constant')).toBe(0.2);
   });
 
@@ -122,19 +121,19 @@ describe('DATPO on a scripted policy', () => {
   it('grows 3 branches from each root\'s fork prefix, trains every block with its tree advantage', async () => {
     const { engine, step, records } = await runScripted({ alphaStart: 0 });
     // 4 roots + 4 forks × 3 branches
-    expect(step.metrics).toMatchObject({ reward: 0.25, 'tree/leaves': 16, 'tree/blocks': 20, 'leaves/low': 16 });
-    expect(step.metrics['tree/pass_rate']).toBeCloseTo(5 / 16, 12);
+    expect(step.metrics).toMatchObject({ reward: 0.25, 'tree/leaves': 16, 'tree/blocks': 20, 'leaves/low': 16, 'tree/pass_rate': 1 });
+    expect(step.metrics['tree/leaf_accuracy']).toBeCloseTo(5 / 16, 12);
     // branch prompts are the problem's prompt and the fork's prefix
     expect(prompts.filter((p) => p.endsWith('=#'))).toHaveLength(4 * 3);
     const batch = engine.updates[0];
     expect(batch).toHaveLength(20);
-    const A = (pred: (t: (typeof batch)[number]) => boolean) => batch.filter(pred).map((t) => Math.round((t.advantage as number) * 1e9) / 1e9).sort();
+    const r9 = (x: number) => Math.round(x * 1e9) / 1e9;
+    const A = (pred: (t: (typeof batch)[number]) => boolean) => batch.filter(pred).map((t) => r9(t.advantage as number)).sort();
     const prompt = (t: (typeof batch)[number]) => decode(Array.from(t.promptTokens));
-    // V(root) = 5/16; V(fork) = ½ on the right root, ¼ on the wrong ones
-    expect(A((t) => t.dataType === 'root' && !prompt(t).endsWith('#'))).toEqual([-0.0625, -0.0625, -0.0625, 0.1875]);
-    expect(A((t) => t.dataType === 'root' && prompt(t).endsWith('#'))).toEqual([-0.25, -0.25, -0.25, 0.5]);
-    // right root's fork: 1 − ½, 0 − ½ twice; each wrong root's: 1 − ¼, 0 − ¼ twice
-    expect(A((t) => t.dataType === 'branch')).toEqual([...Array(2).fill(-0.5), ...Array(6).fill(-0.25), 0.5, ...Array(3).fill(0.75)].sort());
+    // V(problem) = v = ¼; every fork's branches are 1 of 3 right: V(fork) = ⅓
+    expect(A((t) => t.dataType === 'root' && !prompt(t).endsWith('#'))).toEqual(Array(4).fill(r9(1 / 3 - 1 / 4)));
+    expect(A((t) => t.dataType === 'root' && prompt(t).endsWith('#'))).toEqual([...Array(3).fill(r9(-1 / 3)), r9(2 / 3)].sort());
+    expect(A((t) => t.dataType === 'branch')).toEqual([...Array(8).fill(r9(-1 / 3)), ...Array(4).fill(r9(2 / 3))].sort());
     // the tree browser: every leaf, branches shown as prefix ⟨fork⟩ continuation
     expect(records).toHaveLength(16);
     expect(records.filter((r) => r.fork === 1)).toHaveLength(12);
@@ -143,8 +142,9 @@ describe('DATPO on a scripted policy', () => {
 
   it('the diversity bonus goes to blocks with a positive base advantage, or to all of them (the ablation)', async () => {
     const base = (await runScripted({ alphaStart: 0 })).engine.updates[0].map((t) => t.advantage as number);
-    const pos = (await runScripted({ alphaStart: 0.2 })).engine.updates[0].map((t) => t.advantage as number);
-    const all = (await runScripted({ alphaStart: 0.2, diversityOn: 'all' })).engine.updates[0].map((t) => t.advantage as number);
+    // one step: annealed, α would already be 0 there; constant keeps 0.2
+    const pos = (await runScripted({ alphaSchedule: 'constant' })).engine.updates[0].map((t) => t.advantage as number);
+    const all = (await runScripted({ alphaSchedule: 'constant', diversityOn: 'all' })).engine.updates[0].map((t) => t.advantage as number);
     // (1 − mean cosine) ≥ 0: a bonus never lowers an advantage; siblings that read alike get none
     base.forEach((b, i) => {
       if (b > 0) expect(pos[i]).toBeGreaterThanOrEqual(b);

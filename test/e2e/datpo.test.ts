@@ -44,6 +44,23 @@ describe('DATPO in the page', () => {
     expect(rows).toBeGreaterThanOrEqual(12);
     expect(await browser.getByTestId('browser-group').count()).toBeGreaterThan(0);
     await browser.screenshot({ path: 'test-artifacts/datpo-tree-browser.png' });
+    // the tree viewer: a problem of the latest step with forks shows them, with branches leaving them
+    const tree = page.getByTestId('tree-tree-viewer');
+    await tree.scrollIntoViewIfNeeded();
+    const options = await page.getByTestId('tree-tree-viewer-problem').locator('option').count();
+    expect(options).toBe(3);
+    let withForks = -1;
+    for (let i = 0; i < options && withForks < 0; i++) {
+      await page.getByTestId('tree-tree-viewer-problem').selectOption(String(i));
+      expect(Number(await tree.getAttribute('data-roots'))).toBe(4);
+      if (Number(await tree.getAttribute('data-forks')) > 0) withForks = i;
+    }
+    // the base solves some problems outright (no forks); this seed's step 2 has one it does not
+    expect(withForks).toBeGreaterThanOrEqual(0);
+    expect(await tree.getByTestId('tree-fork').count()).toBe(Number(await tree.getAttribute('data-forks')));
+    expect(await tree.getByTestId('tree-branch').count()).toBe(Number(await tree.getAttribute('data-branches')));
+    expect(Number(await tree.getAttribute('data-branches'))).toBeGreaterThan(0);
+    await tree.screenshot({ path: 'test-artifacts/datpo-tree-viewer.png' });
     expect(errors).toEqual([]);
   });
 });

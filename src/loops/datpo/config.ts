@@ -36,7 +36,7 @@ const OWN_FIELDS: FieldSpecs<Omit<DatpoConfig, keyof BaseLoopConfig>> = {
   },
   alphaStart: { default: 0.2, type: num(-1, { max: 1.0000001 }), paper: '0.2', help: 'α at the first step: weight of the sibling-diversity bonus' },
   alphaEnd: { default: 0, type: num(-1, { max: 1.0000001 }), paper: '0', help: 'α at the last step (anneal: linear in between)' },
-  alphaSchedule: { default: 'anneal', type: { kind: 'enum', choices: ['anneal', 'constant'] }, paper: 'anneal (ablation: constant)', help: 'anneal: α goes linearly from alphaStart to alphaEnd over the run; constant: alphaStart throughout' },
+  alphaSchedule: { default: 'anneal', type: { kind: 'enum', choices: ['anneal', 'constant'] }, paper: 'anneal (ablation: constant)', help: 'anneal: α = alphaStart + (alphaEnd − alphaStart)·step/steps, reaching alphaEnd at the last step (the released code); constant: alphaStart throughout' },
   diversityOn: { default: 'positive', type: { kind: 'enum', choices: ['positive', 'all'] }, paper: 'positive (ablation: all)', help: 'which blocks get the bonus: those with a positive base advantage (the paper), or every block' },
   maxNewTokens: { default: ROLE_LIMITS.solve.response, type: int(1), paper: '—', help: 'longest path (root response, or prefix and branch together), end token included' },
   topP: { default: 1, type: num(0, { minExclusive: true, max: 1.0000001 }), paper: '1', help: 'nucleus sampling mass during rollouts (1 = off)' },
@@ -80,8 +80,12 @@ function check(c: DatpoConfig, where: string): void {
   if (c.rootRollouts === 1 && c.bpMax === 0) throw new ConfigError(`${where}.rootRollouts = 1 with bpMax = 0: one root and no forks make a tree of one leaf whose advantage is always 0; use more roots or forks`);
 }
 
-/** The tree makes its own budget: DAPO's dynamic sampling and zero-variance filtering are not DATPO's. */
-export const DATPO_RL_UNUSED = ['dynamicSampling', 'maxGenBatches'] as const;
+/**
+ * The tree makes its own budget and advantages: DAPO's dynamic sampling and zero-variance filtering
+ * (every block is its own group: filtering would drop them all) are not DATPO's, nor are the
+ * group-advantage settings an external advantage never reads.
+ */
+export const DATPO_RL_UNUSED = ['dynamicSampling', 'maxGenBatches', 'filterZeroVariance', 'advEps', 'bessel', 'singletonAdvantage'] as const;
 
 export function validateDatpoConfig(obj: unknown, where = 'datpo'): DatpoConfig {
   return validateLoopConfig<DatpoConfig>(obj, where, DATPO_FIELDS, DATPO_DEFAULTS, 'datpo', check, DATPO_RL_UNUSED);

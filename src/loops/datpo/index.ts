@@ -12,8 +12,12 @@ const DATPO_CHARTS: readonly MetricChartSpec[] = [
     note: 'Mean accuracy of the N root rollouts per problem: the difficulty estimate that sets each problem\'s budget (lower v, bigger tree).',
   },
   {
-    id: 'tree-pass', key: 'tree/pass_rate', title: 'Tree pass rate (all leaves)', unit: true,
-    note: 'Share of all leaves (root paths and branches) that reach the right answer. Branches grow where roots failed, so this can sit above or below v.',
+    id: 'tree-pass', key: 'tree/pass_rate', title: 'Tree pass rate', unit: true,
+    note: 'The paper\'s PassRate: the share of problems whose tree has at least one right leaf (root path or branch). Branches grow where the roots failed: the tree finds answers the roots alone did not.',
+  },
+  {
+    id: 'leaf-accuracy', key: 'tree/leaf_accuracy', title: 'Leaf accuracy', unit: true,
+    note: 'Share of all leaves (root paths and branches) that reach the right answer. Hard problems have more leaves, so this weighs them more than the root accuracy does.',
   },
   {
     id: 'tokens-problem', key: 'tokens/per_problem', title: 'Generated tokens per problem', yLabel: 'tokens',
@@ -21,11 +25,11 @@ const DATPO_CHARTS: readonly MetricChartSpec[] = [
   },
   {
     id: 'alpha', key: 'alpha', title: 'α, the sibling-diversity weight', yLabel: 'α',
-    note: 'The weight of the diversity bonus at each step: annealed linearly from 0.2 to 0 over the run (or constant, the ablation).',
+    note: 'The weight of the diversity bonus at each step: 0.2·(1 − step/steps), reaching 0 at the last step (the released code), or constant (the ablation).',
   },
   {
     id: 'sibling-div', key: 'tree/sibling_div', title: 'Sibling diversity', optional: true, yLabel: '1 − mean cosine',
-    note: 'Mean over blocks with siblings of 1 − their mean cosine similarity to the sibling blocks (embeddings of the frozen starting policy): how differently the branches of one node go on.',
+    note: 'Mean over blocks with siblings (the roots\' first blocks; the branches of one fork) of 1 − their mean cosine similarity to their siblings (embeddings of the frozen starting policy): how differently the branches of one node go on.',
   },
   ...CORE_CHARTS.filter((c) => !['genbatches', 'reward'].includes(c.id)),
 ];
@@ -59,6 +63,10 @@ export const DATPO: LoopDefinition<DatpoConfig> = {
           series: [{ key: 'fork/position', label: 'mean position' }, { key: 'fork/nnd', label: 'NND' }, { key: 'fork/mpd', label: 'MPD' }, { key: 'fork/wcr5', label: 'WCR@5' }, { key: 'fork/wcr10', label: 'WCR@10' }],
         },
       ],
+      trees: [{
+        id: 'tree-viewer', title: 'Tree viewer', record: 'datpo.leaf',
+        note: 'One problem\'s rollout tree at a step: its N roots, the forks chosen on each (where the policy was least sure), and the branches grown from them, coloured by reward.',
+      }],
       browsers: [{
         id: 'tree-browser', title: 'Tree browser',
         note: 'A step\'s trees, one problem at a time: its root accuracy v and budget (K̂ forks, B̂ branches), then every leaf path: the root paths with their fork positions (in tokens), each branch as its prefix ⟨fork⟩ continuation, its reward, and the advantage of its last block.',

@@ -6,9 +6,10 @@
 //             mean entropy; a fork keeps the step's first token); the forks of one root form a chain.
 //   branches  B̂ continuations from each fork's prefix: the prefix is the prompt of one rollout group,
 //             so the decoder prefills it once for all B̂ (its shared-prefix path).
-//   blocks    each path cut at its forks; V(node) = mean reward of the leaves under it; A = V(c) − V(n)
-//             for an edge block, r − V(n) for a leaf block; + α·(1 − mean cosine to the sibling
-//             blocks) on blocks with A > 0 (or all), α annealed 0.2 → 0 over the run.
+//   blocks    each path cut at its forks; V(problem) = root accuracy v, V(fork) = mean reward of its
+//             branches (the released code); A = V(c) − V(n) for an edge block, r − V(n) for a leaf
+//             block; + α·(1 − mean cosine to the sibling blocks: the roots' first blocks, a fork's
+//             branches) on blocks with A > 0 (or all), α annealed 0.2 → 0 over the run.
 //   update    every block a trajectory (its path before it as prompt), external advantages, μ = 2,
 //             clip 0.2/0.2, token mean over block tokens (the `datpo` RL preset).
 import { answerOf } from '../../eval/score';
@@ -114,6 +115,7 @@ class DatpoRun {
     let generated = 0;
     let leavesTotal = 0;
     let flat = 0;
+    let solved = 0;
     const leafRewards: number[] = [];
     for (let i = 0; i < problems.length; i++) {
       const paths: RootPath[] = roots[i].map((r, ri) => ({
@@ -124,6 +126,7 @@ class DatpoRun {
       leavesTotal += leaves.length;
       leafRewards.push(...leaves);
       if (leaves.every((r) => r === leaves[0])) flat++;
+      if (leaves.some((r) => r > 0)) solved++;
       leafCounts.set(bucketOf(v[i]), [...(leafCounts.get(bucketOf(v[i])) ?? []), leaves.length]);
       generated += roots[i].reduce((a, r) => a + r.tokens.length, 0) + [...branches.entries()].filter(([key]) => key.startsWith(`${i}/`)).reduce((a, [, bs]) => a + bs.reduce((x, b) => x + b.tokens.length, 0), 0);
       for (const [ri, fs] of forks[i].entries()) {
@@ -138,7 +141,7 @@ class DatpoRun {
       const prefixOf = (b: Block): number[] => (b.branch < 0 ? roots[i][b.root].tokens.slice(0, b.start) : roots[i][b.root].tokens.slice(0, b.prefix));
       const bonus = new Array<number>(blocks.length).fill(0);
       const groups = siblingGroups(blocks).filter((g) => g.length > 1);
-      if (groups.length > 0 && alpha !== 0) {
+      if (groups.length > 0) {
         const members = groups.flat();
         const vecs = await this.engine.embed(members.map((bi) => [BOS, ...src(blocks[bi]).tokens.slice(blocks[bi].start, blocks[bi].end)]));
         const vecOf = new Map(members.map((bi, m) => [bi, vecs[m]]));
@@ -158,18 +161,22 @@ class DatpoRun {
           reward: b.reward ?? 0, advantage: b.base + bonus[bi], truncated: b.leaf && s.truncated,
         });
       });
-      records.push(...this.records(step, problems[i], v[i], budgets[i], paths, blocks, bonus));
+      records.push(...this.records(step, problems[i], v[i], budgets[i], paths, blocks, bonus, forks[i].map((fs) => fs.map((f) => f.score))));
     }
     const stats = trajs.length ? await this.engine.train(trajs) : null;
-    const all = [...rootOut];
+    const sampledAll = [...roots.flat(), ...[...branches.values()].flat()];
     const metrics: Record<string, number> = {
       reward: mean(v),
-      'tree/pass_rate': mean(leafRewards),
+      // the paper's PassRate: a tree passes when any of its leaves is right
+      'tree/pass_rate': solved / problems.length,
+      'tree/leaf_accuracy': mean(leafRewards),
       'tree/leaves': leavesTotal,
       'tree/blocks': trajs.length,
       alpha,
-      entropy: mean(all.flatMap((t) => Array.from(t.entropy))),
-      'completions/mean_length': mean(all.map((t) => t.responseTokens.length)),
+      // every sampled token, roots and branches
+      entropy: mean(sampledAll.flatMap((t) => t.entropy)),
+      // the roots' responses (comparable with GRPO's)
+      'completions/mean_length': mean(rootOut.map((t) => t.responseTokens.length)),
       'tokens/generated': generated,
       'tokens/per_problem': generated / problems.length,
       // trees whose leaves all agree (all right or all wrong): every block's base advantage is 0
@@ -186,16 +193,22 @@ class DatpoRun {
   }
 
   /** One record per leaf path: its root, where it forked, its text around the fork, its reward and its last block's advantage. */
-  private records(step: number, q: Problem, v: number, b: { forks: number; branches: number }, paths: readonly RootPath[], blocks: readonly Block[], bonus: readonly number[]): CurriculumRecord[] {
+  private records(step: number, q: Problem, v: number, b: { forks: number; branches: number }, paths: readonly RootPath[], blocks: readonly Block[], bonus: readonly number[], scores: readonly number[][]): CurriculumRecord[] {
     const out: CurriculumRecord[] = [];
     const adv = (root: number, fork: number, branch: number) => {
       const i = blocks.findIndex((x) => x.root === root && x.leaf && (branch < 0 ? x.branch < 0 : x.parentFork === fork && x.branch === branch));
       return i < 0 ? null : blocks[i].base + bonus[i];
     };
     paths.forEach((p, ri) => {
-      out.push({ kind: 'datpo.leaf', step, problem: q.text, answer: q.answer, v, forks: b.forks, branches: b.branches, root: ri + 1, fork: null, forkAt: p.forks.map((f) => f.pos).join(' '), path: decode(p.tokens), reward: p.reward, advantage: adv(ri, -1, -1) });
+      out.push({
+        kind: 'datpo.leaf', step, problem: q.text, answer: q.answer, v, forks: b.forks, branches: b.branches, root: ri + 1, fork: null,
+        forkAt: p.forks.map((f) => f.pos).join(' '), forkScores: scores[ri], length: p.tokens.length, path: decode(p.tokens), reward: p.reward, advantage: adv(ri, -1, -1),
+      });
       p.forks.forEach((f, k) => f.branches.forEach((br, bi) => {
-        out.push({ kind: 'datpo.leaf', step, problem: q.text, answer: q.answer, v, forks: b.forks, branches: b.branches, root: ri + 1, fork: f.pos, forkAt: '', path: `${decode(p.tokens.slice(0, f.pos))} ⟨fork⟩ ${decode(br.tokens)}`, reward: br.reward, advantage: adv(ri, k, bi) });
+        out.push({
+          kind: 'datpo.leaf', step, problem: q.text, answer: q.answer, v, forks: b.forks, branches: b.branches, root: ri + 1, fork: f.pos,
+          forkAt: '', length: br.tokens.length, path: `${decode(p.tokens.slice(0, f.pos))} ⟨fork⟩ ${decode(br.tokens)}`, reward: br.reward, advantage: adv(ri, k, bi),
+        });
       }));
     });
     return out;

@@ -41,8 +41,8 @@ export function sentences(response: ArrayLike<number>): [number, number][] {
  * prefix and resamples from p), each with the score it was chosen by:
  *   sentence-entropy: sentences by mean token entropy normalised by max(max entropy, 1); a fork is
  *                     the sentence's first token + 1 (LOOPS.md §5)
- *   token-entropy:    the k highest-entropy tokens, resampled (p = the token)
- *   fixed-segment:    evenly spaced, p = ⌊i·R/(k+1)⌋
+ *   token-entropy:    after the k highest-entropy tokens (p = the token + 1, as the released code)
+ *   fixed-segment:    evenly spaced, p = round(i·R/(k+1))
  *   random:           k distinct positions drawn with `rand`
  * Positions are in 1..R−1 (a fork at 0 would be a new root, one at R has nothing to resample).
  */
@@ -62,12 +62,13 @@ export function choosePositions(entropy: ArrayLike<number>, response: ArrayLike<
     }).filter((x) => ok(x.pos));
     picks = scored.sort((x, y) => y.score - x.score || x.pos - y.pos).slice(0, k);
   } else if (strategy === 'token-entropy') {
-    const scored = Array.from({ length: R }, (_, i) => ({ pos: i, score: entropy[i] })).filter((x) => ok(x.pos));
+    // the token is kept and the branch resamples from the next one (the released code's idx + 1)
+    const scored = Array.from({ length: R }, (_, i) => ({ pos: i + 1, score: entropy[i] })).filter((x) => ok(x.pos));
     picks = scored.sort((x, y) => y.score - x.score || x.pos - y.pos).slice(0, k);
   } else if (strategy === 'fixed-segment') {
     const seen = new Set<number>();
     for (let i = 1; i <= k; i++) {
-      const p = Math.floor((i * R) / (k + 1));
+      const p = Math.round((i * R) / (k + 1));
       if (ok(p) && !seen.has(p)) seen.add(p), picks.push({ pos: p, score: 0 });
     }
   } else {
@@ -107,18 +108,17 @@ export interface Block {
 const mean = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
 
 /**
- * The blocks of a problem's tree and their base advantages. V(node) = mean reward of the leaves
- * under it: the problem's root node has every leaf; fork k of a root has its branches, the
- * branches of the later forks of that root and the root's own leaf. A_base of an edge block
- * n → c is V(c) − V(n); of a leaf block r − V(n). No std normalisation.
+ * The blocks of a problem's tree and their base advantages, with the released code's node values
+ * (datpo_zero.py, search_batch): V of the problem's root node is the root accuracy v (the mean of
+ * the N root rewards); V of a fork is the mean reward of its own B̂ branches. A_base of an edge
+ * block n → c is V(c) − V(n), of a leaf block r − V(n); no std normalisation.
  */
 export function treeBlocks(roots: readonly RootPath[]): { blocks: Block[]; rootValue: number; leaves: number[] } {
   const leaves = roots.flatMap((r) => [r.reward, ...r.forks.flatMap((f) => f.branches.map((b) => b.reward))]);
-  const rootValue = mean(leaves);
+  const rootValue = mean(roots.map((r) => r.reward));
   const blocks: Block[] = [];
   roots.forEach((r, ri) => {
-    // V of each fork: its branches, and everything after it on the root path
-    const values = r.forks.map((_, k) => mean([r.reward, ...r.forks.slice(k).flatMap((f) => f.branches.map((b) => b.reward))]));
+    const values = r.forks.map((f) => (f.branches.length ? mean(f.branches.map((b) => b.reward)) : r.reward));
     const cuts = [0, ...r.forks.map((f) => f.pos), r.tokens.length];
     for (let k = 0; k < cuts.length - 1; k++) {
       const parentValue = k === 0 ? rootValue : values[k - 1];
@@ -133,20 +133,24 @@ export function treeBlocks(roots: readonly RootPath[]): { blocks: Block[]; rootV
   return { blocks, rootValue, leaves };
 }
 
-/** Siblings: blocks with the same parent node (the problem's root node, or one fork of one root). */
+/**
+ * Siblings for the diversity bonus, as the released code compares them: the roots' first blocks
+ * (children of the problem's root node), and at each fork its B̂ branches among themselves; the
+ * root path's own continuation after a fork has no siblings (divergence 0).
+ */
 export function siblingGroups(blocks: readonly Block[]): number[][] {
   const groups = new Map<string, number[]>();
   blocks.forEach((b, i) => {
-    const key = b.parentFork < 0 ? 'root' : `${b.root}/${b.parentFork}`;
-    groups.set(key, [...(groups.get(key) ?? []), i]);
+    const key = b.parentFork < 0 ? 'root' : b.branch >= 0 ? `${b.root}/${b.parentFork}` : null;
+    if (key !== null) groups.set(key, [...(groups.get(key) ?? []), i]);
   });
   return [...groups.values()];
 }
 
-/** α at step `step` of `steps`: linear from α₀ at step 1 to α₁ at the last (anneal), or α₀ throughout (constant). */
+/** α at step `step` of `steps`: linear in the run's progress step/steps from α₀ to α₁ at the last step, as the released code (anneal); α₀ throughout (constant). */
 export function alphaAt(step: number, steps: number, a0: number, a1: number, schedule: 'anneal' | 'constant'): number {
-  if (schedule === 'constant' || steps <= 1) return a0;
-  return a0 + ((a1 - a0) * (step - 1)) / (steps - 1);
+  if (schedule === 'constant') return a0;
+  return a0 + ((a1 - a0) * step) / steps;
 }
 
 /**
