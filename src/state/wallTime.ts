@@ -4,10 +4,17 @@
 // steps cost, comparable between runs whatever their pauses. Each run keeps its own clock; things
 // that happen at a step (an evaluation, a knob change, a halt) sit at the run's time after it.
 
-/** What the charts' x axis counts: training steps, or a run's cumulative compute time. */
-export type XAxisMode = 'step' | 'time';
+/**
+ * What the charts' x axis counts: training steps, a run's cumulative compute time, or its
+ * cumulative generated tokens (every response token its step sampled: the cost loops are compared
+ * at, LOOPS.md). Time and tokens are both a per-run "clock" summed over its steps.
+ */
+export type XAxisMode = 'step' | 'time' | 'tokens';
 
-export const X_AXIS_MODES: readonly XAxisMode[] = ['step', 'time'];
+export const X_AXIS_MODES: readonly XAxisMode[] = ['step', 'time', 'tokens'];
+
+/** The step metric a tokens axis sums. */
+export const TOKENS_METRIC = 'tokens/generated';
 
 export interface RunClock {
   /** the recorded steps, ascending (the worker sends them in order; an import checks it) */
@@ -51,6 +58,23 @@ export function clockOf(data: { step: readonly number[]; seconds: readonly numbe
   return c;
 }
 
+const tokenClocks = new WeakMap<readonly number[], RunClock>();
+const NO_TOKENS: readonly number[] = [];
+
+/**
+ * The run's clock for the axis `mode`: compute seconds (step and time modes), or generated tokens
+ * summed over its steps (a run that did not report them has none: every step untimed).
+ */
+export function clockFor(data: { step: readonly number[]; seconds: readonly number[]; series: Readonly<Record<string, readonly number[]>> }, mode: XAxisMode): RunClock {
+  if (mode !== 'tokens') return clockOf(data);
+  const tokens = data.series[TOKENS_METRIC] ?? NO_TOKENS;
+  const hit = tokens !== NO_TOKENS ? tokenClocks.get(tokens) : undefined;
+  if (hit && hit.steps === data.step) return hit;
+  const c = runClock(data.step, tokens.length === data.step.length ? tokens : data.step.map(() => NaN));
+  if (tokens !== NO_TOKENS) tokenClocks.set(tokens, c);
+  return c;
+}
+
 /**
  * Compute seconds of the run once `step` is done: the time at the last recorded step at or
  * before it; 0 before the first (the step-0 evaluation comes before any training). NaN when that
@@ -89,8 +113,8 @@ export function placeAt<P extends { x: number }>(pts: readonly P[], timeOf: (ste
   const out: (P & Timed)[] = [];
   for (const p of pts) {
     const time = timeOf(p.x);
-    if (mode === 'time' && !Number.isFinite(time)) continue;
-    out.push({ ...p, x: mode === 'time' ? time : p.x, step: p.x, time });
+    if (mode !== 'step' && !Number.isFinite(time)) continue;
+    out.push({ ...p, x: mode !== 'step' ? time : p.x, step: p.x, time });
   }
   return out;
 }

@@ -6,7 +6,7 @@ import { shownRuns, type ShownRun } from '../state/compare';
 import type { RunView } from '../state/runsSlice';
 import { MAX_SMOOTHING } from '../state/viewSlice';
 import { knobChanges, knobsOfConfig } from '../state/knobs';
-import { clockEnd, clockOf, evalTimes, placeMarks, type XAxisMode } from '../state/wallTime';
+import { clockEnd, clockFor, evalTimes, placeMarks, type XAxisMode } from '../state/wallTime';
 import { formatValue } from './format';
 import { EvalCharts } from './charts/EvalCharts';
 import { ChartSubject, MetricChart, type ChangeLine } from './charts/MetricChart';
@@ -30,7 +30,7 @@ function ChartControls({ shown }: { shown: Shown }) {
   const setSmoothing = useLab((s) => s.setSmoothing);
   const setLog = useLab((s) => s.setLogScale);
   const setXAxis = useLab((s) => s.setXAxis);
-  const untimed = shown.runs.map((r) => ({ r, n: clockOf(r.run.data).untimed })).filter((u) => u.n > 0);
+  const untimed = shown.runs.map((r) => ({ r, n: clockFor(r.run.data, view.xAxis).untimed })).filter((u) => u.n > 0);
   return (
     <>
       <div className="chart-controls">
@@ -44,8 +44,15 @@ function ChartControls({ shown }: { shown: Shown }) {
         <select id={xId} value={view.xAxis} data-testid="chart-xaxis" title="Draw the charts by training step or by each run's compute time" onChange={(e) => setXAxis(e.target.value as XAxisMode)}>
           <option value="step">step</option>
           <option value="time">wall time</option>
+          <option value="tokens">generated tokens</option>
         </select>
       </div>
+      {view.xAxis === 'tokens' && (
+        <p className="chart-xaxis-note" data-testid="chart-xaxis-note">
+          {TOKENS_NOTE}
+          {untimed.map(({ r, n }) => ` Run #${r.run.index}: ${n} step${n === 1 ? '' : 's'} without a token count ${n === 1 ? 'is' : 'are'} left out.`).join('')}
+        </p>
+      )}
       {view.xAxis === 'time' && (
         <p className="chart-xaxis-note" data-testid="chart-xaxis-note">
           {WALL_TIME_NOTE} Ticks read mm:ss (h:mm:ss past an hour); hover a point for its step.
@@ -55,6 +62,8 @@ function ChartControls({ shown }: { shown: Shown }) {
     </>
   );
 }
+
+const TOKENS_NOTE = 'Generated tokens: every response token each run sampled, summed over its steps (all roles, branches and variants included): the cost the papers\' loops are compared at. Runs side by side here are compared at equal cost; hover a point for its step.';
 
 export interface Shown {
   runs: ShownRun<RunView>[];
@@ -75,7 +84,7 @@ function liveChangesOf(r: RunView): string | null {
 
 /** Where shown runs stopped on their own, on the axis: each halt's step, or its run's time then. */
 export function haltMarks(shown: Shown, mode: XAxisMode): number[] {
-  const runs = shown.runs.map((r) => ({ clock: clockOf(r.run.data), marks: (r.run.status.halts ?? []).map((h) => ({ step: h.step })) }));
+  const runs = shown.runs.map((r) => ({ clock: clockFor(r.run.data, mode), marks: (r.run.status.halts ?? []).map((h) => ({ step: h.step })) }));
   return [...new Set(placeMarks(runs, mode).map((m) => m.x))];
 }
 
@@ -83,15 +92,16 @@ export function haltMarks(shown: Shown, mode: XAxisMode): number[] {
 export function changeMarks(shown: Shown, mode: XAxisMode): ChangeLine[] {
   const several = shown.runs.length > 1;
   const runs = shown.runs.map((r) => ({
-    clock: clockOf(r.run.data),
+    clock: clockFor(r.run.data, mode),
     marks: knobChanges(r.run.data.step, r.run.data.series, knobsOfConfig(r.run.config), formatValue).map((c) => ({ step: c.step, label: several ? `#${r.run.index}: ${c.label}` : c.label })),
   }));
   return placeMarks(runs, mode).map((m) => ({ step: m.step, x: m.x, label: m.label }));
 }
 
 /** The axis of the charts: to the longest run's total steps, or to the latest time a shown run reached. */
-function useAxis(shown: Shown, times: readonly number[] = shown.runs.map((r) => clockEnd(clockOf(r.run.data)))): ChartAxis {
+function useAxis(shown: Shown, given?: readonly number[]): ChartAxis {
   const mode = useLab((s) => s.view.xAxis);
+  const times = given ?? shown.runs.map((r) => clockEnd(clockFor(r.run.data, mode)));
   return mode === 'step' ? { mode, max: Math.max(...shown.runs.map((r) => r.run.status.totalSteps)) } : { mode, max: Math.max(0, ...times) };
 }
 
@@ -119,7 +129,7 @@ export function CompareLegend({ shown }: { shown: Shown }) {
 }
 
 function seedText(mode: XAxisMode): string {
-  if (mode === 'time') return 'These runs differ only by seed. On the wall-time axis each seed is drawn on its own clock, without their mean and band: the seeds reach a step at different times, so there is no common time to average at (switch the x-axis to step for them).';
+  if (mode !== 'step') return 'These runs differ only by seed. On a wall-time or token axis each seed is drawn on its own clock, without their mean and band: the seeds reach a step at different times, so there is no common time to average at (switch the x-axis to step for them).';
   return "These runs differ only by seed: the dashed line is their mean (under the runs' own lines), the shaded band spans the lowest to the highest seed at each step.";
 }
 
@@ -162,7 +172,7 @@ export function TrainingCharts() {
         {specs.map((spec) => (
           <MetricChart
             key={spec.id} spec={spec} seeds={shown.seeds} marks={marks} changes={changes} axis={axis} fixed={fixedBy(spec, shown)}
-            series={shown.runs.map((r) => ({ id: r.run.id, name: r.name, steps: r.run.data.step, values: shown.runs.length > 1 && hidden.includes(r.run.id) ? undefined : r.run.data.series[spec.key], clock: clockOf(r.run.data) }))}
+            series={shown.runs.map((r) => ({ id: r.run.id, name: r.name, steps: r.run.data.step, values: shown.runs.length > 1 && hidden.includes(r.run.id) ? undefined : r.run.data.series[spec.key], clock: clockFor(r.run.data, axis.mode) }))}
           />
         ))}
         {ownViews.map(({ run, views }) => [
@@ -219,11 +229,11 @@ export function EvaluationCharts() {
   const hidden = useLab((s) => s.view.hiddenRuns);
   const runs = shown.runs.map((r) => {
     const evals = shown.runs.length > 1 && hidden.includes(r.run.id) ? [] : r.run.data.evals;
-    return { id: r.run.id, name: r.name, evals, times: evalTimes(evals, clockOf(r.run.data)) };
+    return { id: r.run.id, name: r.name, evals, times: evalTimes(evals, clockFor(r.run.data, mode)) };
   });
   const marks = haltMarks(shown, mode);
   // on a time axis, to the latest evaluation or halt: a training step alone leaves these charts as they are
-  const axis = useAxis(shown, [...runs.flatMap((r) => r.times.filter(Number.isFinite)), ...(mode === 'time' ? marks : [])]);
+  const axis = useAxis(shown, [...runs.flatMap((r) => r.times.filter(Number.isFinite)), ...(mode !== 'step' ? marks : [])]);
   if (shown.runs.length === 0) return null;
   const c = shown.runs[0].run.config;
   const what = shown.runs.length > 1 ? 'their held-out evaluations, each at its latest step' : `the held-out set ${c.evalSet}: ${c.evalProblems} problems, ${c.evalN} samples each`;

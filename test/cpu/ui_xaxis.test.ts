@@ -169,6 +169,32 @@ describe('the view slice\'s x axis', () => {
   });
 
   it('refuses an unknown axis by name', () => {
-    expect(() => store().getState().setXAxis('epoch' as XAxisMode)).toThrow('x axis must be one of step, time, got epoch');
+    expect(() => store().getState().setXAxis('epoch' as XAxisMode)).toThrow('x axis must be one of step, time, tokens, got epoch');
+  });
+});
+
+describe('the generated-tokens axis', () => {
+  const data = { step: [1, 2, 3], seconds: [1, 1, 1], series: { 'tokens/generated': [100, 250, 50] } };
+  it('sums each step\'s generated tokens into the run\'s clock; a run without them has none; one object per version', async () => {
+    const { clockFor } = await import('../../src/state/wallTime');
+    const c = clockFor(data, 'tokens');
+    expect(c.cum).toEqual([100, 350, 400]);
+    expect(clockFor(data, 'tokens')).toBe(c);
+    // step and time modes keep the compute-seconds clock
+    expect(clockFor(data, 'time').cum).toEqual([1, 2, 3]);
+    expect(clockFor(data, 'step').cum).toEqual([1, 2, 3]);
+    const none = clockFor({ ...data, series: {} }, 'tokens');
+    expect(none.untimed).toBe(3);
+    // points sit at their run's tokens after their step; evaluations too (step 0 at 0)
+    expect(placeOnAxis([{ x: 2, y: 5 }], c, 'tokens' as XAxisMode)).toEqual([{ x: 350, y: 5, step: 2, time: 350 }]);
+    expect(evalTimes([{ step: 0 }, { step: 3 }], c)).toEqual([0, 400]);
+  });
+  it('ticks read as token counts; the title says the unit; tooltips say tokens and the step', async () => {
+    const { tokenTick, xTitle } = await import('../../src/ui/charts/xaxis');
+    expect([0, 950, 12_000, 425_514, 1_250_000].map(tokenTick)).toEqual(['0', '950', '12k', '426k', '1.3M']);
+    expect(xTitle('tokens').value).toBe('generated tokens');
+    expect(xAxisProps({ mode: 'tokens', max: 1000 }).tickFormatter(2500)).toBe('2.5k');
+    expect(tipLabel(350, { s0: 2, t0: 350 }, 'tokens', true)).toBe('350 tokens · step 2');
+    expect(tipValue('0.5', 'y1', { s1: 7, t1: 900 }, 'tokens', false)).toBe('0.5 at step 7');
   });
 });

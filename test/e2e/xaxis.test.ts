@@ -104,6 +104,17 @@ describe('x-axis by wall time (built app, headless Chromium)', () => {
     await page.getByTestId('chart-reward').screenshot({ path: path.join(ARTIFACTS, 'xaxis-reward-wall-time.png') });
     await lr.screenshot({ path: path.join(ARTIFACTS, 'xaxis-lr-wall-time.png') });
 
+    // by generated tokens: the same points, token ticks, the note, and the tooltip says tokens and step
+    await select.selectOption('tokens');
+    await chartsDrawn(page);
+    expect(await pointsOf(page)).toEqual(byStep);
+    const tokenTicks = await xTicks(page, 'reward');
+    expect(tokenTicks.length).toBeGreaterThan(1);
+    expect(tokenTicks.every((t) => /^\d+(\.\d+)?[kM]?$/.test(t)), tokenTicks.join(' ')).toBe(true);
+    await expect(page.getByTestId('chart-xaxis-note').textContent()).resolves.toMatch(/Generated tokens: every response token/);
+    await expect(page.getByTestId('chart-pass1').locator('.chart-title').textContent()).resolves.toMatch(/over generated tokens$/);
+    await expect(hoverLabel(page, 'reward')).resolves.toMatch(/^[\d,]+ tokens · step [12]$/);
+
     await select.selectOption('step');
     await chartsDrawn(page);
     expect(await pointsOf(page)).toEqual(byStep);

@@ -128,13 +128,13 @@ function PassOverStepsChart({ runs, seeds, marks, axis }: { runs: readonly EvalR
     const rows = overlayRows(single ? [...lines, passSeries(runs[0], k, axis.mode)] : lines, band);
     return { lines, rows, band };
   }, [runs, seeds, single, k, axis.mode]);
-  const when = axis.mode === 'time' ? ` The x axis is each run's compute time at the evaluated step. ${WALL_TIME_NOTE}` : '';
+  const when = axis.mode === 'time' ? ` The x axis is each run's compute time at the evaluated step. ${WALL_TIME_NOTE}` : axis.mode === 'tokens' ? ' The x axis is each run\'s generated tokens up to the evaluated step: runs compared at equal cost.' : '';
   const note = single
     ? `Held-out accuracy of one sample (pass@1, solid) and of the best of ${k || 'n'} (dashed) at each evaluation. A widening or closing gap shows whether RL adds answers or only sharpens the ones the base already had.${when}`
     : `Held-out accuracy of one sample (pass@1) of each run at each of its evaluations.${when}`;
   return (
     <ChartFrame
-      id="pass1" title={`${single ? `pass@1 and pass@${k || 'k'}` : 'pass@1'} over ${axis.mode === 'time' ? 'wall time' : 'steps'}`} points={width > 0 ? lines[0].length : 0} note={note} extra={{ series: runs.length, marks: marks.length }}
+      id="pass1" title={`${single ? `pass@1 and pass@${k || 'k'}` : 'pass@1'} over ${axis.mode === 'time' ? 'wall time' : axis.mode === 'tokens' ? 'generated tokens' : 'steps'}`} points={width > 0 ? lines[0].length : 0} note={note} extra={{ series: runs.length, marks: marks.length }}
       legend={single ? [{ name: 'pass@1', cls: 'series-main' }, { name: `pass@${k}`, cls: 'series-second' }] : [...runLegend(runs), ...(band.length > 0 ? [{ name: `mean of ${runs.length} seeds`, cls: 'series-mean' }] : [])]}
     >
       <div ref={ref} className="chart-area" {...tooltipOn}>

@@ -8,7 +8,7 @@ import type { CurveSpec, MapSpec, MultiLineChartSpec, StackedChartSpec } from '.
 import type { RecordsEvent } from '../../lab/protocol';
 import { project2d } from '../../state/pca';
 import type { BaseLoopConfig } from '../../loops/base_config';
-import { clockOf } from '../../state/wallTime';
+import { clockFor } from '../../state/wallTime';
 import type { RunData } from '../../state/runData';
 import { formatValue } from '../format';
 import { ALL_TICKS, CHART_HEIGHT, ChartFrame, MetricChart, staggered, useTooltipOn } from './MetricChart';
@@ -47,7 +47,7 @@ function useHidden(): [ReadonlySet<number>, (i: number) => void] {
 /** Several metrics of one run as lines, with their legend. */
 export function MultiLineChart({ spec, data, axis, marks }: { spec: MultiLineChartSpec; data: RunData; axis: ChartAxis; marks: readonly number[] }) {
   const [hidden, toggle] = useHidden();
-  const clock = clockOf(data);
+  const clock = clockFor(data, axis.mode);
   // a hidden series keeps its place (and colour), without values
   const series = useMemo(() => spec.series.map((s, i) => ({ id: s.key, name: s.label, steps: data.step, values: hidden.has(i) ? undefined : data.series[s.key], clock })), [spec, data, hidden, clock]);
   return (

@@ -29,9 +29,19 @@ export interface AxisTitle {
   style?: { textAnchor: 'middle' };
 }
 
+const X_TITLES: Readonly<Record<XAxisMode, string>> = { step: 'step', time: 'compute time (m:ss)', tokens: 'generated tokens' };
+
 /** The x axis's title, with its unit. */
 export function xTitle(mode: XAxisMode): AxisTitle {
-  return { value: mode === 'step' ? 'step' : 'compute time (m:ss)', position: 'insideBottom', offset: 2, className: 'axis-title' };
+  return { value: X_TITLES[mode], position: 'insideBottom', offset: 2, className: 'axis-title' };
+}
+
+/** Token counts on an axis: 950, 12k, 1.2M. */
+export function tokenTick(v: number): string {
+  const a = Math.abs(v);
+  if (a >= 1e6) return `${Number((v / 1e6).toPrecision(2))}M`;
+  if (a >= 1e3) return `${Number((v / 1e3).toPrecision(3))}k`;
+  return String(Math.round(v));
 }
 
 /** A y axis's title, with its unit. */
@@ -46,6 +56,7 @@ export const X_TITLE_ROOM = 14;
 export function xAxisProps(axis: ChartAxis): { domain: Domain; ticks?: number[]; allowDecimals: boolean; tickFormatter: (v: number) => string; label: AxisTitle; height: number } {
   const titled = { label: xTitle(axis.mode), height: 30 + X_TITLE_ROOM };
   if (axis.mode === 'step') return { domain: [0, (dataMax: number) => Math.max(dataMax, axis.max)], allowDecimals: false, tickFormatter: axisTick, ...titled };
+  if (axis.mode === 'tokens') return { domain: [0, (dataMax: number) => Math.max(dataMax, axis.max)], allowDecimals: false, tickFormatter: tokenTick, ...titled };
   // explicit ticks at clock-friendly spacings: recharts' own would fall at 0:03.75-like times
   const t = clockTicks(axis.max);
   return { domain: [0, t.end], ticks: t.ticks, allowDecimals: true, tickFormatter: (v: number) => formatClock(v, t.decimals), ...titled };
@@ -56,7 +67,7 @@ export function xAxisProps(axis: ChartAxis): { domain: Domain; ticks?: number[];
  * last sits on the plot's right edge, so a time axis leaves room for half of one.
  */
 export function axisMargin<M extends { right: number }>(axis: ChartAxis, margin: M): M {
-  return axis.mode === 'time' ? { ...margin, right: Math.max(margin.right, 24) } : margin;
+  return axis.mode !== 'step' ? { ...margin, right: Math.max(margin.right, 24) } : margin;
 }
 
 type Row = Readonly<Record<string, unknown>> | undefined;
@@ -80,7 +91,7 @@ export function tipLabel(x: unknown, row: Row, mode: XAxisMode, single: boolean)
     const t = single ? firstOf(row, 't') : undefined;
     return t === undefined ? `step ${n}` : `step ${n} · ${formatClock(t, 1)}`;
   }
-  const head = finite(n) && n >= 0 ? formatClock(n, 1) : String(x);
+  const head = finite(n) && n >= 0 ? (mode === 'tokens' ? `${n.toLocaleString('en-US')} tokens` : formatClock(n, 1)) : String(x);
   const s = single ? firstOf(row, 's') : undefined;
   return s === undefined ? head : `${head} · step ${s}`;
 }
@@ -92,9 +103,9 @@ export function tipLabel(x: unknown, row: Row, mode: XAxisMode, single: boolean)
 export function tipValue(text: string, dataKey: unknown, row: Row, mode: XAxisMode, single: boolean): string {
   const m = /^y(\d+)$/.exec(String(dataKey));
   if (single || !m || !row) return text;
-  const other = row[`${mode === 'time' ? 's' : 't'}${m[1]}`];
+  const other = row[`${mode !== 'step' ? 's' : 't'}${m[1]}`];
   if (!finite(other)) return text;
-  return mode === 'time' ? `${text} at step ${other}` : `${text} at ${formatClock(other, 1)}`;
+  return mode !== 'step' ? `${text} at step ${other}` : `${text} at ${formatClock(other, 1)}`;
 }
 
 /** One line for the chart notes: what wall time means. */
