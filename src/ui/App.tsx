@@ -69,12 +69,13 @@ export function App({ debug = false }: { debug?: boolean }) {
         </p>
       </header>
       <main>
+        {/* first: in CPU mode every part of the page reads as CPU mode */}
+        <CpuMode />
         {shown('launcher') && <StartBar />}
         {intro && <Intro onClose={() => setIntro(false)} />}
         <ChartWarmup />
         <EngineAlerts />
         {!shown('launcher') && <AddressWarnings />}
-        <CpuMode />
         <div className={shown('launcher') ? 'lab' : 'lab lab-wide'}>
           {shown('launcher') && <Launcher />}
           <div className="lab-main">

@@ -117,6 +117,8 @@ describe('runs survive reloads and device loss (built app, headless Chromium)', 
   it('a run whose GPU device is lost resumes from its checkpoint on a new device', async (ctx) => {
     requireAdapter(ctx, lab);
     const count = await page.getByTestId('run-item').count();
+    // 8 steps: long enough that the loss lands mid-run, whatever the machine's load (3 steps of tiny can end first)
+    await page.getByTestId('field-steps').locator('input').fill('8');
     await page.getByTestId('run-start').click();
     await waitRun(page, 'the new run\'s first checkpoint', { items: count + 1, step: 1, checkpoint: true });
     // the run's own worker loses its device; the page's engine keeps its own
@@ -130,8 +132,8 @@ describe('runs survive reloads and device loss (built app, headless Chromium)', 
     // resuming opens a new worker with a new device
     await page.getByTestId('run-resume').click();
     await page.getByTestId('run-device-lost').waitFor({ state: 'detached', timeout: 10_000 });
-    await waitRun(page, 'the run to finish on the new device', { state: 'done', step: 3 });
-    expect(await points(page, 'reward')).toBe(3);
+    await waitRun(page, 'the run to finish on the new device', { state: 'done', step: 8 });
+    expect(await points(page, 'reward')).toBe(8);
     // the loss stays on record, marked on the charts; its advice (reconnect, resume) is gone
     expect(await page.getByTestId('run-halt').count()).toBe(0);
     await expect(page.getByTestId('run-halt-history').textContent()).resolves.toMatch(/stopped on its own once, at step \d+ .*resumed to the end/);
@@ -143,12 +145,12 @@ describe('runs survive reloads and device loss (built app, headless Chromium)', 
   it('downloads the checkpoint as safetensors (Hugging Face names, config inside) and as ONNX', async (ctx) => {
     requireAdapter(ctx, lab);
     const [download] = await Promise.all([page.waitForEvent('download'), selectedItem(page).getByTestId('run-export-safetensors').click()]);
-    expect(download.suggestedFilename()).toMatch(/^rlvr-lab-grpo-tiny-.*-step3\.safetensors$/);
+    expect(download.suggestedFilename()).toMatch(/^rlvr-lab-grpo-tiny-.*-step8\.safetensors$/);
     const file = decodeSafetensors(new Uint8Array(readFileSync((await download.path())!)), download.suggestedFilename());
     expect(file.tensors.get('wte.weight')?.shape).toEqual([64, 32]);
     expect(file.tensors.has('h.0.attn.c_attn.weight')).toBe(true);
     expect(JSON.parse(file.metadata.config_json)).toMatchObject({ model_type: 'gpt2' });
-    expect(file.metadata.step).toBe('3');
+    expect(file.metadata.step).toBe('8');
     const [onnx] = await Promise.all([page.waitForEvent('download'), selectedItem(page).getByTestId('run-export-onnx').click()]);
     expect(onnx.suggestedFilename()).toMatch(/\.onnx$/);
     expect(readFileSync((await onnx.path())!).length).toBeGreaterThan(100_000);
