@@ -21,6 +21,7 @@ import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine, RewardFn } from '../engine';
 import { samplesOf } from '../samples';
+import { mean, renameEntropy } from '../stats';
 import { cosine } from '../opensir/logic';
 import type { DatpoConfig } from './config';
 import { alphaAt, budget, choosePositions, localisation, siblingGroups, treeBlocks, type Block, type RootPath } from './tree';
@@ -35,12 +36,7 @@ const byAnswer: RewardFn<number> = (gold, response) => {
   return { reward: answer === gold ? 1 : 0, text };
 };
 
-const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, x) => a + x, 0) / xs.length : 0);
 
-function renameEntropy(m: Record<string, number>): Record<string, number> {
-  const { entropy, ...rest } = m;
-  return entropy === undefined ? rest : { ...rest, 'update/entropy': entropy };
-}
 
 /** A sampled path's tokens and per-token log π and entropy (root responses and branch continuations). */
 interface Sampled {

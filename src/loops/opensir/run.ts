@@ -14,13 +14,13 @@
 // value and which concepts the problem really has: shown, never a reward.
 import { answerOf } from '../../eval/score';
 import type { Rollout } from '../../rl/rollout';
-import type { Trajectory } from '../../rl/trajectory';
 import { countedRng, type CountedRng } from '../../util/rng';
 import { BOS, conceptKey, conceptsOf, conceptTags, CONCEPT_TAGS, encode, EOS, MAX_CONCEPT_TAGS, readProblem, responseText, solvePrompt, teachPrompt } from '../../world/index';
 import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine } from '../engine';
 import { samplesOf } from '../samples';
+import { mean, meanEntropy, rateOf, renameEntropy } from '../stats';
 import type { OpensirConfig } from './config';
 import { conceptMask, conceptsRight, diagnoseTeach, diversity, majority, ngramEmbedding, selectStudentProblem, selectTeacherGroup, solvability, variance, type TeachDiagnostics } from './logic';
 
@@ -54,20 +54,9 @@ interface Candidate {
   reward: number;
 }
 
-function meanEntropy(trajs: readonly Trajectory[]): number {
-  let s = 0, n = 0;
-  for (const t of trajs) for (let i = 0; i < t.entropy.length; i++) (s += t.entropy[i]), n++;
-  return n ? s / n : 0;
-}
 
-const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, x) => a + x, 0) / xs.length : 0);
-const rateOf = (xs: readonly boolean[]): number => mean(xs.map((x) => (x ? 1 : 0)));
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
-function renameEntropy(m: Record<string, number>): Record<string, number> {
-  const { entropy, ...rest } = m;
-  return entropy === undefined ? rest : { ...rest, 'update/entropy': entropy };
-}
 
 function seedEntry(c: OpensirConfig): PoolEntry {
   const p = readProblem(c.seedProblem);

@@ -12,13 +12,13 @@
 // does it contain its answer, is it copied from the record): shown, never a reward.
 import { answerOf } from '../../eval/score';
 import type { Rollout } from '../../rl/rollout';
-import type { Trajectory } from '../../rl/trajectory';
 import { countedRng, type CountedRng } from '../../util/rng';
 import { challengePrompt, EOS, renderDocument, responseText, solvePrompt, type Document } from '../../world/index';
 import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine, RewardFn } from '../engine';
 import { samplesOf } from '../samples';
+import { mean, meanEntropy, rateOf, renameEntropy } from '../stats';
 import type { SpiceConfig } from './config';
 import { corpusDocuments } from './corpus';
 import { challengerReward, diagnoseQuestion, QUESTION_FORMATS, type QuestionDiagnostics } from './logic';
@@ -44,20 +44,8 @@ interface Question {
   reward: number;
 }
 
-function meanEntropy(trajs: readonly Trajectory[]): number {
-  let s = 0, n = 0;
-  for (const t of trajs) for (let i = 0; i < t.entropy.length; i++) (s += t.entropy[i]), n++;
-  return n ? s / n : 0;
-}
 
-const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, x) => a + x, 0) / xs.length : 0);
-const rateOf = (xs: readonly boolean[]): number => mean(xs.map((x) => (x ? 1 : 0)));
 
-/** The loss head's entropy is not the sampling entropy (one name per quantity, LOOPS.md §0). */
-function renameEntropy(m: Record<string, number>): Record<string, number> {
-  const { entropy, ...rest } = m;
-  return entropy === undefined ? rest : { ...rest, 'update/entropy': entropy };
-}
 
 /** Fewest response tokens a challenge prompt must leave in the policy's context (`2+3#5` and the end token). */
 const MIN_QUESTION_ROOM = 8;

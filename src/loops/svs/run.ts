@@ -21,6 +21,7 @@ import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine, RewardFn } from '../engine';
 import { samplesOf } from '../samples';
+import { meanEntropy, rateOf, renameEntropy } from '../stats';
 import { filterZeroVariance } from '../../rl/filter';
 import type { SvsConfig } from './config';
 import { diagnoseVariant, isChallenging, keepSolveGroup, keepVariantGroup, passRate, variantReward, type VariantDiagnostics } from './logic';
@@ -67,13 +68,7 @@ function rewardsOfGroups<T extends Pick<Trajectory, 'groupId' | 'reward'>>(trajs
   return out;
 }
 
-function meanEntropy(trajs: readonly Trajectory[]): number {
-  let s = 0, n = 0;
-  for (const t of trajs) for (let i = 0; i < t.entropy.length; i++) (s += t.entropy[i]), n++;
-  return n ? s / n : 0;
-}
 
-const rateOf = (xs: readonly boolean[]): number => (xs.length ? xs.filter(Boolean).length / xs.length : 0);
 
 class SvsRun {
   constructor(private readonly engine: LoopEngine, private readonly train: readonly Problem[], private readonly rand: CountedRng) {}
@@ -200,11 +195,6 @@ class SvsRun {
   }
 }
 
-/** The loss head's entropy is not the sampling entropy (one name per quantity, LOOPS.md §0). */
-function renameEntropy(m: Record<string, number>): Record<string, number> {
-  const { entropy, ...rest } = m;
-  return entropy === undefined ? rest : { ...rest, 'update/entropy': entropy };
-}
 
 interface SvsState {
   draws: number;
