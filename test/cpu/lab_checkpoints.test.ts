@@ -237,3 +237,61 @@ describe('RunManager checkpoints', () => {
     expect(seen.resume?.step).toBe(at);
   });
 });
+
+describe('RunManager cross-play from snapshots', () => {
+  /** A fake loop that keeps 3 snapshots and whose "cross-play" reads back which parameters each engine got. */
+  function withCrossPlay(seen: FakeSeen, store = memoryCheckpointStore()) {
+    const base = fakeLoop(seen, { checkpointEvery: 1 });
+    const def = {
+      ...base,
+      spec: { ...base.spec, snapshots: 3 },
+      async crossPlay(_c: unknown, snaps: readonly { step: number; params: Float32Array }[], engineFor: (p: Float32Array) => Promise<{ cfg: unknown; destroy(): void }>, _o: unknown, progress?: (d: number, t: number) => void) {
+        const got: number[] = [];
+        for (const [i, s] of snaps.entries()) {
+          const e = (await engineFor(s.params)) as unknown as { done: number; destroy(): void };
+          got.push(e.done);
+          e.destroy();
+          progress?.(i + 1, snaps.length);
+        }
+        return { steps: snaps.map((s) => s.step), passRate: [got], valid: [], documents: 0, answers: 0 };
+      },
+    };
+    const m = new RunManager({
+      loopNamed: () => def as never,
+      createEngine: async (_d, init) => fakeEngine(init, seen),
+      loadPolicy: async () => ({ cfg, params: new Float32Array(N).fill(-7) }),
+      checkpoints: store,
+      batchIntervalMs: 0,
+    });
+    return { m, store };
+  }
+
+  it('plays the starting policy and the thinned snapshots, each on an engine of its own parameters, with progress', async () => {
+    const { m, store } = withCrossPlay(fakeSeen());
+    await m.start({} as Gpu, spec, () => undefined);
+    // checkpoints at steps 1..4, keep 3: the older ones thinned, the first and the latest kept
+    expect(await store.snapshotSteps('r1')).toEqual([1, 3, 4]);
+    const progress: number[][] = [];
+    const r = await m.crossPlay({} as Gpu, 'r1', { documents: 2, answers: 2, seed: 1 }, (d, t) => progress.push([d, t]));
+    expect(r.steps).toEqual([0, 1, 3, 4]);
+    // the fake engine's parameters are the step that wrote them; the base's are all −7
+    expect(r.passRate).toEqual([[-7, 1, 3, 4]]);
+    expect(progress).toEqual([[1, 4], [2, 4], [3, 4], [4, 4]]);
+  });
+
+  it('refuses a run still computing, one without a checkpoint, and a loop without cross-play, saying why', async () => {
+    const seen = fakeSeen();
+    const { m } = withCrossPlay(seen);
+    await expect(m.crossPlay({} as Gpu, 'none', { documents: 1, answers: 1, seed: 1 }, () => undefined)).rejects.toThrow(/run none has no checkpoint: cross-play needs the run's checkpoints/);
+    const batches: RunBatch[] = [];
+    const running = m.start({} as Gpu, spec, (b) => batches.push(b));
+    await until(() => batches.some((b) => b.status.step >= 1), 'step 1');
+    m.pauseRun('r1');
+    await expect(m.crossPlay({} as Gpu, 'r1', { documents: 1, answers: 1, seed: 1 }, () => undefined)).rejects.toThrow(/run r1 is still computing/);
+    m.stopRun('r1');
+    await running;
+    const plain = manager(fakeSeen());
+    await plain.m.start({} as Gpu, spec, () => undefined);
+    await expect(plain.m.crossPlay({} as Gpu, 'r1', { documents: 1, answers: 1, seed: 1 }, () => undefined)).rejects.toThrow(/the fake loop has no cross-play/);
+  });
+});
