@@ -1,0 +1,92 @@
+// TTSP's validity gate and replay buffer (LOOPS.md §6), pure and engine-free: the groundwork of
+// the TTSP loop, which is not in the registry yet (it needs LoRA adapter sets in the engine).
+// A proposal is `PROBLEM=TRACE` written by the propose role; it passes the gate when it parses,
+// its reference solution checks step by step in the interpreter, the result equals the answer it
+// states, and it is not a duplicate of a problem proposed before (or of the target). Every
+// rejection is counted by category.
+import { parsePropose, type ParseFailure } from '../../world/index';
+
+export type GateVerdict = 'valid' | 'cut' | 'unparseable' | 'bad_reference' | 'answer_mismatch' | 'duplicate';
+export const GATE_VERDICTS: readonly GateVerdict[] = ['valid', 'cut', 'unparseable', 'bad_reference', 'answer_mismatch', 'duplicate'];
+
+/** Which category a parse failure of a proposal falls in. */
+function categoryOf(reason: ParseFailure): Exclude<GateVerdict, 'valid' | 'cut' | 'duplicate'> {
+  if (reason === 'answer_mismatch') return 'answer_mismatch';
+  if (reason === 'bad_step' || reason === 'step_not_in_problem' || reason === 'wrong_step' || reason === 'incomplete_trace' || reason === 'missing_trace' || reason === 'missing_marker' || reason === 'bad_answer' || reason === 'answer_out_of_range') return 'bad_reference';
+  return 'unparseable';
+}
+
+export interface GateResult {
+  verdict: GateVerdict;
+  /** the problem's canonical text and its reference answer (when it parsed) */
+  problem: string | null;
+  answer: number | null;
+  /** the parser's reason for a rejection other than a duplicate or a cut */
+  reason: ParseFailure | null;
+}
+
+/**
+ * Judges a proposal (the response text before its end token; `ended` false: cut at the limit)
+ * against the problems `seen` so far (canonical texts, the target's included).
+ */
+export function gate(text: string, ended: boolean, seen: ReadonlySet<string>): GateResult {
+  if (!ended) return { verdict: 'cut', problem: null, answer: null, reason: null };
+  const p = parsePropose(text);
+  if (!p.ok) return { verdict: categoryOf(p.reason), problem: null, answer: null, reason: p.reason };
+  const problem = p.value.problem.text;
+  if (seen.has(problem)) return { verdict: 'duplicate', problem, answer: p.value.answer, reason: null };
+  return { verdict: 'valid', problem, answer: p.value.answer, reason: null };
+}
+
+/** Counts of a step's verdicts, every category present (0 when none). */
+export function verdictCounts(vs: readonly GateVerdict[]): Record<GateVerdict, number> {
+  const out = Object.fromEntries(GATE_VERDICTS.map((v) => [v, 0])) as Record<GateVerdict, number>;
+  for (const v of vs) out[v]++;
+  return out;
+}
+
+export interface ReplayEntry {
+  problem: string;
+  answer: number;
+  /** the step it was proposed at */
+  step: number;
+}
+
+/**
+ * The replay buffer: every valid problem is stored; each step R of them are drawn (without
+ * replacement, by `rand`) to be answered again by the current solver, and a replayed problem is
+ * kept for training iff its pass rate is strictly between 0 and 1.
+ */
+export class ReplayBuffer {
+  private readonly entries: ReplayEntry[] = [];
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  add(e: ReplayEntry): void {
+    this.entries.push(e);
+  }
+
+  /** Up to `r` distinct entries. */
+  draw(r: number, rand: () => number): ReplayEntry[] {
+    const pool = [...this.entries];
+    const out: ReplayEntry[] = [];
+    while (out.length < r && pool.length > 0) out.push(pool.splice(Math.floor(rand() * pool.length), 1)[0]);
+    return out;
+  }
+
+  /** The buffer as plain JSON (a run's state) and back. */
+  toJSON(): ReplayEntry[] {
+    return this.entries.map((e) => ({ ...e }));
+  }
+
+  static from(entries: readonly ReplayEntry[]): ReplayBuffer {
+    const b = new ReplayBuffer();
+    for (const e of entries) b.add({ ...e });
+    return b;
+  }
+}
+
+/** A replayed problem trains iff the current solver sometimes but not always solves it. */
+export const keepReplayed = (passRate: number): boolean => passRate > 0 && passRate < 1;
