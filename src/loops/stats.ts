@@ -21,3 +21,10 @@ export function renameEntropy(m: Record<string, number>): Record<string, number>
   const { entropy, ...rest } = m;
   return entropy === undefined ? rest : { ...rest, 'update/entropy': entropy };
 }
+
+/** Cosine similarity of two vectors (0 when either is zero). */
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) (dot += a[i] * b[i]), (na += a[i] * a[i]), (nb += b[i] * b[i]);
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}

@@ -21,8 +21,7 @@ import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine, RewardFn } from '../engine';
 import { samplesOf } from '../samples';
-import { mean, renameEntropy } from '../stats';
-import { cosine } from '../opensir/logic';
+import { cosine, mean, renameEntropy } from '../stats';
 import type { DatpoConfig } from './config';
 import { alphaAt, budget, choosePositions, localisation, siblingGroups, treeBlocks, type Block, type RootPath } from './tree';
 

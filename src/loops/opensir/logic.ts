@@ -3,6 +3,9 @@
 // bag-of-n-grams embedder, the two selection rules, the concept-token mask, and what the oracle
 // says of a teacher's problem (displayed, never rewarded).
 import { conceptsOf, conceptTags, parseTeach, TAG_TOKEN, type ConceptTag } from '../../world/index';
+import { cosine } from '../stats';
+
+export { cosine };
 
 /** Pass rates are k/n: the window's edges must count as inside whatever the rounding. */
 const EDGE = 1e-9;
@@ -24,11 +27,6 @@ export function solvability(s: number, sMin: number, sMax: number, n: number): n
   return y2 + (1 - y2) * Math.max(0, 1 - Math.abs(s - mid) / half);
 }
 
-export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; i++) (dot += a[i] * b[i]), (na += a[i] * a[i]), (nb += b[i] * b[i]);
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
 
 /**
  * div of `v` against `others` (this step's other legal problems and the pool before the step):

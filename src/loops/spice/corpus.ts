@@ -2,7 +2,7 @@
 // and every machine reads the same documents) or a user's corpus file, one document per line.
 // A file with any bad line is refused as a whole, each bad line named by its number: a run never
 // trains on a corpus quietly missing lines.
-import { generateCorpus, loadCorpus, renderDocument, type Document } from '../../world/index';
+import { challengePrompt, generateCorpus, loadCorpus, renderDocument, type Document } from '../../world/index';
 
 /** The `corpus` value that names the lab's generated corpus. */
 export const GENERATED_CORPUS = 'generated';
@@ -46,4 +46,18 @@ export function corpusDocuments(c: { corpus: string; corpusDocuments: number }):
 /** A corpus as a file: one document per line, without values (what a corpus file holds). */
 export function corpusText(docs: readonly Document[]): string {
   return docs.map((d) => renderDocument(d, false)).join('\n') + '\n';
+}
+
+/** Fewest response tokens a challenge prompt must leave in the policy's context (`2+3#5` and the end token). */
+const MIN_QUESTION_ROOM = 8;
+
+/**
+ * Indices of the documents whose challenge prompt fits a policy of `nPositions` with room for a
+ * question (all of them on `small`); throws, prefixed by `where`, when none does.
+ */
+export function usableDocuments(corpus: readonly Document[], nPositions: number, where: string): number[] {
+  const room = nPositions - MIN_QUESTION_ROOM;
+  const usable = corpus.map((d, i) => (challengePrompt(d).length <= room ? i : -1)).filter((i) => i >= 0);
+  if (usable.length === 0) throw new Error(`${where}: no document of the corpus fits the policy's context of ${nPositions} tokens with room for a question; use shorter documents or a larger policy`);
+  return usable;
 }

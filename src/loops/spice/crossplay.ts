@@ -10,16 +10,13 @@ import { challengePrompt, EOS, responseText, solvePrompt } from '../../world/ind
 import type { LoopEngine } from '../engine';
 import type { CrossPlayOptions, CrossPlayResult } from '../spec';
 import type { SpiceConfig } from './config';
-import { corpusDocuments } from './corpus';
+import { corpusDocuments, usableDocuments } from './corpus';
 import { diagnoseQuestion } from './logic';
 
 export interface Snapshot {
   step: number;
   params: Float32Array;
 }
-
-/** Room a challenge prompt must leave for a question (as the loop's body requires). */
-const MIN_QUESTION_ROOM = 8;
 
 export async function crossPlay(
   c: SpiceConfig, snapshots: readonly Snapshot[], engineFor: (params: Float32Array) => Promise<LoopEngine>, o: CrossPlayOptions,
@@ -36,9 +33,7 @@ export async function crossPlay(
     const engine = await engineFor(s.params);
     try {
       if (!docs) {
-        const room = engine.cfg.nPositions - MIN_QUESTION_ROOM;
-        const usable = corpus.map((d, i) => (challengePrompt(d).length <= room ? i : -1)).filter((i) => i >= 0);
-        if (usable.length === 0) throw new Error(`cross-play: no document fits the policy's context of ${engine.cfg.nPositions} tokens`);
+        const usable = usableDocuments(corpus, engine.cfg.nPositions, 'cross-play');
         const rand = countedRng(o.seed ^ 0x2545f491, 0);
         docs = Array.from({ length: o.documents }, () => usable[Math.floor(rand() * usable.length)]);
       }

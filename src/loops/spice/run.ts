@@ -20,7 +20,7 @@ import type { LoopEngine, RewardFn } from '../engine';
 import { samplesOf } from '../samples';
 import { mean, meanEntropy, rateOf, renameEntropy } from '../stats';
 import type { SpiceConfig } from './config';
-import { corpusDocuments } from './corpus';
+import { corpusDocuments, usableDocuments } from './corpus';
 import { challengerReward, diagnoseQuestion, QUESTION_FORMATS, type QuestionDiagnostics } from './logic';
 
 /** The no-corpus ablation's "document": nothing to read. */
@@ -47,17 +47,12 @@ interface Question {
 
 
 
-/** Fewest response tokens a challenge prompt must leave in the policy's context (`2+3#5` and the end token). */
-const MIN_QUESTION_ROOM = 8;
-
 class SpiceRun {
   /** indices of the documents whose challenge prompt fits the policy's context (all of them on `small`) */
   private readonly usable: number[];
 
   constructor(private readonly engine: LoopEngine, private readonly corpus: readonly Document[], private readonly rand: CountedRng) {
-    const room = engine.cfg.nPositions - MIN_QUESTION_ROOM;
-    this.usable = corpus.map((d, i) => (challengePrompt(d).length <= room ? i : -1)).filter((i) => i >= 0);
-    if (this.usable.length === 0) throw new Error(`spice: no document of the corpus fits the policy's context of ${engine.cfg.nPositions} tokens with room for a question; use shorter documents or a larger policy`);
+    this.usable = usableDocuments(corpus, engine.cfg.nPositions, 'spice');
   }
 
   private sampling(c: SpiceConfig, step: number, task: number, maxNew: number) {
