@@ -11,6 +11,7 @@ import type { EngineInit, LoopEngine, TrainSettings } from '../loops/engine';
 
 export function createCpuEngine(init: EngineInit, settings: TrainSettings): LoopEngine {
   const { cfg } = init;
+  if (init.adapters?.length) throw new Error('engine: CPU mode has no LoRA adapter sets; a loop that trains adapters (TTSP) runs on the WebGPU engine');
   if (init.reference.length !== init.params.length) throw new Error(`engine: the reference parameters have ${init.reference.length} floats, the policy ${init.params.length}`);
   const policy = new CpuPolicy(cfg, init.params);
   const trainer = new CpuTrainer(policy, settings.rl, settings.maxNewTokens);

@@ -10,9 +10,11 @@ import { FrozenPolicy } from '../rl/frozen_policy';
 import { rollout } from '../rl/rollout';
 import { evaluateSet } from '../eval/evaluate';
 import type { EngineInit, LoopEngine, TrainSettings } from '../loops/engine';
+import { createAdapterEngine } from './adapters';
 
 export async function createWebGpuEngine(gpu: Gpu, init: EngineInit, settings: TrainSettings): Promise<LoopEngine> {
   const { cfg } = init;
+  if (init.adapters?.length) return createAdapterEngine(gpu, init, settings);
   if (init.reference.length !== init.params.length) throw new Error(`engine: the reference parameters have ${init.reference.length} floats, the policy ${init.params.length}`);
   const table: TensorTable = buildTensorTable(cfg);
   const shape = { rows: init.trainRows, T: cfg.nPositions };

@@ -41,6 +41,8 @@ export interface EvalOptions {
   maxNew?: number;
   /** sequences per generate call (default 64) */
   batch?: number;
+  /** an engine with adapter sets samples the frozen base instead of the set that serves `solve` */
+  frozenBase?: boolean;
 }
 
 export const EVAL_DEFAULTS = { temperature: 1, topP: 1, topK: 0, maxNew: ROLE_LIMITS.solve.response, batch: 64 } as const;
@@ -148,6 +150,7 @@ export async function evaluateWith(
 ): Promise<EvalResult> {
   const o: Required<EvalOptions> = {
     ...options,
+    frozenBase: options.frozenBase ?? false,
     temperature: options.temperature ?? EVAL_DEFAULTS.temperature,
     topP: options.topP ?? EVAL_DEFAULTS.topP,
     topK: options.topK ?? EVAL_DEFAULTS.topK,

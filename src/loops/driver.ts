@@ -115,7 +115,7 @@ export async function* driveLoop<C extends BaseLoopConfig>(def: LoopDefinition<C
   const evaluating: LoopEvent = { type: 'phase', step: 0, phase: 'evaluating', detail: `${evalProblems.length} problems × ${evalOpts.n} samples` };
   const checkpoint = async (step: number): Promise<LoopEvent> => {
     const [params, optimiser] = await Promise.all([engine.readParams(), engine.readOptimiserState()]);
-    return { type: 'checkpoint', step, params, optimiser, config: c, state: run.state() };
+    return { type: 'checkpoint', step, params, optimiser, config: c, state: await run.state() };
   };
   let step = resume?.step ?? 0;
   let saved = step;

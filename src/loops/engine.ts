@@ -9,6 +9,8 @@ import type { Rollout, RolloutOptions, RolloutPrompt } from '../rl/rollout';
 import type { TrainStats } from '../rl/trainer';
 import type { Trajectory } from '../rl/trajectory';
 import type { OptimiserState } from './events';
+import type { LoraSpec } from '../model/lora';
+import type { Role } from '../world/index';
 
 /** The reward of one response: its value and the decoded text before the end token. */
 export type RewardFn<P> = (payload: P, response: readonly number[]) => { reward: number; text: string };
@@ -49,11 +51,45 @@ export interface LoopEngine {
    * KL reference's parameters (no second model). The same text always embeds the same.
    */
   embed(seqs: readonly (readonly number[])[]): Promise<Float32Array[]>;
+  /**
+   * The base parameters. With adapter sets (`adapters`) the base is frozen: these are the
+   * starting parameters, bit for bit, and the optimiser state is empty (zeros, step 0).
+   */
   readParams(): Promise<Float32Array>;
   readOptimiserState(): Promise<OptimiserState>;
   loadOptimiserState(s: OptimiserState): void;
   /** Frees what the engine holds (GPU buffers); the engine is unusable after. */
   destroy(): void;
+  /** present when the engine was made with adapter sets (EngineInit.adapters) */
+  readonly adapters?: AdapterControl;
+}
+
+/**
+ * A LoRA adapter set a loop trains instead of the base (TTSP's proposer and solver): the rollouts
+ * of its roles sample with it, the trajectories of its roles train it (its own AdamW state), and
+ * the base stays frozen. The held-out evaluation samples with the set that serves `solve`.
+ */
+export interface AdapterSetInit {
+  spec: LoraSpec;
+  roles: readonly Role[];
+  /** seed of initLora when `init` is not given (A random, B = 0: the set starts as the base) */
+  seed: number;
+  /** starting values in the adapter table's layout (a reloaded adapter) */
+  init?: Float32Array;
+}
+
+/** One adapter set's values and optimiser state (a checkpoint of it). */
+export interface AdapterState {
+  name: string;
+  params: Float32Array;
+  optimiser: OptimiserState;
+}
+
+export interface AdapterControl {
+  readonly names: readonly string[];
+  read(): Promise<AdapterState[]>;
+  /** puts saved sets back (a resumed run); every set of the engine must be given */
+  load(states: readonly AdapterState[]): void;
 }
 
 /** What an engine is made from: the policy, where the KL reference starts, and sizes. */
@@ -67,4 +103,6 @@ export interface EngineInit {
   trainRows: number;
   /** sequences per decoder batch */
   decodeBatch: number;
+  /** LoRA adapter sets to train instead of the base (the WebGPU engine only) */
+  adapters?: readonly AdapterSetInit[];
 }

@@ -8,7 +8,7 @@
 import type { FieldSpecs } from '../config/fields';
 import type { RlCoreConfig, RlCorePresetName } from '../rl/config';
 import type { LoopBody } from './body';
-import type { LoopEngine } from './engine';
+import type { AdapterSetInit, LoopEngine } from './engine';
 import type { BaseLoopConfig } from './base_config';
 
 /** A metric chart: one line per run of `key` from the step events (TRL's names where they exist). */
@@ -203,7 +203,7 @@ export interface LoopSpec<C extends BaseLoopConfig = BaseLoopConfig> {
    * The engine's sizes for a run of `c`: trajectories per trainer forward (a larger update
    * accumulates gradients over several) and sequences per decoder batch.
    */
-  shape(c: C): { trainRows: number; decodeBatch: number };
+  shape(c: C): { trainRows: number; decodeBatch: number; adapters?: readonly AdapterSetInit[] };
   /** whether CPU mode (the float64 engine, tiny policy) runs it */
   cpuMode: boolean;
   /** the curriculum record kinds its `records` events carry */
