@@ -14,7 +14,7 @@ const COMMANDS: Record<string, { help: string; load: () => Promise<Command> }> =
   init: { help: 'init --preset tiny|small|base --seed S --out DIR   write a randomly initialised policy', load: async () => (await import('./init')).initCommand },
   inspect: { help: 'inspect --ckpt DIR --tokens 3,1,4 [--json]      logits, loss and per-tensor gradient norms', load: async () => (await import('./inspect')).inspectCommand },
   pretrain: { help: 'pretrain --preset small --seed S [--steps N] [--resume] [--card-only]   train a base policy into public/models/<preset>/', load: async () => (await import('./pretrain')).pretrainCommand },
-  run: { help: 'run --loop grpo --preset small --steps N --seed S --out run.jsonl [--config f.json] [--corpus docs.txt] [--ckpt DIR]', load: async () => (await import('./run')).runCommand },
+  run: { help: 'run --loop grpo --preset small --steps N --seed S --out run.jsonl [--config f.json] [--corpus docs.txt] [--target midhard:1|TEXT] [--adapters DIR] [--ckpt DIR]', load: async () => (await import('./run')).runCommand },
   ablate: { help: 'ablate --loop grpo [--seeds 1,2,3] [--steps N] [--markdown FILE]   start/end entropy and pass@k over seeds', load: async () => (await import('./ablate')).ablateCommand },
   bench: { help: 'bench [--quick]                                   kernel, training and sampling benchmarks vs TF.js', load: async () => (await import('./bench')).benchCommand },
   eval: { help: 'eval --ckpt DIR [--set NAME] [--n 64] [--k 1,2,4,...] [--seed S] [--limit M] [--json]   pass@k, avg@k, maj@k by sampling', load: async () => (await import('./eval')).evalCommand },

@@ -11,7 +11,12 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs, CliError } from './args';
 import { createNodeGpu } from '../gpu/node';
-import { loadCheckpointDir, saveCheckpointDir } from '../model/checkpoint_node';
+import { loadAdapterDir, loadCheckpointDir, saveAdapterDir, saveCheckpointDir } from '../model/checkpoint_node';
+import { buildLoraTable } from '../model/lora';
+import type { GPTConfig } from '../model/config';
+import { withStartAdapters, type AdapterStart } from '../loops/adapter_start';
+import type { LoopDefinition } from '../loops/spec';
+import { parseTargetList, resolveTarget } from '../loops/ttsp/targets';
 import type { LoopEvent } from '../loops/events';
 import { LOOP_NAMES, loopNamed } from '../loops/registry';
 import { RunManager } from '../lab/runs';
@@ -126,20 +131,22 @@ export async function runCommand(argv: string[]): Promise<void> {
     out: { type: 'string', required: true },
     config: { type: 'string', default: '' },
     corpus: { type: 'string', default: '' },
+    target: { type: 'string', default: '' },
+    adapters: { type: 'string', default: '' },
     resume: { type: 'boolean', default: false },
     force: { type: 'boolean', default: false },
   });
   const o = outputsOf(f.out);
   if (f.resume && f.force) throw new CliError('--resume and --force: give one (--resume continues the run in --out, --force starts it again)');
-  if (f.resume && (f.config || f.corpus || f.steps !== undefined || f.seed !== undefined || f.ckpt || argv.some((a) => a.startsWith('--loop') || a.startsWith('--preset')))) {
-    throw new CliError('--resume continues the run as it was set up (its checkpoint holds the loop, base and config); drop --loop, --preset, --ckpt, --config, --corpus, --steps and --seed');
+  if (f.resume && (f.config || f.corpus || f.target || f.adapters || f.steps !== undefined || f.seed !== undefined || f.ckpt || argv.some((a) => a.startsWith('--loop') || a.startsWith('--preset')))) {
+    throw new CliError('--resume continues the run as it was set up (its checkpoint holds the loop, base and config); drop --loop, --preset, --ckpt, --config, --corpus, --target, --adapters, --steps and --seed');
   }
   checkOutputs(o, f);
   const store = fileCheckpointStore(nodeCheckpointFs(o.state));
   return f.resume ? resumeRun(o, store) : startRun(f, o, store);
 }
 
-async function startRun(f: { loop: string; preset: string; ckpt: string; steps?: number; seed?: number; config: string; corpus: string; force: boolean }, o: Outputs, store: CheckpointStore): Promise<void> {
+async function startRun(f: { loop: string; preset: string; ckpt: string; steps?: number; seed?: number; config: string; corpus: string; target: string; adapters: string; force: boolean }, o: Outputs, store: CheckpointStore): Promise<void> {
   if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop '${f.loop}' (available: ${LOOP_NAMES.join(', ')})`);
   const def = loopNamed(f.loop);
   const fileCfg = f.config ? await readConfigFile(f.config) : {};
@@ -147,11 +154,13 @@ async function startRun(f: { loop: string; preset: string; ckpt: string; steps?:
   if (f.steps !== undefined) overrides.steps = f.steps;
   if (f.seed !== undefined) overrides.seed = f.seed;
   if (f.corpus) overrides.corpus = await readCorpusFlag(f.corpus, def);
-  const config = def.spec.validate(overrides, f.config ? `${f.config}` : 'config');
   const ckptDir = f.ckpt || join('public', 'models', f.preset);
+  if (f.target) Object.assign(overrides, await readTargetFlag(f.target, def, ckptDir));
+  const config = def.spec.validate(overrides, f.config ? `${f.config}` : 'config');
   const base = await loadBase(ckptDir, f.ckpt ? null : f.preset);
+  const adapters = f.adapters ? await readAdaptersFlag(f.adapters, def, config, base.cfg) : undefined;
   if (f.force) await Promise.all([rm(o.state, { recursive: true, force: true }), rm(o.ckpt, { recursive: true, force: true })]);
-  await drive({ o, store, loop: f.loop, ckptDir, base, config, resume: false, log: createWriteStream(o.log) });
+  await drive({ o, store, loop: f.loop, ckptDir, base, config, resume: false, log: createWriteStream(o.log), adapters });
 }
 
 async function resumeRun(o: Outputs, store: CheckpointStore): Promise<void> {
@@ -163,6 +172,36 @@ async function resumeRun(o: Outputs, store: CheckpointStore): Promise<void> {
   await truncateLog(o.log, c.step);
   process.stderr.write(`resuming ${c.loop} after step ${c.step} of ${config.steps} from ${o.state}\n`);
   await drive({ o, store, loop: c.loop, ckptDir: c.policy, base, config, resume: true, log: createWriteStream(o.log, { flags: 'a' }) });
+}
+
+/** --target: a shipped target's id (midhard:N, veryhard:N) or a problem's text, for a loop with a target (TTSP). */
+async function readTargetFlag(arg: string, def: LoopDefinition<BaseLoopConfig>, ckptDir: string): Promise<Record<string, unknown>> {
+  if (!('target' in def.spec.fields)) throw new CliError(`--target: loop ${def.spec.name} has no target (TTSP has)`);
+  const file = join(ckptDir, 'ttsp_targets.json');
+  const list = existsSync(file) ? parseTargetList(JSON.parse(await readFile(file, 'utf8')), file) : null;
+  try {
+    return resolveTarget(arg, list);
+  } catch (e) {
+    throw new CliError(`--target: ${(e as Error).message}`);
+  }
+}
+
+/** --adapters DIR: adapter_<name>.safetensors / .json of each of the loop's adapter sets (a finished run's .ckpt folder). */
+async function readAdaptersFlag(dir: string, def: LoopDefinition<BaseLoopConfig>, config: BaseLoopConfig, cfg: GPTConfig): Promise<AdapterStart[]> {
+  const sets = def.spec.shape(config).adapters ?? [];
+  if (sets.length === 0) throw new CliError(`--adapters: loop ${def.spec.name} trains no adapter sets (TTSP does)`);
+  const starts = await Promise.all(sets.map(async (s) => {
+    const a = await loadAdapterDir(dir, s.spec.name, cfg).catch((e) => {
+      throw new CliError(`--adapters ${dir}: ${(e as Error).message}`);
+    });
+    return { spec: a.spec, params: a.params };
+  }));
+  try {
+    withStartAdapters(def.spec.name, sets, starts);
+  } catch (e) {
+    throw new CliError(`--adapters ${dir}: ${(e as Error).message}`);
+  }
+  return starts;
 }
 
 async function loadBase(dir: string, preset: string | null) {
@@ -183,6 +222,8 @@ interface DriveArgs {
   config: BaseLoopConfig;
   resume: boolean;
   log: ReturnType<typeof createWriteStream>;
+  /** starting values of the loop's adapter sets (--adapters) */
+  adapters?: AdapterStart[];
 }
 
 async function drive(a: DriveArgs): Promise<void> {
@@ -200,7 +241,7 @@ async function drive(a: DriveArgs): Promise<void> {
   process.once('SIGINT', stop('SIGINT'));
   process.once('SIGTERM', stop('SIGTERM'));
   let done: Extract<LoopEvent, { type: 'done' }> | null = null;
-  const status = await runs.start(gpu, { runId: RUN_ID, loop: a.loop, policy: a.ckptDir, config, resume: a.resume }, stopOnHalt(runs, RUN_ID), (e) => {
+  const status = await runs.start(gpu, { runId: RUN_ID, loop: a.loop, policy: a.ckptDir, config, resume: a.resume, ...(a.adapters ? { adapters: a.adapters } : {}) }, stopOnHalt(runs, RUN_ID), (e) => {
     // checkpoints go to the store (the run manager saves them); boundaries are the manager's
     if (e.type === 'checkpoint' || e.type === 'boundary' || e.type === 'phase') return;
     if (e.type === 'done') {
@@ -214,6 +255,8 @@ async function drive(a: DriveArgs): Promise<void> {
   const last = done as Extract<LoopEvent, { type: 'done' }> | null;
   if (last) {
     await saveCheckpointDir(o.ckpt, base.cfg, last.params, base.table, { loop: a.loop, step: String(last.step), base: a.ckptDir });
+    // a loop that trains adapter sets over the frozen base: PEFT-style files beside it (--adapters reloads them)
+    for (const ad of last.adapters ?? []) await saveAdapterDir(o.ckpt, ad.spec, ad.params, buildLoraTable(base.cfg, ad.spec), { loop: a.loop, step: String(last.step), base: a.ckptDir });
     write({ type: 'done', step: last.step, aborted: last.aborted, checkpoint: o.ckpt });
     process.stderr.write(`saved ${o.ckpt} at step ${last.step}${last.aborted ? ` (stopped; --resume continues it from ${o.state})` : ''}\n`);
   }

@@ -136,12 +136,14 @@ export async function createAdapterEngine(gpu: Gpu, init: EngineInit, settings: 
     const adapters = {
       names: sets.map((s) => s.name),
       async read(): Promise<AdapterState[]> {
-        return Promise.all(sets.map(async (s) => ({ name: s.name, params: await s.trainer.model.readTrainable(), optimiser: await s.trainer.model.readOptimiserState() })));
+        return Promise.all(sets.map(async (s) => ({ spec: s.trainer.model.adapter!.spec, params: await s.trainer.model.readTrainable(), optimiser: await s.trainer.model.readOptimiserState() })));
       },
       load(states: readonly AdapterState[]): void {
         for (const s of sets) {
-          const st = states.find((x) => x.name === s.name);
-          if (!st) throw new Error(`engine: no saved state for adapter set "${s.name}" (saved: ${states.map((x) => x.name).join(', ') || 'none'})`);
+          const st = states.find((x) => x.spec.name === s.name);
+          if (!st) throw new Error(`engine: no saved state for adapter set "${s.name}" (saved: ${states.map((x) => x.spec.name).join(', ') || 'none'})`);
+          const spec = s.trainer.model.adapter!.spec;
+          if (st.spec.rank !== spec.rank || st.spec.alpha !== spec.alpha) throw new Error(`engine: saved adapter "${s.name}" has rank ${st.spec.rank}, α ${st.spec.alpha}; the run's set has rank ${spec.rank}, α ${spec.alpha}`);
           const n = s.trainer.model.adapter?.table.totalFloats ?? 0;
           if (st.params.length !== n) throw new Error(`engine: saved adapter "${s.name}" has ${st.params.length} floats, the set needs ${n}`);
           gpu.write(s.trainer.model.trainable, st.params);

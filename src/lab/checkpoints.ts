@@ -12,6 +12,8 @@ import type { GPTConfig } from '../model/config';
 import { buildTensorTable } from '../model/params';
 import { CheckpointError, decodeSafetensors, encodeSafetensors } from '../model/safetensors';
 import type { LoopEvent, OptimiserState } from '../loops/events';
+import type { AdapterState } from '../loops/engine';
+import { adapterFileNames, buildLoraTable, parseAdapter, serializeAdapter } from '../model/lora';
 import type { CheckpointInfo, EvalEvent, RecordsEvent } from './protocol';
 
 /** What a run recorded up to its checkpoint, for the charts and views of its resumed run. */
@@ -45,6 +47,8 @@ export interface RunCheckpoint {
   step: number;
   params: Float32Array;
   optimiser: OptimiserState;
+  /** the LoRA adapter sets of a loop that trains adapters over a frozen base (TTSP); absent otherwise */
+  adapters?: AdapterState[];
   /** the loop's config at that step, live changes applied */
   config: unknown;
   /** the loop body's state at that step (plain JSON; null when it has none) */
@@ -104,6 +108,8 @@ interface SlotState {
   config: unknown;
   /** the loop body's state (absent in checkpoints saved before loops had one) */
   loopState?: unknown;
+  /** names of the adapter sets saved beside the model (adapter_<name>.safetensors / .json, and its optimiser) */
+  adapters?: string[];
   savedAt: number;
 }
 
@@ -142,9 +148,36 @@ function slotFiles(c: RunCheckpoint): [string, Uint8Array][] {
     [{ name: 'exp_avg', shape: [n], data: c.optimiser.m }, { name: 'exp_avg_sq', shape: [n], data: c.optimiser.v }],
     { step: String(c.optimiser.step) },
   );
-  const state: SlotState = { format: FORMAT, runId: c.runId, loop: c.loop, policy: c.policy, step: c.step, config: c.config, loopState: c.state, savedAt: c.savedAt };
+  const adapters = c.adapters ?? [];
+  const state: SlotState = {
+    format: FORMAT, runId: c.runId, loop: c.loop, policy: c.policy, step: c.step, config: c.config, loopState: c.state, savedAt: c.savedAt,
+    ...(adapters.length ? { adapters: adapters.map((a) => a.spec.name) } : {}),
+  };
   const history = JSON.stringify(c.history, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
-  return [[MODEL_FILE, model.safetensors], [CONFIG_FILE, utf8(model.configJson)], [OPTIMISER_FILE, optimiser], [STATE_FILE, utf8(JSON.stringify(state))], [HISTORY_FILE, utf8(history)]];
+  const adapterFiles = adapters.flatMap((a): [string, Uint8Array][] => {
+    const names = adapterFileNames(a.spec.name);
+    const { safetensors, configJson } = serializeAdapter(a.spec, a.params, buildLoraTable(c.cfg, a.spec), { run_id: c.runId, step: String(c.step) });
+    const n = a.params.length;
+    const opt = encodeSafetensors([{ name: 'exp_avg', shape: [n], data: a.optimiser.m }, { name: 'exp_avg_sq', shape: [n], data: a.optimiser.v }], { step: String(a.optimiser.step) });
+    return [[names.safetensors, safetensors], [names.json, utf8(configJson)], [adapterOptimiserFile(a.spec.name), opt]];
+  });
+  return [[MODEL_FILE, model.safetensors], [CONFIG_FILE, utf8(model.configJson)], [OPTIMISER_FILE, optimiser], ...adapterFiles, [STATE_FILE, utf8(JSON.stringify(state))], [HISTORY_FILE, utf8(history)]];
+}
+
+/** The AdamW state of adapter set `name`, beside its adapter files. */
+const adapterOptimiserFile = (name: string): string => `adapter_${name}.optimizer.safetensors`;
+
+/** The adapter sets a slot lists, read back (values, spec and optimiser state). */
+async function readAdapters(fs: CheckpointFs, slotDir: string[], names: unknown, cfg: GPTConfig, where: string): Promise<AdapterState[] | undefined> {
+  if (names === undefined) return undefined;
+  if (!Array.isArray(names) || names.some((n) => typeof n !== 'string')) throw new CheckpointError(`${where}: ${STATE_FILE} "adapters" is not a list of names`);
+  return Promise.all((names as string[]).map(async (name) => {
+    const files = adapterFileNames(name);
+    const [st, json, opt] = await Promise.all([files.safetensors, files.json, adapterOptimiserFile(name)].map((f) => fs.read([...slotDir, f])));
+    if (!st || !json || !opt) throw new CheckpointError(`${where}: the files of adapter set "${name}" are missing`);
+    const a = parseAdapter(st, text(json), cfg, name);
+    return { spec: a.spec, params: a.params, optimiser: readOptimiser(opt, a.params.length, `${where}: ${adapterOptimiserFile(name)}`) };
+  }));
 }
 
 function readHistory(bytes: Uint8Array, what: string): RunHistory {
@@ -220,9 +253,10 @@ export function fileCheckpointStore(fs: CheckpointFs): CheckpointStore {
       if (!model || !config || !optimiser || !state || !history) throw new CheckpointError(`${where}: files are missing from slot ${m.slot}`);
       const ckpt = parseCheckpoint(model, text(config));
       const s = parseJson<SlotState>(state, `${where}: ${STATE_FILE}`, (v) => v.format === FORMAT && typeof v.step === 'number' && typeof v.policy === 'string');
+      const adapters = await readAdapters(fs, slotDir, s.adapters, ckpt.cfg, where);
       return {
         runId, loop: s.loop, policy: s.policy, cfg: ckpt.cfg, step: s.step, params: ckpt.params,
-        optimiser: readOptimiser(optimiser, ckpt.params.length, `${where}: ${OPTIMISER_FILE}`), config: s.config, state: s.loopState ?? null,
+        optimiser: readOptimiser(optimiser, ckpt.params.length, `${where}: ${OPTIMISER_FILE}`), ...(adapters ? { adapters } : {}), config: s.config, state: s.loopState ?? null,
         history: readHistory(history, `${where}: ${HISTORY_FILE}`), savedAt: s.savedAt,
       };
     },

@@ -1,4 +1,5 @@
 // Types that cross the worker boundary. Both sides import them; nothing here runs code.
+import type { AdapterStart } from '../loops/adapter_start';
 import type { CrossPlayOptions, CrossPlayResult } from '../loops/spec';
 import type { AdapterSummary } from '../gpu/device';
 import type { LoopEvent, RunPhaseKind } from '../loops/events';
@@ -64,6 +65,8 @@ export interface RunSpec {
    * checkpoint's parameters, optimiser state and config replace `policy`'s and `config`.
    */
   resume?: boolean;
+  /** starting values of the loop's adapter sets, by name (a run continued from exported adapters; not with `resume`) */
+  adapters?: AdapterStart[];
 }
 
 /** A run's latest checkpoint in the worker's store. */

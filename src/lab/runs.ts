@@ -5,6 +5,7 @@
 // engine and interleaves with the others at GPU waits. Checkpoint events go to the checkpoint
 // store (a run resumes from its latest one after a reload or a lost device); a save that fails
 // pauses the run and is tried again on resume.
+import { withStartAdapters } from '../loops/adapter_start';
 import type { Gpu } from '../gpu/runtime';
 import type { GPTConfig } from '../model/config';
 import type { LoopCheckpoint, LoopEvent } from '../loops/events';
@@ -208,8 +209,10 @@ export class RunManager<D extends RunDevice = Gpu> {
         // the KL reference of a resumed run is still the policy it started from, not the checkpoint
         const reference = from ? await this.baseOf(from) : policy.params;
         const shape = def.spec.shape(config);
-        engine = await this.deps.createEngine(device, { cfg: policy.cfg, params: policy.params, reference, ...shape }, trainSettings(config, policy.cfg.nPositions));
-        const resume = from ? { step: from.step, optimiser: from.optimiser, state: from.state } : undefined;
+        // a new run may start its adapter sets from saved ones; a resumed run loads its checkpoint's
+        const adapters = withStartAdapters(spec.loop, shape.adapters, from ? undefined : spec.adapters);
+        engine = await this.deps.createEngine(device, { cfg: policy.cfg, params: policy.params, reference, ...shape, ...(adapters ? { adapters } : {}) }, trainSettings(config, policy.cfg.nPositions));
+        const resume = from ? { step: from.step, optimiser: from.optimiser, state: from.state, ...(from.adapters ? { adapters: from.adapters } : {}) } : undefined;
         // the evaluation's progress goes to the status line ("120 of 800 samples"), coalesced by the batcher
         const onEvalProgress = (step: number, done: number, total: number) => {
           if (run.phase?.kind !== 'evaluating') return;

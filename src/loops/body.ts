@@ -17,7 +17,7 @@ export interface StepResult {
 export interface LoopRun<C extends BaseLoopConfig> {
   /** Step `step` (1-based) under config `c` (live changes applied). */
   step(step: number, c: C): Promise<StepResult>;
-  /** The state to resume from after the last completed step, as plain JSON (null: none); may read the engine (adapter sets). */
+  /** The state to resume from after the last completed step, as plain JSON (null: none). */
   state(): unknown;
 }
 

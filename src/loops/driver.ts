@@ -6,7 +6,7 @@
 import type { EvalOptions, EvalResult } from '../eval/evaluate';
 import { loadSet } from '../world/index';
 import type { BaseLoopConfig } from './base_config';
-import type { LoopEngine, TrainSettings } from './engine';
+import type { AdapterState, LoopEngine, TrainSettings } from './engine';
 import type { LoopEvent, OptimiserState } from './events';
 import type { LoopDefinition } from './spec';
 
@@ -31,6 +31,8 @@ export interface ResumePoint {
   optimiser: OptimiserState;
   /** the body's state saved with the checkpoint (null: a checkpoint without one) */
   state: unknown;
+  /** the engine's adapter sets at that step (a loop that trains adapters) */
+  adapters?: AdapterState[];
 }
 
 export interface DriveOptions {
@@ -106,6 +108,11 @@ export async function* driveLoop<C extends BaseLoopConfig>(def: LoopDefinition<C
   const settings = (cc: C) => trainSettings(cc, engine.cfg.nPositions);
   engine.configure(settings(c));
   if (resume) engine.loadOptimiserState(resume.optimiser);
+  if (resume && engine.adapters) {
+    if (!resume.adapters?.length) throw new Error(`${def.spec.name}: the checkpoint holds no adapter sets (${engine.adapters.names.join(', ')}), so the run cannot continue where it was`);
+    engine.adapters.load(resume.adapters);
+  }
+  const readAdapters = async (): Promise<{ adapters?: AdapterState[] }> => (engine.adapters ? { adapters: await engine.adapters.read() } : {});
   const run = def.body(engine, c, resume ? { step: resume.step, state: resume.state } : null);
   // every evaluation samples as the first did: a live temperature change would otherwise make
   // the start and later pass@k curves incomparable
@@ -114,8 +121,8 @@ export async function* driveLoop<C extends BaseLoopConfig>(def: LoopDefinition<C
     evalEvent(c, step, await engine.evaluate(evalProblems, evalOpts, opts.onEvalProgress && ((p) => opts.onEvalProgress?.(step, p.samplesDone, p.samplesTotal))));
   const evaluating: LoopEvent = { type: 'phase', step: 0, phase: 'evaluating', detail: `${evalProblems.length} problems × ${evalOpts.n} samples` };
   const checkpoint = async (step: number): Promise<LoopEvent> => {
-    const [params, optimiser] = await Promise.all([engine.readParams(), engine.readOptimiserState()]);
-    return { type: 'checkpoint', step, params, optimiser, config: c, state: await run.state() };
+    const [params, optimiser, adapters] = await Promise.all([engine.readParams(), engine.readOptimiserState(), readAdapters()]);
+    return { type: 'checkpoint', step, params, optimiser, ...adapters, config: c, state: run.state() };
   };
   let step = resume?.step ?? 0;
   let saved = step;
@@ -151,5 +158,5 @@ export async function* driveLoop<C extends BaseLoopConfig>(def: LoopDefinition<C
   }
   // a stopped run keeps its last step too (for export), after its last boundary
   if (step > saved) yield await checkpoint(step);
-  yield { type: 'done', step, aborted: Boolean(signal?.aborted), params: await engine.readParams() };
+  yield { type: 'done', step, aborted: Boolean(signal?.aborted), params: await engine.readParams(), ...(await readAdapters()) };
 }

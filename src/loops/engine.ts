@@ -80,7 +80,7 @@ export interface AdapterSetInit {
 
 /** One adapter set's values and optimiser state (a checkpoint of it). */
 export interface AdapterState {
-  name: string;
+  spec: LoraSpec;
   params: Float32Array;
   optimiser: OptimiserState;
 }
@@ -88,7 +88,7 @@ export interface AdapterState {
 export interface AdapterControl {
   readonly names: readonly string[];
   read(): Promise<AdapterState[]>;
-  /** puts saved sets back (a resumed run); every set of the engine must be given */
+  /** puts saved sets back (a resumed run); every set of the engine must be given, of the same rank and α */
   load(states: readonly AdapterState[]): void;
 }
 

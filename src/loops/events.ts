@@ -4,6 +4,8 @@
 // step's events (where a run may pause), the phase the run enters (for its status line), and a
 // final event carrying the trained parameters.
 
+import type { AdapterState } from './engine';
+
 export type RunPhaseKind = 'step' | 'evaluating' | 'saving';
 
 /** AdamW moments (the trainable buffer's layout) and the optimiser's step count (bias correction). */
@@ -22,6 +24,8 @@ export interface LoopCheckpoint {
   step: number;
   params: Float32Array;
   optimiser: OptimiserState;
+  /** the engine's LoRA adapter sets (a loop that trains adapters over a frozen base: TTSP); absent otherwise */
+  adapters?: AdapterState[];
   config: unknown;
   /**
    * The loop's own state at that step, plain JSON (generator positions, pools, buffers), handed
@@ -67,4 +71,4 @@ export type LoopEvent =
   // what the run does from now until its next event: step `step` (sampling and updating), the
   // evaluation after step `step` (`detail`: its size), or the checkpoint of step `step`
   | { type: 'phase'; step: number; phase: RunPhaseKind; detail: string }
-  | { type: 'done'; step: number; aborted: boolean; params: Float32Array };
+  | { type: 'done'; step: number; aborted: boolean; params: Float32Array; adapters?: AdapterState[] };

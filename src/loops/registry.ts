@@ -9,6 +9,7 @@ import { SVS } from './svs/index';
 import { SPICE } from './spice/index';
 import { OPENSIR } from './opensir/index';
 import { DATPO } from './datpo/index';
+import { TTSP } from './ttsp/index';
 
 export const LOOPS: readonly LoopDefinition<BaseLoopConfig>[] = [
   GRPO,
@@ -16,14 +17,13 @@ export const LOOPS: readonly LoopDefinition<BaseLoopConfig>[] = [
   SPICE,
   OPENSIR,
   DATPO,
+  TTSP,
 ] as unknown as readonly LoopDefinition<BaseLoopConfig>[];
 
 export const LOOP_NAMES: readonly string[] = LOOPS.map((l) => l.spec.name);
 
 /** The papers' loops not written yet: the launcher lists them, disabled. A loop leaves this list when it joins LOOPS. */
-export const COMING_LOOPS: readonly { name: string; title: string }[] = [
-  { name: 'ttsp', title: 'TTSP: test-time self-play' },
-];
+export const COMING_LOOPS: readonly { name: string; title: string }[] = [];
 
 /** The loop named `name`, or a ConfigError listing the loops (with the closest name). */
 export function loopNamed(name: string): LoopDefinition<BaseLoopConfig> {

@@ -177,7 +177,8 @@ export interface LoopPreset<C> {
 
 export interface LoopPaper {
   title: string;
-  url: string;
+  /** where the paper can be read (absent: the lab has only its abstract and tables, as for TTSP) */
+  url?: string;
   /** the released code, where there is some */
   code?: string;
 }

@@ -111,6 +111,8 @@ export const RL_CORE_PRESETS = {
   opensir: { advEps: 1e-4, clipHigh: 0.2, beta: 1e-4, klType: 'k3' },
   /** LOOPS §5 DATPO: tree block advantages from the loop, clip 0.2/0.2, μ = 2 */
   datpo: { advantage: 'external', clipHigh: 0.2, epochs: 2, aggregation: 'token_mean', beta: 0 },
+  /** LOOPS §6 TTSP: GRPO for both adapter sets (the paper's), β = 0 (the adapters start as the base) */
+  ttsp: { beta: 0 },
 } as const satisfies Record<string, Partial<RlCoreConfig>>;
 
 export type RlCorePresetName = keyof typeof RL_CORE_PRESETS;

@@ -70,9 +70,13 @@ function TopRow({ highlighted }: { highlighted: string | null }) {
           {spec.paper && (
             <>
               {' '}
-              <a href={spec.paper.url} target="_blank" rel="noreferrer">
-                {spec.paper.title}
-              </a>
+              {spec.paper.url ? (
+                <a href={spec.paper.url} target="_blank" rel="noreferrer">
+                  {spec.paper.title}
+                </a>
+              ) : (
+                <cite>{spec.paper.title}</cite>
+              )}
             </>
           )}
         </p>

@@ -7,10 +7,10 @@ import { ConfigError } from '../../model/config';
 import { ROLE_LIMITS } from '../../world/index';
 import { BASE_FIELDS, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
+import { FRONTIER_SHAPES, type FrontierShape } from '../frontier';
 import { corpusError, GENERATED_CORPUS } from './corpus';
 
-export type ChallengerRewardShape = 'gaussian' | 'r-zero' | 'absolute-zero' | 'threshold';
-export const REWARD_SHAPES: readonly ChallengerRewardShape[] = ['gaussian', 'r-zero', 'absolute-zero', 'threshold'];
+export type ChallengerRewardShape = FrontierShape;
 
 export interface SpiceConfig extends BaseLoopConfig {
   documentsPerStep: number;
@@ -33,7 +33,7 @@ const OWN_FIELDS: FieldSpecs<Omit<SpiceConfig, keyof BaseLoopConfig>> = {
   questionsPerDocument: { default: 8, type: int(1), paper: '8', help: 'N_C: questions the challenger writes per document (one challenger advantage group)' },
   answersPerQuestion: { default: 8, type: int(1), paper: '8', help: 'K: reasoner answers per valid question (one reasoner advantage group; its pass rate p sets the challenger\'s reward)' },
   challengerReward: {
-    default: 'gaussian', type: { kind: 'enum', choices: REWARD_SHAPES }, paper: 'gaussian',
+    default: 'gaussian', type: { kind: 'enum', choices: FRONTIER_SHAPES }, paper: 'gaussian',
     help: 'the challenger\'s reward from the reasoner pass rate p: gaussian exp(−(p(1−p) − ¼)²/2τ) (the paper); r-zero 1 − 2|p − ½|; absolute-zero 1 − p on 0 < p < 1; threshold 𝟙[0 < p < 1] (the paper\'s ablation, Table 4)',
   },
   tau: { default: 0.01, type: num(0, { minExclusive: true }), paper: '0.01', help: 'τ of the gaussian reward: how sharply it peaks at p = ½ (used by gaussian only)' },

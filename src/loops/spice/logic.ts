@@ -4,32 +4,11 @@
 // question, which are displayed and never rewarded (DESIGN "Oracle discipline").
 import { nodesWithPaths, type Expr } from '../../world/expr';
 import { countOps, parseChallenge, renderDocument, type Document } from '../../world/index';
-import type { ChallengerRewardShape } from './config';
+import { frontierCurve, frontierReward } from '../frontier';
 
-/** Pass rates are k/K; "0 < p < 1" must not be fooled by rounding. */
-const EDGE = 1e-9;
-
-/** The challenger's reward for a valid question the reasoner solved with pass rate p. */
-export function challengerReward(p: number, shape: ChallengerRewardShape, tau: number): number {
-  const open = p > EDGE && p < 1 - EDGE;
-  switch (shape) {
-    case 'gaussian': {
-      const v = p * (1 - p);
-      return Math.exp(-((v - 0.25) ** 2) / (2 * tau));
-    }
-    case 'r-zero':
-      return 1 - 2 * Math.abs(p - 0.5);
-    case 'absolute-zero':
-      return open ? 1 - p : 0;
-    case 'threshold':
-      return open ? 1 : 0;
-  }
-}
-
-/** The shape drawn against p on [0, 1] (for the page's curve), `n` + 1 points. */
-export function rewardCurve(shape: ChallengerRewardShape, tau: number, n = 100): { p: number; r: number }[] {
-  return Array.from({ length: n + 1 }, (_, i) => ({ p: i / n, r: challengerReward(i / n, shape, tau) }));
-}
+/** The challenger's reward for a valid question the reasoner solved with pass rate p (src/loops/frontier.ts). */
+export const challengerReward = frontierReward;
+export const rewardCurve = frontierCurve;
 
 /** What a challenger output is: a valid question, or the kind of invalid (the format mix). */
 export type QuestionFormat = 'valid' | 'no_gold' | 'bad_question' | 'cut';

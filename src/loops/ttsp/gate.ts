@@ -1,10 +1,13 @@
-// TTSP's validity gate and replay buffer (LOOPS.md §6), pure and engine-free: the groundwork of
-// the TTSP loop, which is not in the registry yet (it needs LoRA adapter sets in the engine).
+// TTSP's validity gate and replay buffer (LOOPS.md §6), pure and engine-free (the loop's body,
+// run.ts, uses them).
 // A proposal is `PROBLEM=TRACE` written by the propose role; it passes the gate when it parses,
 // its reference solution checks step by step in the interpreter, the result equals the answer it
 // states, and it is not a duplicate of a problem proposed before (or of the target). Every
 // rejection is counted by category.
-import { parsePropose, type ParseFailure } from '../../world/index';
+import { parsePropose, parseTrace, readProblem, type ParseFailure } from '../../world/index';
+
+/** full: the paper's gate; answer-only: the ablation that skips the reference's check (and the duplicate check). */
+export type GateMode = 'full' | 'answer-only';
 
 export type GateVerdict = 'valid' | 'cut' | 'unparseable' | 'bad_reference' | 'answer_mismatch' | 'duplicate';
 export const GATE_VERDICTS: readonly GateVerdict[] = ['valid', 'cut', 'unparseable', 'bad_reference', 'answer_mismatch', 'duplicate'];
@@ -29,13 +32,25 @@ export interface GateResult {
  * Judges a proposal (the response text before its end token; `ended` false: cut at the limit)
  * against the problems `seen` so far (canonical texts, the target's included).
  */
-export function gate(text: string, ended: boolean, seen: ReadonlySet<string>): GateResult {
+export function gate(text: string, ended: boolean, seen: ReadonlySet<string>, mode: GateMode = 'full'): GateResult {
   if (!ended) return { verdict: 'cut', problem: null, answer: null, reason: null };
+  if (mode === 'answer-only') return answerOnly(text);
   const p = parsePropose(text);
   if (!p.ok) return { verdict: categoryOf(p.reason), problem: null, answer: null, reason: p.reason };
   const problem = p.value.problem.text;
   if (seen.has(problem)) return { verdict: 'duplicate', problem, answer: p.value.answer, reason: null };
   return { verdict: 'valid', problem, answer: p.value.answer, reason: null };
+}
+
+/** The ablation's gate: a problem that parses and an answer after the marker, the steps unchecked. */
+function answerOnly(text: string): GateResult {
+  const eq = text.indexOf('=');
+  const problem = readProblem(eq < 0 ? text : text.slice(0, eq));
+  if (!problem.ok) return { verdict: 'unparseable', problem: null, answer: null, reason: problem.reason };
+  if (eq < 0) return { verdict: 'unparseable', problem: null, answer: null, reason: 'missing_trace' };
+  const trace = parseTrace(text.slice(eq + 1));
+  if (!trace.ok) return { verdict: 'unparseable', problem: null, answer: null, reason: trace.reason === 'empty' ? 'missing_marker' : trace.reason };
+  return { verdict: 'valid', problem: problem.value.text, answer: trace.answer, reason: null };
 }
 
 /** Counts of a step's verdicts, every category present (0 when none). */

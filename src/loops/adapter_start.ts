@@ -1,0 +1,26 @@
+// A run that starts from saved adapter sets (a TTSP run continued from another's exported
+// adapters): the loop's sets (LoopSpec.shape) take the saved values as their starting point, by
+// name, and must have the same rank and α.
+import type { AdapterSetInit } from './engine';
+import type { LoraSpec } from '../model/lora';
+
+export interface AdapterStart {
+  spec: LoraSpec;
+  params: Float32Array;
+}
+
+export function withStartAdapters(loop: string, sets: readonly AdapterSetInit[] | undefined, starts: readonly AdapterStart[] | undefined): AdapterSetInit[] | undefined {
+  if (!starts?.length) return sets ? [...sets] : undefined;
+  if (!sets?.length) throw new Error(`${loop} trains no adapter sets, so it cannot start from saved ones (${starts.map((s) => s.spec.name).join(', ')})`);
+  for (const s of starts) {
+    const set = sets.find((x) => x.spec.name === s.spec.name);
+    if (!set) throw new Error(`${loop} has no adapter set named "${s.spec.name}" (its sets: ${sets.map((x) => x.spec.name).join(', ')})`);
+    if (set.spec.rank !== s.spec.rank || set.spec.alpha !== s.spec.alpha) {
+      throw new Error(`saved adapter "${s.spec.name}" has rank ${s.spec.rank} and α ${s.spec.alpha}, the run's set rank ${set.spec.rank} and α ${set.spec.alpha}: set the config's rank and α to the saved ones`);
+    }
+  }
+  return sets.map((set) => {
+    const s = starts.find((x) => x.spec.name === set.spec.name);
+    return s ? { ...set, init: s.params } : set;
+  });
+}

@@ -1,0 +1,124 @@
+// TTSP's configuration (LOOPS.md §6, the paper's Tables 6 and 7): the shared loop fields plus the
+// target, the two LoRA adapter sets (rank, α), the proposer contexts and proposals, the validity
+// gate, the solver attempts, the proposer's frontier reward, the replay buffer and the target's
+// evaluation, each with the paper's value as its default where the paper gives one; presets; a
+// validator that names the field to change.
+import { defaultsOf, num, type FieldSpecs } from '../../config/fields';
+import { ConfigError } from '../../model/config';
+import { proposePrompt, readProblem, ROLE_LIMITS } from '../../world/index';
+import { BASE_FIELDS, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
+import { FRONTIER_SHAPES, frontierHelp, type FrontierShape } from '../frontier';
+import type { LoopPreset } from '../spec';
+import type { GateMode } from './gate';
+
+/** The first MidHard target of the shipped `small` base (public/models/small/ttsp_targets.json) and its base mean@512. */
+export const DEFAULT_TARGET = 'min(9,9-1+4)';
+export const DEFAULT_TARGET_BASE_RATE = 0.2890625;
+
+export interface TtspConfig extends BaseLoopConfig {
+  target: string;
+  targetBaseRate: number;
+  loraRank: number;
+  loraAlpha: number;
+  proposerContexts: number;
+  proposalsPerContext: number;
+  contextProblems: number;
+  gate: GateMode;
+  solverAttempts: number;
+  proposerReward: FrontierShape;
+  tau: number;
+  invalidReward: number;
+  replay: number;
+  targetEvalEvery: number;
+  targetEvalN: number;
+  maxNewTokens: number;
+  maxProposalTokens: number;
+  topP: number;
+}
+
+const OWN_FIELDS: FieldSpecs<Omit<TtspConfig, keyof BaseLoopConfig>> = {
+  target: {
+    default: DEFAULT_TARGET, type: str, paper: 'one hard problem x* (HardLCBv6)',
+    help: 'the one problem the run adapts to (x*): a problem of the world, e.g. 6*(max(3,5+0)+6). Its answer is never shown to training: the interpreter grades only the target evaluation',
+  },
+  targetBaseRate: {
+    default: DEFAULT_TARGET_BASE_RATE, type: num(-1, { max: 1.0000001 }), paper: '—',
+    help: 'the base policy\'s mean@512 on the target, from the shipped target list (drawn as a reference line; never used in training); −1 = not measured (a typed target)',
+  },
+  loraRank: { default: 8, type: int(1), paper: '32', help: 'rank r of both adapter sets (proposer and solver), on the four projections of every block' },
+  loraAlpha: { default: 8, type: num(0, { minExclusive: true }), paper: '32', help: 'α of both adapter sets: the update is scaled by α / r (the paper: 32 / 32 = 1)' },
+  proposerContexts: { default: 2, type: int(1), paper: '2', help: 'proposer contexts per step: the target plus a sample of earlier synthetic problems' },
+  proposalsPerContext: { default: 8, type: int(2), paper: '8', help: 'proposals per context (one proposer advantage group)' },
+  contextProblems: { default: 3, type: int(0), paper: 'a sample of history', help: 'earlier valid synthetic problems shown in a proposer context after the target (as many as fit the prompt)' },
+  gate: {
+    default: 'full', type: { kind: 'enum', choices: ['full', 'answer-only'] }, paper: 'full',
+    help: 'the validity gate: full = the proposal parses, its reference solution checks step by step in the interpreter, its result is the answer it states, and it is not a duplicate; answer-only = the ablation: any parsed problem with a stated answer passes, and the solver is rewarded against that answer, right or wrong',
+  },
+  solverAttempts: { default: 8, type: int(2), paper: '8', help: 'G_S: solver attempts per valid problem (one solver advantage group); their pass rate sets the proposer\'s reward' },
+  proposerReward: { default: 'gaussian', type: { kind: 'enum', choices: FRONTIER_SHAPES }, paper: 'gaussian (SPICE\'s)', help: frontierHelp('proposer') },
+  tau: { default: 0.01, type: num(0, { minExclusive: true }), paper: '0.01', help: 'τ of the gaussian reward (used by gaussian only)' },
+  invalidReward: { default: 0, type: num(-1, { max: 1.0000001 }), paper: '0', help: 'proposer reward of a proposal the gate rejects' },
+  replay: { default: 4, type: int(0), paper: 'replayed from history (Table 7)', help: 'R: earlier valid problems re-answered by the current solver each step; one is trained on iff its pass rate is strictly between 0 and 1' },
+  targetEvalEvery: { default: 5, type: int(1), paper: 'every M steps', help: 'M: the target is evaluated (solver mean@n graded by the oracle, and the majority vote) every M steps and after the last' },
+  targetEvalN: { default: 8, type: int(1), paper: '8', help: 'samples of the target evaluation (mean@n)' },
+  maxNewTokens: { default: ROLE_LIMITS.solve.response, type: int(1), paper: '16384', help: 'longest solver answer, end token included' },
+  maxProposalTokens: { default: ROLE_LIMITS.propose.response, type: int(1), paper: '16384', help: 'longest proposal (problem=reference solution), end token included' },
+  topP: { default: 1, type: num(0, { minExclusive: true, max: 1.0000001 }), paper: '1', help: 'nucleus sampling mass during rollouts (1 = off)' },
+};
+
+export const TTSP_FIELDS: FieldSpecs<Omit<TtspConfig, 'rl'>> = {
+  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps,
+  target: OWN_FIELDS.target, targetBaseRate: OWN_FIELDS.targetBaseRate,
+  loraRank: OWN_FIELDS.loraRank, loraAlpha: OWN_FIELDS.loraAlpha,
+  proposerContexts: OWN_FIELDS.proposerContexts, proposalsPerContext: OWN_FIELDS.proposalsPerContext, contextProblems: OWN_FIELDS.contextProblems,
+  gate: OWN_FIELDS.gate, solverAttempts: OWN_FIELDS.solverAttempts,
+  proposerReward: OWN_FIELDS.proposerReward, tau: OWN_FIELDS.tau, invalidReward: OWN_FIELDS.invalidReward,
+  replay: OWN_FIELDS.replay, targetEvalEvery: OWN_FIELDS.targetEvalEvery, targetEvalN: OWN_FIELDS.targetEvalN,
+  maxNewTokens: OWN_FIELDS.maxNewTokens, maxProposalTokens: OWN_FIELDS.maxProposalTokens, topP: OWN_FIELDS.topP,
+  lr: { ...BASE_FIELDS.lr, default: 1e-3, help: 'AdamW learning rate of both adapter sets (the base is frozen); adapters start as the base (B = 0) and need a larger rate than full fine-tuning' },
+  weightDecay: BASE_FIELDS.weightDecay,
+  evalSet: BASE_FIELDS.evalSet, evalEvery: BASE_FIELDS.evalEvery, evalProblems: BASE_FIELDS.evalProblems, evalN: BASE_FIELDS.evalN,
+  samplesPerStep: BASE_FIELDS.samplesPerStep, checkpointEvery: BASE_FIELDS.checkpointEvery,
+};
+
+export const TTSP_DEFAULTS = defaultsOf(TTSP_FIELDS);
+
+export const TTSP_PRESETS: Readonly<Record<string, LoopPreset<TtspConfig>>> = {
+  paper: {
+    title: 'paper',
+    note: 'LOOPS.md §6: 2 contexts × 8 proposals, the full gate, G_S = 8 solver attempts, the gaussian frontier reward (τ = 0.01), invalid proposals 0, target mean@8; adapters of rank 8 here (the paper: 32 on an 8B model)',
+    config: {},
+  },
+  lab: {
+    title: 'lab (a few minutes here)',
+    note: 'sized for a CPU adapter: 2 contexts × 4 proposals, 4 solver attempts, 2 replays, 20 steps, the target every 5 steps, a 16 × 8 held-out evaluation at the start and the end',
+    config: { proposalsPerContext: 4, solverAttempts: 4, replay: 2, steps: 20, evalProblems: 16, evalN: 8, evalEvery: 0 },
+  },
+  'answer-only-gate': {
+    title: 'ablation: answer-only gate',
+    note: 'proposals pass on a parsed problem and a stated answer; the reference solution is not checked, so the solver may be taught wrong answers (watch the rejection mix and the target)',
+    config: { gate: 'answer-only' },
+  },
+  'no-replay': { title: 'ablation: no replay', note: 'R = 0: only fresh proposals train the solver', config: { replay: 0 } },
+  threshold: { title: 'ablation: threshold reward', note: 'proposer reward 𝟙[0 < p < 1]', config: { proposerReward: 'threshold' } },
+};
+
+function check(c: TtspConfig, where: string): void {
+  const t = readProblem(c.target);
+  if (!t.ok) throw new ConfigError(`${where}.target = ${JSON.stringify(c.target)}: not a problem of the world (${t.reason}); write one like 6*(max(3,5+0)+6)`);
+  if (t.value.text !== c.target) throw new ConfigError(`${where}.target = ${JSON.stringify(c.target)}: write it as ${JSON.stringify(t.value.text)} (the world's canonical form)`);
+  try {
+    proposePrompt(c.target, []);
+  } catch {
+    throw new ConfigError(`${where}.target = ${JSON.stringify(c.target)}: too long for the proposer's prompt (${ROLE_LIMITS.propose.prompt} tokens)`);
+  }
+  if (c.rl.advantage === 'external') throw new ConfigError(`${where}.rl.advantage = external: ttsp computes its advantages from rewards per role and group; pick group_std (GRPO, the paper) or none`);
+  if (c.targetEvalN > 512) throw new ConfigError(`${where}.targetEvalN = ${c.targetEvalN}: at most 512 samples`);
+}
+
+/** TTSP writes its own problems: DAPO's dynamic sampling over a training set is not its. */
+export const TTSP_RL_UNUSED = ['dynamicSampling', 'maxGenBatches'] as const;
+
+export function validateTtspConfig(obj: unknown, where = 'ttsp'): TtspConfig {
+  return validateLoopConfig<TtspConfig>(obj, where, TTSP_FIELDS, TTSP_DEFAULTS, 'ttsp', check, TTSP_RL_UNUSED);
+}

@@ -1,0 +1,128 @@
+// TTSP as a loop definition (LOOPS.md §6): its config, presets, the two adapter sets the engine
+// makes for it, its metrics, curriculum records and the views that show them (declarative,
+// src/loops/spec.ts: the page draws them without knowing the loop).
+import { rlPresetList, type BaseLoopConfig } from '../base_config';
+import { CORE_CHARTS } from '../charts';
+import { frontierCurve, frontierReward } from '../frontier';
+import type { LoopDefinition, MetricChartSpec } from '../spec';
+import { TTSP_FIELDS, TTSP_PRESETS, TTSP_RL_UNUSED, validateTtspConfig, type TtspConfig } from './config';
+import { PROPOSER, SOLVER, ttspBody } from './run';
+
+const TTSP_CHARTS: readonly MetricChartSpec[] = [
+  {
+    id: 'reward', key: 'reward', title: 'Solver reward on the proposer\'s problems', unit: true, optional: true,
+    note: 'Mean reward of the solver\'s attempts at this step\'s valid proposals: 1 when the answer is the proposal\'s reference result. A proposer at the frontier keeps it near ½.',
+  },
+  {
+    id: 'related', key: 'proposal/related', title: 'Relatedness of proposals to the target', optional: true, yLabel: 'cosine',
+    note: 'Mean cosine between each valid proposal and the target, both embedded by the frozen base (mean of its final hidden states): are the synthetic problems about the target?',
+  },
+  {
+    id: 'vendi', key: 'vendi/cumulative', title: 'Cumulative Vendi score of the proposals', yLabel: 'effective number of problems',
+    note: 'The Vendi score (exp of the entropy of the similarity matrix\'s eigenvalues) of every valid proposal so far, on the frozen base\'s embeddings: how many different problems the proposer has effectively written.',
+  },
+  {
+    id: 'frontier', key: 'proposal/frontier', title: 'Proposals at the frontier (0 < p < 1)', unit: true, optional: true,
+    note: 'Share of valid proposals the solver solves sometimes but not always: only these teach the solver.',
+  },
+  ...CORE_CHARTS.filter((c) => c.id !== 'genbatches' && c.id !== 'reward'),
+];
+
+/** The proposer's reward at each pass rate G_S attempts can give. */
+function reachable(c: TtspConfig): { x: number; y: number }[] {
+  return Array.from({ length: c.solverAttempts + 1 }, (_, k) => ({ x: k / c.solverAttempts, y: frontierReward(k / c.solverAttempts, c.proposerReward, c.tau) }));
+}
+
+export const TTSP: LoopDefinition<TtspConfig> = {
+  spec: {
+    name: 'ttsp',
+    title: 'TTSP: test-time self-play',
+    // no public code or full text: LOOPS.md marks what is reconstructed (the knobs)
+    paper: { title: 'Test-Time Self-Play (TTSP)' },
+    summary: 'One hard target problem and no verifier on it. The base policy stays frozen; two LoRA adapters learn beside it. The proposer, shown the target and its earlier problems, writes new problems with a worked reference solution; a gate keeps those whose solution checks in the interpreter. The solver practises on them and on replayed ones; the proposer is paid most when the solver is right about half the time. The target\'s answer is only used to grade the solver every few steps.',
+    fields: TTSP_FIELDS,
+    rlPresets: rlPresetList(['ttsp', 'grpo', 'dr_grpo']),
+    rlUnused: TTSP_RL_UNUSED,
+    presets: TTSP_PRESETS,
+    validate: validateTtspConfig,
+    shape: (c) => ({
+      trainRows: Math.min(64, Math.max(c.proposerContexts * c.proposalsPerContext, c.solverAttempts * 8)),
+      decodeBatch: Math.min(64, Math.max(c.proposerContexts * c.proposalsPerContext, c.solverAttempts * 8)),
+      adapters: [
+        { spec: { name: PROPOSER, rank: c.loraRank, alpha: c.loraAlpha }, roles: ['propose'], seed: (c.seed * 31 + 1) >>> 0 },
+        { spec: { name: SOLVER, rank: c.loraRank, alpha: c.loraAlpha }, roles: ['solve'], seed: (c.seed * 31 + 2) >>> 0 },
+      ],
+    }),
+    cpuMode: false,
+    records: ['ttsp.proposal'],
+    views: {
+      metrics: TTSP_CHARTS,
+      multiLine: [
+        {
+          id: 'target', title: 'Target: adapted solver against the frozen base (mean@n)', unit: true,
+          note: 'Every M steps the solver answers the target n times, graded by the interpreter (never a training signal). The frozen base is measured once with the same seed; the shipped list\'s mean@512 of the base is the long-run reference.',
+          series: [
+            { key: 'target/mean', label: 'adapted solver' }, { key: 'target/base_mean', label: 'frozen base (same seed)' },
+            { key: 'target/base_mean512', label: 'base mean@512' },
+          ],
+        },
+        {
+          id: 'target-maj', title: 'Target: majority vote (maj@n)', unit: true,
+          note: 'Whether the most frequent of the n answers is the target\'s true value (ties split), for the adapted solver and the frozen base: what a user would submit without a verifier.',
+          series: [{ key: 'target/maj', label: 'adapted solver' }, { key: 'target/base_maj', label: 'frozen base' }],
+        },
+        {
+          id: 'proposer', title: 'Proposer reward: mean and top-4', unit: true,
+          note: 'The mean proposer reward over a step\'s proposals and the mean of its four best (the paper\'s Figure 10): the gap shows how concentrated the reward is within a batch.',
+          series: [{ key: 'proposer/reward', label: 'mean' }, { key: 'proposer/top4', label: 'top-4' }],
+        },
+        {
+          id: 'entropy-roles', title: 'Entropy per role (nats per token)', yLabel: 'nats / token',
+          note: 'Sampling entropy of the proposer\'s proposals and of the solver\'s answers: each adapter set moves its own role.',
+          series: [{ key: 'entropy/propose', label: 'proposer' }, { key: 'entropy/solve', label: 'solver' }],
+        },
+        {
+          id: 'replay', title: 'Replay buffer', yLabel: 'problems',
+          note: 'Problems drawn from the buffer of earlier valid ones and re-answered by the current solver; kept for training when 0 < p < 1.',
+          series: [{ key: 'replay/drawn', label: 'drawn' }, { key: 'replay/kept', label: 'kept' }],
+        },
+      ],
+      stacked: [{
+        id: 'rejections', title: 'Proposals rejected by the gate, by category', yLabel: 'proposals per step',
+        note: 'Cut at the token limit; unparseable (no problem of the world or no answer); bad reference (a step of the solution does not check in the interpreter); answer mismatch (the steps check but the stated answer is not their result); duplicate (proposed before, or the target itself). The paper\'s Figure 9: rejections should fall as the proposer learns.',
+        series: [
+          { key: 'rejected/cut', label: 'cut' }, { key: 'rejected/unparseable', label: 'unparseable' },
+          { key: 'rejected/bad_reference', label: 'bad reference' }, { key: 'rejected/answer_mismatch', label: 'answer mismatch' },
+          { key: 'rejected/duplicate', label: 'duplicate' },
+        ],
+      }],
+      browsers: [{
+        id: 'proposal-browser', title: 'Proposal browser',
+        note: 'A step\'s proposer contexts (the target, then the earlier problems shown), each proposal, the gate\'s verdict, the problem and reference answer read from it, the solver\'s attempts (✓ = the reference), their pass rate p, the proposer\'s reward and the proposal\'s relatedness to the target.',
+        record: 'ttsp.proposal',
+        groupBy: [{ key: 'context', label: 'context (target | earlier problems)', format: 'text' }],
+        columns: [
+          { key: 'output', label: 'proposal', format: 'text' },
+          { key: 'verdict', label: 'gate', format: 'text' },
+          { key: 'answer', label: 'reference', format: 'number' },
+          { key: 'answers', label: 'solver attempts', format: 'text' },
+          { key: 'p', label: 'p', format: 'rate' },
+          { key: 'reward', label: 'reward', format: 'number' },
+          { key: 'related', label: 'cos to target', format: 'number' },
+          { key: 'valid', label: 'valid', format: 'flag', filter: true },
+        ],
+      }],
+      curves: [{
+        id: 'reward-shape', title: 'What the proposer is paid', xLabel: 'solver pass rate p', yLabel: 'proposer reward',
+        note: 'The chosen frontier shape against the solver\'s pass rate p; dots at the pass rates G_S attempts can give. Problems the solver always or never solves earn little.',
+        points: (c: BaseLoopConfig) => frontierCurve((c as TtspConfig).proposerReward, (c as TtspConfig).tau).map((q) => ({ x: q.p, y: q.r })),
+        dots: (c: BaseLoopConfig) => reachable(c as TtspConfig),
+        caption: (c: BaseLoopConfig) => {
+          const s = c as TtspConfig;
+          return `${s.proposerReward}${s.proposerReward === 'gaussian' ? ` (τ = ${s.tau})` : ''}, G_S = ${s.solverAttempts}; rejected proposals: ${s.invalidReward}`;
+        },
+      }],
+    },
+  },
+  body: ttspBody,
+};

@@ -1,0 +1,236 @@
+// TTSP's body (LOOPS.md §6; the paper's Figure 2): test-time self-play on one target x*, with a
+// frozen base and two LoRA adapter sets the engine trains, the proposer (role `propose`) and the
+// solver (role `solve`). Per step:
+//   propose  proposerContexts contexts, each the target then a sample of earlier valid synthetic
+//            problems, × proposalsPerContext proposals `PROBLEM=TRACE` (one proposer group per
+//            context); the validity gate judges each (gate.ts), every rejection counted.
+//   solve    G_S attempts per valid proposal against its reference result, plus R problems
+//            replayed from the buffer of earlier valid ones, re-answered by the current solver and
+//            trained on iff 0 < p < 1.
+//   rewards  solver 𝟙[answer = reference]; proposer: the frontier score of the solver pass rate
+//            (SPICE's gaussian by default), invalidReward for a rejected proposal.
+//   updates  the proposer set on the proposals, the solver set on the kept solver groups: two
+//            updates, two optimiser states; the base never changes.
+// The target's answer is never seen by training: every targetEvalEvery steps (and after the last)
+// the solver answers x* targetEvalN times, graded by the interpreter, with the majority vote;
+// the frozen base is measured once, on the same samples' seed, as the reference.
+import { answerOf } from '../../eval/score';
+import type { Rollout } from '../../rl/rollout';
+import { countedRng, type CountedRng } from '../../util/rng';
+import { cosine as cosine64, vendiScore } from '../../metrics/diversity';
+import { BOS, encode, EOS, proposePrompt, readProblem, responseText, solvePrompt } from '../../world/index';
+import type { LoopBody, StepResult } from '../body';
+import type { CurriculumRecord } from '../events';
+import type { LoopEngine, RewardFn } from '../engine';
+import { frontierReward } from '../frontier';
+import { samplesOf } from '../samples';
+import { mean, meanEntropy, renameEntropy } from '../stats';
+import type { TtspConfig } from './config';
+import { gate, GATE_VERDICTS, keepReplayed, ReplayBuffer, verdictCounts, type GateResult, type ReplayEntry } from './gate';
+
+/** The two adapter sets and the roles they serve. */
+export const PROPOSER = 'proposer';
+export const SOLVER = 'solver';
+
+/** Reward of a solver attempt: 1 iff its answer is the problem's reference result. */
+const byReference: RewardFn<number> = (ref, response) => {
+  const { answer, text } = answerOf(response);
+  return { reward: answer === ref ? 1 : 0, text };
+};
+
+interface Proposal {
+  context: number;
+  output: string;
+  verdict: GateResult;
+  /** the solver's pass rate on it (null: rejected, not answered) */
+  p: number | null;
+  answers: string;
+  reward: number;
+  /** cosine of its embedding with the target's (null: rejected) */
+  related: number | null;
+}
+
+/** What a run carries between steps (plain JSON; the adapter sets are saved with the checkpoint). */
+interface TtspState {
+  draws: number;
+  replay: ReplayEntry[];
+  /** canonical texts of every valid proposal so far (the duplicate check) */
+  seen: string[];
+  /** the frozen base's target mean@n and maj@n, measured at the first step */
+  base: { mean: number; maj: number } | null;
+}
+
+const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
+
+/** The interpreter's value of a problem's canonical text (an oracle: shown, never a reward). */
+function trueValue(problem: string): number | null {
+  const r = readProblem(problem);
+  return r.ok ? r.value.oracleValue : null;
+}
+
+class TtspRun {
+  readonly replay: ReplayBuffer;
+  readonly seen: Set<string>;
+  base: { mean: number; maj: number } | null;
+  /** embeddings of the valid proposals so far (cumulative Vendi), filled lazily */
+  private vectors: Float32Array[] = [];
+  private targetVector: Float32Array | null = null;
+  private readonly targetAnswer: number;
+
+  constructor(private readonly engine: LoopEngine, c: TtspConfig, readonly rand: CountedRng, saved: Partial<TtspState> | null) {
+    const t = readProblem(c.target);
+    if (!t.ok) throw new Error(`ttsp: target ${c.target} does not parse (${t.reason})`);
+    this.targetAnswer = t.value.oracleValue;
+    this.replay = ReplayBuffer.from(saved?.replay ?? []);
+    this.seen = new Set(saved?.seen ?? []);
+    this.base = saved?.base ?? null;
+  }
+
+  private sampling(c: TtspConfig, step: number, task: number, maxNew: number) {
+    // one seed per (step, task): propose 0, solve 1
+    return { seed: (c.seed * 7919 + step * 2 + task) >>> 0, temperature: c.rl.temperature, topK: 0, topP: c.topP, eosToken: EOS, maxNew };
+  }
+
+  private embed(texts: readonly string[]): Promise<Float32Array[]> {
+    return texts.length ? this.engine.embed(texts.map((t) => [BOS, ...encode(t)])) : Promise.resolve([]);
+  }
+
+  /** The solver's (or the frozen base's) target mean@n and maj@n, graded by the interpreter; the same seed every time. */
+  private async evalTarget(c: TtspConfig, frozenBase: boolean): Promise<{ mean: number; maj: number }> {
+    const n = c.targetEvalN;
+    const r = await this.engine.evaluate(
+      [{ id: 0, text: c.target, answer: this.targetAnswer }],
+      { n, ks: n === 1 ? [1] : [1, n], seed: (c.seed * 1000 + 11) >>> 0, temperature: c.rl.temperature, maxNew: c.maxNewTokens, frozenBase },
+    );
+    return { mean: r.problems[0].c / n, maj: r.majAtK[String(n)] };
+  }
+
+  async step(step: number, c: TtspConfig): Promise<StepResult> {
+    this.base ??= await this.evalTarget(c, true);
+    this.targetVector ??= (await this.embed([c.target]))[0];
+    if (this.vectors.length < this.seen.size) this.vectors.push(...(await this.embed([...this.seen].slice(this.vectors.length))));
+    // ---- propose: each context is the target and a sample of earlier valid problems
+    const earlier = this.replay.toJSON();
+    const contexts = Array.from({ length: c.proposerContexts }, () => {
+      const pick: string[] = [];
+      const pool = earlier.map((e) => e.problem);
+      while (pick.length < c.contextProblems && pool.length) pick.push(pool.splice(Math.floor(this.rand() * pool.length), 1)[0]);
+      return pick;
+    });
+    const propose = await this.engine.rollout(
+      contexts.map((ctx, i) => ({ prompt: proposePrompt(c.target, ctx), payload: i })),
+      { groupSize: c.proposalsPerContext, role: 'propose', dataType: 'propose', groupIdBase: 0, ...this.sampling(c, step, 0, c.maxProposalTokens) },
+      (_i, response) => ({ reward: 0, text: responseText(response).text }),
+    );
+    // the gate, in order: a problem proposed twice this step is a duplicate the second time
+    const seen = new Set([c.target, ...this.seen]);
+    const proposals: Proposal[] = propose.map((t) => {
+      const verdict = gate(t.text, responseText(t.responseTokens).ended, seen, c.gate);
+      if (verdict.verdict === 'valid' && verdict.problem) seen.add(verdict.problem);
+      return { context: t.groupId, output: t.text, verdict, p: null, answers: '', reward: c.invalidReward, related: null };
+    });
+    const valid = proposals.filter((q) => q.verdict.verdict === 'valid');
+    // ---- solve: fresh valid problems, then replayed ones (drawn before this step's join the buffer)
+    const replayed = this.replay.draw(c.replay, this.rand);
+    const solvePrompts = [
+      ...valid.map((q) => ({ prompt: solvePrompt(q.verdict.problem as string), payload: q.verdict.answer as number })),
+      ...replayed.map((e) => ({ prompt: solvePrompt(e.problem), payload: e.answer })),
+    ];
+    const solve = solvePrompts.length === 0 ? [] : await this.engine.rollout(
+      solvePrompts, { groupSize: c.solverAttempts, role: 'solve', dataType: 'solve', groupIdBase: 0, ...this.sampling(c, step, 1, c.maxNewTokens) }, byReference,
+    );
+    const groupOf = (g: number) => solve.filter((t) => t.groupId === g);
+    const vectors = await this.embed(valid.map((q) => q.verdict.problem as string));
+    valid.forEach((q, j) => {
+      const group = groupOf(j);
+      q.p = mean(group.map((t) => t.reward));
+      q.answers = group.map((t) => `${answerOf(t.responseTokens).answer ?? '–'}${t.reward === 1 ? '✓' : ''}`).join(' ');
+      q.reward = frontierReward(q.p, c.proposerReward, c.tau);
+      q.related = cosine64(vectors[j], this.targetVector as Float32Array);
+    });
+    const replayRates = replayed.map((_e, i) => mean(groupOf(valid.length + i).map((t) => t.reward)));
+    const keptReplay = new Set(replayed.flatMap((_e, i) => (keepReplayed(replayRates[i]) ? [valid.length + i] : [])));
+    const solverBatch = solve.filter((t) => t.groupId < valid.length || keptReplay.has(t.groupId));
+    // ---- the two updates: the proposer set, then the solver set
+    const proposeTrajs: Rollout<number>[] = propose.map((t, k) => ({ ...t, reward: proposals[k].reward }));
+    const pStats = await this.engine.train(proposeTrajs);
+    const sStats = solverBatch.length ? await this.engine.train(solverBatch) : null;
+    // ---- the buffer and the duplicate check take this step's valid problems
+    for (const q of valid) {
+      this.replay.add({ problem: q.verdict.problem as string, answer: q.verdict.answer as number, step });
+      this.seen.add(q.verdict.problem as string);
+    }
+    this.vectors.push(...vectors);
+    // ---- what the step reports
+    const rewards = proposals.map((q) => q.reward).sort((a, b) => b - a);
+    const counts = verdictCounts(proposals.map((q) => q.verdict.verdict));
+    const fresh = solve.filter((t) => t.groupId < valid.length);
+    const metrics: Record<string, number> = {
+      'proposer/reward': mean(rewards),
+      'proposer/top4': mean(rewards.slice(0, 4)),
+      'proposer/valid': counts.valid / proposals.length,
+      'entropy/propose': meanEntropy(proposeTrajs),
+      entropy: meanEntropy([...proposeTrajs, ...solve]),
+      'tokens/generated': [...propose, ...solve].reduce((a, t) => a + t.responseTokens.length, 0),
+      'replay/size': this.replay.size,
+      'replay/drawn': replayed.length,
+      'replay/kept': keptReplay.size,
+      'vendi/cumulative': vendiScore(this.vectors),
+      optimiser_steps: pStats.optimiserSteps + (sStats?.optimiserSteps ?? 0),
+      rejected_steps: pStats.rejectedSteps + (sStats?.rejectedSteps ?? 0),
+      ...renameEntropy(Object.fromEntries(Object.entries(pStats.metrics).map(([k, v]) => [`proposer/${k}`, v]))),
+      ...(sStats ? renameEntropy(sStats.metrics) : {}),
+    };
+    for (const v of GATE_VERDICTS) if (v !== 'valid') metrics[`rejected/${v}`] = counts[v];
+    if (fresh.length) {
+      Object.assign(metrics, {
+        // the solver's reward on the fresh proposals: its RL signal
+        reward: mean(fresh.map((t) => t.reward)),
+        'entropy/solve': meanEntropy(solve),
+        'completions/mean_length': mean(fresh.map((t) => t.responseTokens.length)),
+        'proposal/frontier': mean(valid.map((q) => ((q.p as number) > 0 && (q.p as number) < 1 ? 1 : 0))),
+        'proposal/related': mean(valid.map((q) => q.related as number)),
+        // the oracle: is the reference result the problem's true value (always, under the full gate)
+        'proposal/correct': mean(valid.map((q) => (trueValue(q.verdict.problem as string) === q.verdict.answer ? 1 : 0))),
+      });
+    }
+    if (replayed.length) metrics['replay/pass_rate'] = mean(replayRates);
+    if (step % c.targetEvalEvery === 0 || step === c.steps) {
+      const t = await this.evalTarget(c, false);
+      Object.assign(metrics, {
+        'target/mean': t.mean, 'target/maj': t.maj,
+        'target/base_mean': this.base.mean, 'target/base_maj': this.base.maj,
+        ...(c.targetBaseRate >= 0 ? { 'target/base_mean512': c.targetBaseRate } : {}),
+      });
+    }
+    return {
+      metrics,
+      samples: samplesOf([...propose.slice(0, 2), ...solve.slice(0, 2)], c.samplesPerStep),
+      records: proposals.map((q) => this.record(step, q, contexts[q.context], c.target)),
+    };
+  }
+
+  private record(step: number, q: Proposal, context: readonly string[], target: string): CurriculumRecord {
+    return {
+      kind: 'ttsp.proposal', step, context: [target, ...context].join(' | '), output: q.output,
+      verdict: q.verdict.verdict, reason: q.verdict.reason, problem: q.verdict.problem, answer: q.verdict.answer,
+      p: q.p, answers: q.answers, reward: q.reward, related: q.related === null ? null : round4(q.related), valid: q.verdict.verdict === 'valid',
+    };
+  }
+
+  state(): TtspState {
+    return { draws: this.rand.draws, replay: this.replay.toJSON(), seen: [...this.seen], base: this.base };
+  }
+}
+
+export const ttspBody: LoopBody<TtspConfig> = (engine, config, resume) => {
+  // the driver loads a resumed run's adapter sets (they are saved with the checkpoint, not in this state)
+  if (!engine.adapters) throw new Error('ttsp trains LoRA adapter sets, and this engine has none: TTSP runs on the WebGPU engine (not CPU mode)');
+  const saved = (resume?.state ?? null) as Partial<TtspState> | null;
+  const rand = countedRng(config.seed ^ 0x7f4a7c15, typeof saved?.draws === 'number' ? saved.draws : 0);
+  const run = new TtspRun(engine, config, rand, saved);
+  return {
+    step: (step, c) => run.step(step, c),
+    state: () => run.state(),
+  };
+};
