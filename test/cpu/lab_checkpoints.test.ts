@@ -14,6 +14,7 @@ import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';
 import { parseCheckpoint } from '../../src/model/checkpoint';
 import { decodeSafetensors } from '../../src/model/safetensors';
+import { buildLoraTable } from '../../src/model/lora';
 
 const cfg = GPT_PRESETS.tiny;
 const table = buildTensorTable(cfg);
@@ -37,6 +38,33 @@ function ckpt(step: number, runId = 'run-1'): RunCheckpoint {
     savedAt: 1000 + step,
   };
 }
+
+describe('adapter sets in checkpoints', () => {
+  it('saves each set as PEFT files with its optimiser beside the model, and reads them back as they were', async () => {
+    const fs = memoryFs();
+    const store = fileCheckpointStore(fs);
+    const spec = { name: 'solver', rank: 2, alpha: 4 };
+    const atable = buildLoraTable(cfg, spec);
+    const params = new Float32Array(atable.totalFloats);
+    for (const t of atable.tensors) for (let i = t.offset; i < t.offset + t.size; i++) params[i] = Math.cos(i);
+    const adapters = [{ spec, params, optimiser: { m: params.map((x) => x / 3), v: params.map((x) => x * x), step: 5 } }];
+    await store.save({ ...ckpt(2), loop: 'ttsp', adapters });
+    const back = (await store.load('run-1'))!;
+    expect(back.adapters).toHaveLength(1);
+    expect(back.adapters![0].spec).toEqual(spec);
+    expect(Array.from(back.adapters![0].params)).toEqual(Array.from(params));
+    expect(back.adapters![0].optimiser.step).toBe(5);
+    expect(Array.from(back.adapters![0].optimiser.v)).toEqual(Array.from(adapters[0].optimiser.v));
+    // a checkpoint without adapter sets reads back without them
+    await store.save(ckpt(3));
+    expect((await store.load('run-1'))!.adapters).toBeUndefined();
+    // a set's file gone: the load says which
+    await store.save({ ...ckpt(4), adapters });
+    const slot = JSON.parse(new TextDecoder().decode((await fs.read(['checkpoints', 'run-1', 'manifest.json']))!)).slot;
+    await fs.remove(['checkpoints', 'run-1', slot, 'adapter_solver.optimizer.safetensors']);
+    await expect(store.load('run-1')).rejects.toThrow(/files of adapter set "solver" are missing/);
+  });
+});
 
 describe('parameter snapshots', () => {
   it('keeps one per step beside the checkpoint, thins the older ones past `keep` (first and latest stay), and goes with the run', async () => {

@@ -17,6 +17,7 @@ describe('TTSP validity gate', () => {
     expect(gate('7+*5=12;#12', true, seen)).toMatchObject({ verdict: 'unparseable', reason: 'bad_problem' });
     expect(gate('7+5=7+5=13;#13', true, seen)).toMatchObject({ verdict: 'bad_reference', reason: 'wrong_step' });
     expect(gate('7+5', true, seen)).toMatchObject({ verdict: 'bad_reference', reason: 'missing_trace' });
+    expect(gate('hello', true, seen)).toMatchObject({ verdict: 'unparseable', reason: 'bad_problem' });
     expect(gate('7+5=7+5=12;#13', true, seen)).toMatchObject({ verdict: 'answer_mismatch', reason: 'answer_mismatch' });
     expect(gate('9-2=9-2=7;#7', true, seen)).toMatchObject({ verdict: 'duplicate', problem: '9-2', answer: 7 });
   });

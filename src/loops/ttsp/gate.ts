@@ -36,6 +36,8 @@ export function gate(text: string, ended: boolean, seen: ReadonlySet<string>, mo
   if (!ended) return { verdict: 'cut', problem: null, answer: null, reason: null };
   if (mode === 'answer-only') return answerOnly(text);
   const p = parsePropose(text);
+  // no '=' at all: a problem without its solution is a bad reference, anything else unparseable
+  if (!p.ok && p.reason === 'missing_trace' && !readProblem(text).ok) return { verdict: 'unparseable', problem: null, answer: null, reason: 'bad_problem' };
   if (!p.ok) return { verdict: categoryOf(p.reason), problem: null, answer: null, reason: p.reason };
   const problem = p.value.problem.text;
   if (seen.has(problem)) return { verdict: 'duplicate', problem, answer: p.value.answer, reason: null };

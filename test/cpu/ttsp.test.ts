@@ -1,0 +1,163 @@
+// TTSP's loop rules (LOOPS.md §6) on a scripted engine with stand-in adapter sets: the gate's
+// verdicts per proposal, duplicates within a step and against the target, the proposer's reward
+// from the solver pass rate (invalid → invalidReward), the replay buffer (drawn, re-answered,
+// kept iff 0 < p < 1), two updates (proposer, then solver) each of one role, the target's
+// evaluation (the frozen base once, the solver every M steps and after the last), and the
+// answer-only gate ablation. Also the config's checks, shipped targets, and adapter starts.
+import { describe, expect, it } from 'vitest';
+import { scriptedEngine, type Script } from '../helpers/scriptedEngine';
+import { driveLoop } from '../../src/loops/driver';
+import { TTSP } from '../../src/loops/ttsp/index';
+import { validateTtspConfig, type TtspConfig } from '../../src/loops/ttsp/config';
+import { gate } from '../../src/loops/ttsp/gate';
+import { parseTargetList, resolveTarget } from '../../src/loops/ttsp/targets';
+import { withStartAdapters } from '../../src/loops/adapter_start';
+import { frontierReward } from '../../src/loops/frontier';
+import type { EvalOptions, EvalResult } from '../../src/eval/evaluate';
+import type { LoopEvent } from '../../src/loops/events';
+import { readFileSync } from 'node:fs';
+
+const TARGET = '6*(2+3)';
+
+/** Proposals by index within a context: valid, bad reference, mismatch, a repeat of 0, the target, nonsense, valid (other), cut-free valid. */
+const PROPOSALS = ['2+3=2+3=5;#5', '2+3=2+3=6;#6', '4+4=4+4=8;#9', '2+3=2+3=5;#5', '6*(2+3)=2+3=5;6*5=30;#30', 'hello', '7-1=7-1=6;#6', '9-1=9-1=8;#8'];
+
+const script: Script = (prompt, role, g) => {
+  if (role === 'propose') return PROPOSALS[g];
+  // the solver: right on half the attempts at 2+3, always at 7-1, never at 9-1
+  if (prompt.includes('2+3=')) return g % 2 === 0 ? '2+3=5;#5' : '#4';
+  if (prompt.includes('7-1=')) return '7-1=6;#6';
+  return '#0';
+};
+
+function ttspEngine(s: Script) {
+  const e = scriptedEngine(s);
+  const targetEvals: EvalOptions[] = [];
+  e.evaluate = async (problems, opts): Promise<EvalResult> => {
+    if (problems.length === 1 && problems[0].text === TARGET) targetEvals.push(opts);
+    else e.evaluations.push(opts);
+    // the base solves the target 2 of 8 times, the adapted solver 5 of 8
+    const c = opts.frozenBase ? 2 : 5;
+    return {
+      problems: problems.map((p) => ({ id: p.id, n: opts.n, c, gold: p.answer, answers: [] })), passAtK: { '1': 0 }, avgAtK: { '1': 0 },
+      majAtK: { '1': 0, [String(opts.n)]: opts.frozenBase ? 0 : 1 }, histogram: { counts: [1] } as EvalResult['histogram'],
+      meanEntropy: 0, responseLength: { mean: 1, std: 0, min: 1, max: 1, clipRatio: 0, count: 1 },
+    };
+  };
+  const loads: unknown[] = [];
+  Object.assign(e, { adapters: { names: ['proposer', 'solver'], read: async () => [], load: (s: unknown) => loads.push(s) } });
+  return { e, targetEvals, loads };
+}
+
+const CONFIG: Partial<TtspConfig> = {
+  target: TARGET, targetBaseRate: 0.25, proposerContexts: 1, proposalsPerContext: 8, solverAttempts: 4, replay: 2, steps: 3, targetEvalEvery: 2,
+  evalEvery: 0, evalProblems: 2, evalN: 2, contextProblems: 2, invalidReward: -0.5,
+};
+
+async function run(config: Partial<TtspConfig>, s: Script = script) {
+  const { e, targetEvals } = ttspEngine(s);
+  const c = validateTtspConfig(config);
+  const events: LoopEvent[] = [];
+  for await (const ev of driveLoop(TTSP, e, c)) events.push(ev);
+  const steps = events.filter((x): x is Extract<LoopEvent, { type: 'step' }> => x.type === 'step');
+  const records = events.filter((x): x is Extract<LoopEvent, { type: 'records' }> => x.type === 'records');
+  return { e, steps, records, targetEvals };
+}
+
+describe('TTSP step on scripted outcomes', () => {
+  it('gates, rewards, replays and updates as LOOPS.md §6 says', async () => {
+    const { e, steps, records } = await run(CONFIG);
+    const first = records[0].records;
+    expect(first.map((r) => r.verdict)).toEqual(['valid', 'bad_reference', 'answer_mismatch', 'duplicate', 'duplicate', 'unparseable', 'valid', 'valid']);
+    // pass rates: 2+3 half the time, 7-1 always, 9-1 never; rewards through the gaussian frontier
+    const byProblem = Object.fromEntries(first.filter((r) => r.valid).map((r) => [r.problem, r]));
+    expect(byProblem['2+3'].p).toBe(0.5);
+    expect(byProblem['7-1'].p).toBe(1);
+    expect(byProblem['9-1'].p).toBe(0);
+    expect(byProblem['2+3'].reward).toBeCloseTo(frontierReward(0.5, 'gaussian', 0.01), 12);
+    expect(byProblem['7-1'].reward).toBeCloseTo(frontierReward(1, 'gaussian', 0.01), 12);
+    expect(first.filter((r) => !r.valid).every((r) => r.reward === -0.5)).toBe(true);
+    const m1 = steps[0].metrics;
+    expect([m1['rejected/bad_reference'], m1['rejected/answer_mismatch'], m1['rejected/duplicate'], m1['rejected/unparseable'], m1['rejected/cut']]).toEqual([1, 1, 2, 1, 0]);
+    expect(m1['proposer/valid']).toBe(3 / 8);
+    // step 1: an empty buffer, nothing replayed; updates: the proposer's 8, then the solver's 3 × 4
+    expect(m1['replay/drawn']).toBe(0);
+    expect(e.updates[0].map((t) => t.role)).toEqual(Array(8).fill('propose'));
+    expect(e.updates[0].map((t) => t.reward)).toEqual(first.map((r) => r.reward));
+    expect(e.updates[1]).toHaveLength(12);
+    expect(e.updates[1].every((t) => t.role === 'solve')).toBe(true);
+    // step 2: every proposal is now a duplicate of history; two of the three buffered problems are
+    // replayed, and only 2+3 (p = ½) among them trains
+    const m2 = steps[1].metrics;
+    expect(m2['proposer/valid']).toBe(0);
+    expect(m2['rejected/duplicate']).toBe(5);
+    expect(m2['replay/drawn']).toBe(2);
+    expect(m2['replay/size']).toBe(3);
+    const solver2 = e.updates[3] ?? [];
+    expect(solver2.length).toBe(m2['replay/kept'] * 4);
+    expect(solver2.every((t) => t.role === 'solve')).toBe(true);
+  });
+
+  it('evaluates the target: the frozen base once, the solver every M steps and after the last', async () => {
+    const { steps, targetEvals } = await run(CONFIG);
+    expect(targetEvals.map((o) => Boolean(o.frozenBase))).toEqual([true, false, false]);
+    expect(targetEvals.every((o) => o.n === 8 && o.seed === targetEvals[0].seed)).toBe(true);
+    expect(steps.map((s) => 'target/mean' in s.metrics)).toEqual([false, true, true]);
+    expect(steps[1].metrics['target/mean']).toBe(5 / 8);
+    expect(steps[1].metrics['target/base_mean']).toBe(2 / 8);
+    expect(steps[1].metrics['target/maj']).toBe(1);
+    expect(steps[1].metrics['target/base_mean512']).toBe(0.25);
+    // a typed target with no measurement draws no reference line
+    const typed = await run({ ...CONFIG, targetBaseRate: -1 });
+    expect('target/base_mean512' in typed.steps[1].metrics).toBe(false);
+  });
+
+  it('the answer-only gate passes an unchecked reference and rewards the solver against it', async () => {
+    expect(gate('4+4=4+4=8;#9', true, new Set(), 'answer-only')).toMatchObject({ verdict: 'valid', answer: 9 });
+    expect(gate('2+3=2+3=6;#6', true, new Set(), 'answer-only')).toMatchObject({ verdict: 'valid', answer: 6 });
+    expect(gate('hello', true, new Set(), 'answer-only').verdict).toBe('unparseable');
+    const { records, steps } = await run({ ...CONFIG, gate: 'answer-only', steps: 1 });
+    expect(records[0].records.filter((r) => r.valid).map((r) => r.answer)).toEqual([5, 6, 9, 5, 30, 6, 8]);
+    // the oracle sees the wrong references: 6 for 2+3, 9 for 4+4
+    expect(steps[0].metrics['proposal/correct']).toBeCloseTo(5 / 7, 12);
+  });
+
+  it('refuses the CPU engine, which has no adapter sets', () => {
+    const e = scriptedEngine(script);
+    expect(() => TTSP.body(e, validateTtspConfig(CONFIG), null)).toThrow(/WebGPU engine/);
+  });
+});
+
+describe('TTSP config, targets and adapter starts', () => {
+  it('rejects a target that is not a canonical problem of the world, naming the field', () => {
+    expect(() => validateTtspConfig({ target: '6*(' })).toThrow(/ttsp\.target = "6\*\(": not a problem/);
+    expect(() => validateTtspConfig({ target: '6*((2+3))' })).toThrow(/write it as "6\*\(2\+3\)"/);
+    expect(() => validateTtspConfig({ proposalsPerContext: 1 })).toThrow(/proposalsPerContext/);
+    expect(() => validateTtspConfig({ gate: 'none' })).toThrow(/gate/);
+    expect(() => validateTtspConfig({ rl: { advantage: 'external' } })).toThrow(/external/);
+    expect(validateTtspConfig({}).target).toBe('min(9,9-1+4)');
+  });
+
+  it('resolves shipped targets by id and by text, with the base rate of the list', () => {
+    const list = parseTargetList(JSON.parse(readFileSync('public/models/small/ttsp_targets.json', 'utf8')), 'ttsp_targets.json');
+    expect(resolveTarget('midhard:1', list)).toEqual({ target: list.midHard[0].text, targetBaseRate: list.midHard[0].passRate });
+    expect(resolveTarget('VeryHard:2', list)).toEqual({ target: list.veryHard[1].text, targetBaseRate: list.veryHard[1].passRate });
+    expect(resolveTarget(list.veryHard[0].text, list).targetBaseRate).toBe(list.veryHard[0].passRate);
+    expect(resolveTarget('1+1', list)).toEqual({ target: '1+1', targetBaseRate: -1 });
+    expect(() => resolveTarget('midhard:99', list)).toThrow(/midhard:1\.\.8/);
+    // the shipped default is the first MidHard target, with its rate
+    const d = validateTtspConfig({});
+    expect([d.target, d.targetBaseRate]).toEqual([list.midHard[0].text, list.midHard[0].passRate]);
+    expect(() => parseTargetList({ n: 512, midHard: [{ text: 1 }], veryHard: [] }, 'f.json')).toThrow(/f\.json\.midHard\[0\]/);
+  });
+
+  it('starts adapter sets from saved ones by name, of the same rank and α', () => {
+    const sets = TTSP.spec.shape(validateTtspConfig({ loraRank: 4, loraAlpha: 4 })).adapters!;
+    const p = new Float32Array(3);
+    const started = withStartAdapters('ttsp', sets, [{ spec: { name: 'solver', rank: 4, alpha: 4 }, params: p }])!;
+    expect(started.map((s) => s.init === p)).toEqual([false, true]);
+    expect(() => withStartAdapters('ttsp', sets, [{ spec: { name: 'solver', rank: 8, alpha: 4 }, params: p }])).toThrow(/rank 8 and α 4, the run's set rank 4/);
+    expect(() => withStartAdapters('ttsp', sets, [{ spec: { name: 'critic', rank: 4, alpha: 4 }, params: p }])).toThrow(/no adapter set named "critic"/);
+    expect(() => withStartAdapters('grpo', undefined, [{ spec: { name: 'solver', rank: 4, alpha: 4 }, params: p }])).toThrow(/trains no adapter sets/);
+  });
+});
