@@ -7,6 +7,7 @@ import { listSets } from '../world/index';
 import { baseValue, effectiveValue, fieldError, fieldSpec, formatValue, parseInput, type Section } from '../state/launcher';
 import { useLab } from './LabStore';
 import { loopNamed } from '../loops/registry';
+import { TargetInput } from './TargetInput';
 
 /** String fields whose values are the names of data sets. */
 const SET_FIELDS: Readonly<Record<string, (heldOut: boolean) => boolean>> = {
@@ -101,6 +102,7 @@ function CorpusInput({ id, value, disabled, onValue }: { id: string; value: unkn
 
 function FieldInput({ id, name, value, field, disabled, invalid, onValue }: { id: string; name: string; value: unknown; field: Field; disabled: boolean; invalid: boolean; onValue: (v: unknown) => void }) {
   if (name === 'corpus' && field.kind === 'string') return <CorpusInput id={id} value={value} disabled={disabled} onValue={onValue} />;
+  if (name === 'target' && field.kind === 'string') return <TargetInput id={id} value={value} disabled={disabled} invalid={invalid} />;
   if (field.kind === 'boolean') {
     return <input id={id} type="checkbox" checked={value === true} disabled={disabled} aria-invalid={invalid} onChange={(e) => onValue(e.target.checked)} />;
   }

@@ -1,0 +1,66 @@
+// TTSP in the page (built app, headless Chromium, WebGPU on SwiftShader): the launcher offers the
+// base's shipped targets (a pick sets the target and its base mean@512) and a typed one; a short
+// run of the shipped `small` base trains its two adapter sets and every view the loop declares
+// draws: the target against the frozen base, proposer mean and top-4, entropy per role, the
+// replay buffer, the gate's rejections by category, relatedness, the cumulative Vendi score, the
+// reward-shape curve and the proposal browser.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chartsDrawn, closeLab, openLab, points, requireAdapter, shot, waitRunStatus, type Lab } from './harness';
+
+/** Two steps of 2 contexts × 4 proposals, 4 solver attempts, the target every step. */
+const SETUP = 'loop=ttsp&policy=small&seed=4&steps=2&checkpointEvery=1&proposalsPerContext=4&solverAttempts=4&replay=2&targetEvalEvery=1&targetEvalN=4&evalEvery=0&evalProblems=2&evalN=2&samplesPerStep=2&lr=0.003';
+
+describe('TTSP in the page', () => {
+  let lab: Lab, page: Page, errors: string[];
+  beforeAll(async () => {
+    ({ page, errors } = lab = await openLab(`?${SETUP}`));
+  });
+  afterAll(() => closeLab(lab));
+
+  it('offers the shipped targets of the base and a typed one', async () => {
+    await expect(page.getByTestId('launcher-loop').inputValue()).resolves.toBe('ttsp');
+    const setups = await page.getByTestId('launcher-setup').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(setups).toEqual(['paper', 'lab', 'answer-only-gate', 'no-replay', 'threshold']);
+    const pick = page.getByTestId('target-pick');
+    await page.waitForFunction(() => (document.querySelector('[data-testid=target-pick]') as HTMLSelectElement | null)?.options.length === 24, null, { timeout: 20_000 });
+    // the default is the first MidHard target
+    await expect(pick.inputValue()).resolves.toBe('midhard:1');
+    await pick.selectOption('veryhard:1');
+    await expect(page.getByTestId('target-text').inputValue()).resolves.toBe('6*(max(3,5+0)+6)');
+    await expect(page.getByTestId('field-targetBaseRate').locator('input').inputValue()).resolves.toBe('0.0703125');
+    // a typed problem the list did not measure: no reference rate; a bad one is named
+    await page.getByTestId('target-text').fill('3*(4+');
+    await page.getByTestId('launcher-error').waitFor();
+    await expect(page.getByTestId('launcher-error').textContent()).resolves.toMatch(/target = "3\*\(4\+": not a problem of the world/);
+    await page.waitForSelector('[data-testid=field-target].cfg-invalid');
+    await page.getByTestId('target-text').fill('7*(2+3)');
+    await expect(page.getByTestId('field-targetBaseRate').locator('input').inputValue()).resolves.toBe('-1');
+    await expect(pick.inputValue()).resolves.toBe('');
+    await pick.selectOption('midhard:5');
+    await expect(page.getByTestId('target-text').inputValue()).resolves.toBe('6*(9+2)');
+    expect(await page.getByTestId('launcher-error').count()).toBe(0);
+    await shot(page, 'ttsp-launcher');
+  });
+
+  it('trains the adapter sets to the end and draws every TTSP view', async (ctx) => {
+    requireAdapter(ctx, lab);
+    await page.getByTestId('run-start').click();
+    await waitRunStatus(page, 'done', 2, 600_000);
+    await chartsDrawn(page);
+    for (const id of ['vendi', 'entropy', 'target', 'target-maj', 'proposer', 'entropy-roles', 'replay']) expect(await points(page, id), `chart-${id}`).toBe(2);
+    expect(await page.getByTestId('chart-rejections').locator('.recharts-bar').count()).toBeGreaterThan(0);
+    await shot(page, 'ttsp-done');
+    const curve = page.getByTestId('chart-reward-shape');
+    await curve.scrollIntoViewIfNeeded();
+    expect(await curve.getAttribute('data-dots')).toBe('5');
+    await expect(page.getByTestId('curve-caption-reward-shape').textContent()).resolves.toBe('gaussian (τ = 0.01), G_S = 4; rejected proposals: 0');
+    const browser = page.getByTestId('browser-proposal-browser');
+    await browser.scrollIntoViewIfNeeded();
+    // 2 contexts × 4 proposals of the latest step, each context headed by the target
+    expect(Number(await browser.getAttribute('data-rows'))).toBe(8);
+    for (const d of await browser.locator('.browser-head dd').allTextContents()) expect(d.startsWith('6*(9+2)')).toBe(true);
+    await browser.screenshot({ path: 'test-artifacts/ttsp-proposal-browser.png' });
+    expect(errors).toEqual([]);
+  });
+});
