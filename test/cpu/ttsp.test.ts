@@ -93,6 +93,13 @@ describe('TTSP step on scripted outcomes', () => {
     expect(m2['rejected/duplicate']).toBe(5);
     expect(m2['replay/drawn']).toBe(2);
     expect(m2['replay/size']).toBe(3);
+    // the step-2 context: the target, then contextProblems = 2 of the three earlier valid problems
+    const ctx = String(records[1].records[0].context).split(' | ');
+    expect(ctx[0]).toBe(TARGET);
+    expect(ctx.slice(1).length).toBe(2);
+    for (const p of ctx.slice(1)) expect(['2+3', '7-1', '9-1']).toContain(p);
+    const none = await run({ ...CONFIG, contextProblems: 0, steps: 2 });
+    expect(none.records[1].records[0].context).toBe(TARGET);
     const solver2 = e.updates[3] ?? [];
     expect(solver2.length).toBe(m2['replay/kept'] * 4);
     expect(solver2.every((t) => t.role === 'solve')).toBe(true);

@@ -81,7 +81,7 @@ const corpus: [string, (b: Body) => unknown, RegExp][] = [
   ['no run', (b) => ({ ...b, run: undefined }), /^run\.json: run is not an object \(found nothing: the field is missing\)$/],
   ['index 0', (b) => set(b, ['run', 'index'], 0), /^run\.json: run\.index = 0 is below 1$/],
   ['a fractional index', (b) => set(b, ['run', 'index'], 1.5), /^run\.json: run\.index = 1\.5 is not a whole number$/],
-  ['a loop this page cannot read', (b) => set(b, ['run', 'loop'], 'ttsp'), /^run\.json: run\.loop is "ttsp"; this page reads runs of grpo, svs, spice, opensir, datpo$/],
+  ['a loop this page cannot read', (b) => set(b, ['run', 'loop'], 'sppo'), /^run\.json: run\.loop is "sppo"; this page reads runs of grpo, svs, spice, opensir, datpo, ttsp$/],
   ['an undated run', (b) => set(b, ['run', 'createdAt'], 'yesterday'), /^run\.json: run\.createdAt is the text "yesterday", not a date/],
   ['an unknown state', (b) => set(b, ['run', 'status', 'state'], 'exploded'), /^run\.json: run\.status\.state is the text "exploded"; expected one of starting, running/],
   ['a step beyond the total', (b) => set(b, ['run', 'status', 'step'], 9), /^run\.json: run\.status\.step = 9 is beyond totalSteps = 3$/],

@@ -97,12 +97,14 @@ describe('launcher layering and validation', () => {
     if (orig.ok) expect(orig.config.rl).toMatchObject({ beta: 0.04, klType: 'k3' });
   });
 
-  it('reports cross-field problems, unknown policies and coming loops with what to change', () => {
+  it('reports cross-field problems, unknown policies and unknown loops with what to change', () => {
     const ds = setField(DEFAULT_LAUNCHER, 'rl', 'dynamicSampling', true);
     const r = resolveLauncher(ds, CATALOG);
     expect(r.ok || r.message).toMatch(/set filterZeroVariance to true/);
     expect(resolveLauncher({ ...DEFAULT_LAUNCHER, policy: 'huge' }, CATALOG)).toMatchObject({ ok: false, field: 'policy' });
-    expect(resolveLauncher({ ...DEFAULT_LAUNCHER, loop: 'ttsp' }, CATALOG)).toMatchObject({ ok: false, field: 'loop', message: expect.stringMatching(/coming/) });
+    expect(resolveLauncher({ ...DEFAULT_LAUNCHER, loop: 'sppo' }, CATALOG)).toMatchObject({ ok: false, field: 'loop' });
+    // every loop of the papers is in: TTSP resolves like the others
+    expect(resolveLauncher({ ...DEFAULT_LAUNCHER, loop: 'ttsp' }, CATALOG)).toMatchObject({ ok: true, loop: 'ttsp' });
     expect(resolveLauncher(DEFAULT_LAUNCHER, null)).toMatchObject({ ok: false, field: 'policy' });
   });
 

@@ -52,7 +52,7 @@ describe('run page (built app, headless Chromium)', () => {
     await expect(page.getByTestId('launcher-policy').inputValue()).resolves.toBe('tiny');
     expect(await page.getByTestId('launcher-error').count()).toBe(0);
     const options = await page.getByTestId('launcher-loop').locator('option').evaluateAll((os) => os.map((o) => [(o as HTMLOptionElement).value, (o as HTMLOptionElement).disabled]));
-    expect(options).toEqual([['grpo', false], ['svs', false], ['spice', false], ['opensir', false], ['datpo', false], ['ttsp', true]]);
+    expect(options).toEqual([['grpo', false], ['svs', false], ['spice', false], ['opensir', false], ['datpo', false], ['ttsp', false]]);
     await shot(page, 'lab-launcher');
   });
 
