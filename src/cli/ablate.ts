@@ -6,6 +6,7 @@
 // `--match-tokens FILE` to give each seed the tokens that seed generated in another ablation's
 // `--json` output), so loops that sample different amounts per step are compared at equal cost.
 import { readCorpusFlag } from './corpus';
+import { readTargetFlag } from './target';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs, CliError } from './args';
@@ -168,6 +169,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     'eval-problems': { type: 'number', default: 50 },
     config: { type: 'string', default: '' },
     corpus: { type: 'string', default: '' },
+    target: { type: 'string', default: '' },
     'token-budget': { type: 'string', default: '' },
     'match-tokens': { type: 'string', default: '' },
     report: { type: 'string', default: '' },
@@ -192,6 +194,10 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     }
   }
   if (f.corpus) extra = { ...(extra as object), corpus: await readCorpusFlag(f.corpus, def) };
+  if (f.target) extra = { ...(extra as object), ...(await readTargetFlag(f.target, def, ckptDir)) };
+  if (budget && def.spec.shape(def.spec.validate({ ...(extra as object) }, f.config || 'ablate')).adapters?.length) {
+    throw new CliError(`--token-budget / --match-tokens: ${f.loop} trains adapter sets, and a run cut at a budget is evaluated from its parameters alone; give --steps instead`);
+  }
   // with a budget the run stops at it: `--steps` is then only a cap
   const configOf = (seed: number) => def.spec.validate({ ...(extra as object), seed, steps: f.steps, evalEvery: 0, evalN: f['eval-n'], evalProblems: f['eval-problems'], samplesPerStep: 0, checkpointEvery: 0 }, f.config || 'ablate');
   // every seed's config is checked before any GPU work
@@ -237,7 +243,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
   const ks = Object.keys(results[0].start.passAtK).map(Number).sort((a, b) => a - b);
   const md = table(results, ks, report);
   const budgetText = f['match-tokens'] ? ` --match-tokens ${f['match-tokens']}` : f['token-budget'] ? ` --token-budget ${f['token-budget']}` : '';
-  const cmd = `npm run ablate -- --loop ${f.loop} --seeds ${f.seeds} --steps ${f.steps} --eval-n ${f['eval-n']} --eval-problems ${f['eval-problems']}${f.ckpt ? ` --ckpt ${f.ckpt}` : ` --preset ${f.preset}`}${f.config ? ` --config ${f.config}` : ''}${budgetText}${report.length ? ` --report ${report.join(',')}` : ''}`;
+  const cmd = `npm run ablate -- --loop ${f.loop} --seeds ${f.seeds} --steps ${f.steps} --eval-n ${f['eval-n']} --eval-problems ${f['eval-problems']}${f.ckpt ? ` --ckpt ${f.ckpt}` : ` --preset ${f.preset}`}${f.config ? ` --config ${f.config}` : ''}${f.target ? ` --target ${f.target}` : ''}${budgetText}${report.length ? ` --report ${report.join(',')}` : ''}`;
   process.stdout.write(md + '\n');
   if (f.json) await writeFile(f.json, JSON.stringify({ command: cmd, loop: f.loop, base: ckptDir, config: configOf(seeds[0]), partial: false, results }, null, 1));
   if (f.markdown) {

@@ -16,7 +16,7 @@ import { buildLoraTable } from '../model/lora';
 import type { GPTConfig } from '../model/config';
 import { withStartAdapters, type AdapterStart } from '../loops/adapter_start';
 import type { LoopDefinition } from '../loops/spec';
-import { parseTargetList, resolveTarget } from '../loops/ttsp/targets';
+import { readTargetFlag } from './target';
 import type { LoopEvent } from '../loops/events';
 import { LOOP_NAMES, loopNamed } from '../loops/registry';
 import { RunManager } from '../lab/runs';
@@ -172,18 +172,6 @@ async function resumeRun(o: Outputs, store: CheckpointStore): Promise<void> {
   await truncateLog(o.log, c.step);
   process.stderr.write(`resuming ${c.loop} after step ${c.step} of ${config.steps} from ${o.state}\n`);
   await drive({ o, store, loop: c.loop, ckptDir: c.policy, base, config, resume: true, log: createWriteStream(o.log, { flags: 'a' }) });
-}
-
-/** --target: a shipped target's id (midhard:N, veryhard:N) or a problem's text, for a loop with a target (TTSP). */
-async function readTargetFlag(arg: string, def: LoopDefinition<BaseLoopConfig>, ckptDir: string): Promise<Record<string, unknown>> {
-  if (!('target' in def.spec.fields)) throw new CliError(`--target: loop ${def.spec.name} has no target (TTSP has)`);
-  const file = join(ckptDir, 'ttsp_targets.json');
-  const list = existsSync(file) ? parseTargetList(JSON.parse(await readFile(file, 'utf8')), file) : null;
-  try {
-    return resolveTarget(arg, list);
-  } catch (e) {
-    throw new CliError(`--target: ${(e as Error).message}`);
-  }
 }
 
 /** --adapters DIR: adapter_<name>.safetensors / .json of each of the loop's adapter sets (a finished run's .ckpt folder). */
