@@ -20,7 +20,7 @@ const COMMANDS: Record<string, { help: string; load: () => Promise<Command> }> =
   eval: { help: 'eval --ckpt DIR [--set NAME] [--n 64] [--k 1,2,4,...] [--seed S] [--limit M] [--json]   pass@k, avg@k, maj@k by sampling', load: async () => (await import('./eval')).evalCommand },
   'ttsp-targets': { help: 'ttsp-targets --ckpt DIR [--n 512] [--limit M] [--seed S] [--out FILE]   MidHard / VeryHard TTSP targets by the base mean@n', load: async () => (await import('./ttsp_targets')).ttspTargetsCommand },
   sets: { help: 'sets [--json]                                     list the data sets (eval --set NAME)', load: async () => (await import('./sets')).setsCommand },
-  'export-onnx': { help: 'export-onnx --ckpt DIR --out model.onnx         the policy as ONNX (opset 17, int32 input_ids)', load: async () => (await import('./export_onnx')).exportOnnxCommand },
+  'export-onnx': { help: 'export-onnx --ckpt DIR --out model.onnx [--with-past]   the policy as ONNX (opset 17, int32 input_ids; --with-past: the KV-cache decoder, Hugging Face names)', load: async () => (await import('./export_onnx')).exportOnnxCommand },
 };
 
 function usage(): string {

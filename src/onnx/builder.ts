@@ -19,6 +19,9 @@ export const int = (v: number): Attr => ({ int: v });
 export const ints = (v: readonly number[]): Attr => ({ ints: v });
 export const float = (v: number): Attr => ({ float: v });
 
+/** ONNX's element type of bool (Cast's `to`). */
+export const BOOL_TYPE = DT.BOOL;
+
 function toAttribute(name: string, a: Attr): onnx.IAttributeProto {
   if ('int' in a) return { name, type: AT.INT, i: a.int };
   if ('ints' in a) return { name, type: AT.INTS, ints: [...a.ints] };
@@ -92,6 +95,16 @@ export class GraphBuilder {
 
   inputInt32(name: string, dims: readonly Dim[]): string {
     this.inputs.push(valueInfo(this.claim(name), DT.INT32, dims));
+    return name;
+  }
+
+  inputInt64(name: string, dims: readonly Dim[]): string {
+    this.inputs.push(valueInfo(this.claim(name), DT.INT64, dims));
+    return name;
+  }
+
+  inputF32(name: string, dims: readonly Dim[]): string {
+    this.inputs.push(valueInfo(this.claim(name), DT.FLOAT, dims));
     return name;
   }
 

@@ -2,11 +2,19 @@
 // order of src/model/gpt.ts: encoder, L pre-LN blocks, final LayerNorm, tied LM head.
 // Weights are initializers named after the checkpoint tensors (wte.weight, h.0.attn.c_attn.weight
 // stored [in, out], ...), so MatMul uses them as they are. Browser-safe: bytes out.
-//   input  input_ids int32 [batch, seq], seq <= nPositions
-//   output logits    float [batch, seq, V]
+//   exportOnnx          input  input_ids int32 [batch, seq], seq <= nPositions
+//                       output logits    float [batch, seq, V]
+//   exportOnnxWithPast  the decoder with a KV cache, named and shaped as Hugging Face exports
+//                       GPT-2 for generation (optimum's "decoder_with_past"):
+//     inputs  input_ids int64 [batch_size, sequence_length], attention_mask int64
+//             [batch_size, past_sequence_length + sequence_length] (0 = a padding key),
+//             position_ids int64 [batch_size, sequence_length], past_key_values.N.key / .value
+//             float [batch_size, num_heads, past_sequence_length, head_dim] (length 0 at the start)
+//     outputs logits float [batch_size, sequence_length, V], present.N.key / .value float
+//             [batch_size, num_heads, past_sequence_length + sequence_length, head_dim]
 import type { GPTConfig } from '../model/config';
 import { buildTensorTable, globalTensors, layerTensors, tensorData, type TensorTable } from '../model/params';
-import { float, GraphBuilder, int, ints, ONNX_OPSET } from './builder';
+import { BOOL_TYPE, float, GraphBuilder, int, ints, ONNX_OPSET } from './builder';
 
 /** Graph-wide constants, built once and shared by every block. */
 interface Shared {
@@ -74,14 +82,33 @@ function linear(g: GraphBuilder, name: string, inp: string, weight: string, bias
   return g.op('Add', name, [g.op('MatMul', `${name}.matmul`, [inp, weight]), bias]);
 }
 
-/** Causal multi-head attention of qkv[B,T,3C] -> y[B,T,C]; head h uses channels h*HS.. of q, k, v. */
-function attention(g: GraphBuilder, name: string, qkv: string, s: Shared): string {
+/** A KV cache of one block: past keys and values in, present ones (past ++ this call's) out. */
+interface Past {
+  key: string;
+  value: string;
+  presentKey: string;
+  presentValue: string;
+}
+
+/**
+ * Causal multi-head attention of qkv[B,T,3C] -> y[B,T,C]; head h uses channels h*HS.. of q, k, v.
+ * With a cache the keys and values are past ++ this call's (B, NH, P+T, HS) and `s.mask` is
+ * (B, 1, T, P+T).
+ */
+function attention(g: GraphBuilder, name: string, qkv: string, s: Shared, past?: Past): string {
   const [q, k, v] = g.opN('Split', `${name}.split`, [qkv, s.qkvSplit], [`${name}.q`, `${name}.k`, `${name}.v`], { axis: int(-1) });
   const heads = (x: string, perm: number[]) => g.op('Transpose', `${x}_heads`, [g.op('Reshape', `${x}_4d`, [x, s.headsShape])], { perm: ints(perm) });
   const qh = heads(q, [0, 2, 1, 3]); // (B, NH, T, HS)
-  const kt = heads(k, [0, 2, 3, 1]); // (B, NH, HS, T)
-  const vh = heads(v, [0, 2, 1, 3]); // (B, NH, T, HS)
-  const scores = g.op('Mul', `${name}.scores`, [g.op('MatMul', `${name}.qk`, [qh, kt]), s.attnScale]); // (B, NH, T, T)
+  let kt: string, vh: string;
+  if (past) {
+    const kAll = g.op('Concat', past.presentKey, [past.key, heads(k, [0, 2, 1, 3])], { axis: int(2) }); // (B, NH, P+T, HS)
+    vh = g.op('Concat', past.presentValue, [past.value, heads(v, [0, 2, 1, 3])], { axis: int(2) });
+    kt = g.op('Transpose', `${name}.kt`, [kAll], { perm: ints([0, 1, 3, 2]) }); // (B, NH, HS, P+T)
+  } else {
+    kt = heads(k, [0, 2, 3, 1]); // (B, NH, HS, T)
+    vh = heads(v, [0, 2, 1, 3]); // (B, NH, T, HS)
+  }
+  const scores = g.op('Mul', `${name}.scores`, [g.op('MatMul', `${name}.qk`, [qh, kt]), s.attnScale]); // (B, NH, T, T) or (B, NH, T, P+T)
   const masked = g.op('Where', `${name}.masked`, [s.mask, scores, s.maskedScore]);
   const probs = g.op('Softmax', `${name}.probs`, [masked], { axis: int(-1) });
   const yh = g.op('MatMul', `${name}.yh`, [probs, vh]); // (B, NH, T, HS)
@@ -99,12 +126,12 @@ function gelu(g: GraphBuilder, name: string, x: string, c: Shared['gelu']): stri
 }
 
 /** One pre-LN block: x + attn(ln_1(x)), then + mlp(ln_2(.)). Shapes (B, T, C) in and out. */
-function block(g: GraphBuilder, cfg: GPTConfig, table: TensorTable, l: number, x: string, s: Shared): string {
+function block(g: GraphBuilder, cfg: GPTConfig, table: TensorTable, l: number, x: string, s: Shared, past?: Past): string {
   const w = layerTensors(table, l);
   const h = `h.${l}`;
   const ln1 = layernorm(g, `${h}.ln_1`, x, w.ln1Weight.name, w.ln1Bias.name, cfg.layerNormEps);
   const qkv = linear(g, `${h}.attn.qkv`, ln1, w.qkvWeight.name, w.qkvBias.name); // (B, T, 3C)
-  const atty = attention(g, `${h}.attn`, qkv, s);
+  const atty = attention(g, `${h}.attn`, qkv, s, past);
   const attproj = linear(g, `${h}.attn.proj`, atty, w.attnProjWeight.name, w.attnProjBias.name);
   const residual2 = g.op('Add', `${h}.residual2`, [x, attproj]);
   const ln2 = layernorm(g, `${h}.ln_2`, residual2, w.ln2Weight.name, w.ln2Bias.name, cfg.layerNormEps);
@@ -142,4 +169,65 @@ export function exportOnnx(cfg: GPTConfig, table: TensorTable, params: Float32Ar
   const config = JSON.stringify(cfg);
   const doc = `GPT-2 policy exported by rlvr-lab (opset ${ONNX_OPSET}): ${config}. input_ids int32 [batch, seq] with seq <= ${cfg.nPositions}; logits float32 [batch, seq, ${cfg.vocabSize}].`;
   return g.encode('rlvr_lab_gpt2', doc, { ...meta, gpt_config: config });
+}
+
+/**
+ * The decoder with a KV cache (see the header): one call takes the new tokens of every row with
+ * their positions and the attention mask over past and new keys, and returns the logits of the
+ * new positions and the grown cache. Left-padded prompts work as in transformers: padding keys
+ * are masked by attention_mask and position_ids count only the real tokens.
+ */
+export function exportOnnxWithPast(cfg: GPTConfig, table: TensorTable, params: Float32Array, meta: Readonly<Record<string, string>> = {}): Uint8Array {
+  checkTable(cfg, table, params);
+  const g = new GraphBuilder();
+  for (const t of table.tensors) g.f32(t.name, t.shape, tensorData(params, t));
+  const C = cfg.nEmbd, NH = cfg.nHead, HS = C / NH;
+  const ids = g.inputInt64('input_ids', ['batch_size', 'sequence_length']);
+  const attentionMask = g.inputInt64('attention_mask', ['batch_size', 'past_sequence_length + sequence_length']);
+  const positionIds = g.inputInt64('position_ids', ['batch_size', 'sequence_length']);
+  const pasts: Past[] = [];
+  for (let l = 0; l < cfg.nLayer; l++) {
+    const dims = ['batch_size', NH, 'past_sequence_length', HS];
+    pasts.push({ key: g.inputF32(`past_key_values.${l}.key`, dims), value: g.inputF32(`past_key_values.${l}.value`, dims), presentKey: `present.${l}.key`, presentValue: `present.${l}.value` });
+  }
+  // x = wte[input_ids] + wpe[position_ids]
+  const x0 = g.op('Add', 'encoded', [g.op('Gather', 'tok_emb', ['wte.weight', ids], { axis: int(0) }), g.op('Gather', 'pos_emb', ['wpe.weight', positionIds], { axis: int(0) })]);
+  // the mask (B, 1, T, P+T): key j of a row is seen by its new position i iff j <= P + i and the key is not padding
+  const seqLen = g.op('Shape', 'seq_len', [ids], { start: int(1), end: int(2) });
+  const pastLen = g.op('Shape', 'past_len', [pasts[0].key], { start: int(2), end: int(3) });
+  const total = g.op('Add', 'total_len', [pastLen, seqLen]);
+  const fullMask = g.bool('const.causal_mask', [cfg.nPositions, cfg.nPositions], causalMask(cfg.nPositions));
+  const causal = g.op('Slice', 'causal', [
+    fullMask, g.op('Concat', 'causal_starts', [pastLen, g.i64('const.zero', [0])], { axis: int(0) }),
+    g.op('Concat', 'causal_ends', [total, total], { axis: int(0) }), g.i64('const.axes01', [0, 1]),
+  ]); // (T, P+T)
+  const keys = g.op('Unsqueeze', 'key_mask', [g.op('Cast', 'attention_mask_bool', [attentionMask], { to: int(BOOL_TYPE) }), g.i64('const.axes12', [1, 2])]); // (B, 1, 1, P+T)
+  const shared: Shared = {
+    mask: g.op('And', 'mask', [causal, keys]),
+    maskedScore: scalarF32(g, 'const.masked_score', FLOAT32_LOWEST),
+    attnScale: scalarF32(g, 'const.attn_scale', 1 / Math.sqrt(HS)),
+    qkvSplit: g.i64('const.qkv_split', [C, C, C]),
+    headsShape: g.i64('const.heads_shape', [0, 0, NH, HS]),
+    mergedShape: g.i64('const.merged_shape', [0, 0, C]),
+    gelu: {
+      half: scalarF32(g, 'const.half', 0.5),
+      one: scalarF32(g, 'const.one', 1),
+      cubic: scalarF32(g, 'const.gelu_cubic', 0.044715),
+      sqrt2OverPi: scalarF32(g, 'const.sqrt_2_over_pi', Math.sqrt(2 / Math.PI)),
+    },
+  };
+  let x = x0;
+  for (let l = 0; l < cfg.nLayer; l++) x = block(g, cfg, table, l, x, shared, pasts[l]);
+  const top = globalTensors(table);
+  const lnf = layernorm(g, 'ln_f', x, top.lnfWeight.name, top.lnfBias.name, cfg.layerNormEps);
+  const wteT = g.op('Transpose', 'wte_t', [top.wte.name], { perm: ints([1, 0]) });
+  g.op('MatMul', 'logits', [lnf, wteT]);
+  g.outputF32('logits', ['batch_size', 'sequence_length', cfg.vocabSize]);
+  for (const p of pasts) {
+    g.outputF32(p.presentKey, ['batch_size', NH, 'past_sequence_length + sequence_length', HS]);
+    g.outputF32(p.presentValue, ['batch_size', NH, 'past_sequence_length + sequence_length', HS]);
+  }
+  const config = JSON.stringify(cfg);
+  const doc = `GPT-2 policy with a KV cache, exported by rlvr-lab (opset ${ONNX_OPSET}; inputs and outputs named as Hugging Face's decoder_with_past): ${config}. Positions up to ${cfg.nPositions}.`;
+  return g.encode('rlvr_lab_gpt2_with_past', doc, { ...meta, gpt_config: config, with_past: 'true' });
 }
