@@ -12,7 +12,8 @@ import { residualForward } from '../gpu/ops/elementwise';
 import { buildTensorTable, type TensorTable } from '../model/params';
 import { Decoder } from '../model/decoder';
 import { loraViews, paramViews } from '../model/buffers';
-import { buildLoraTable, initLora, LORA_TARGETS, loraScale, targetDims, type LoraTarget } from '../model/lora';
+import { buildLoraTable, initLora, LORA_TARGETS, loraScale, sameShape, specTargets, targetDims, type LoraTarget } from '../model/lora';
+import { fill } from '../gpu/ops/layers';
 import { PolicyTrainer, type TrainStats } from '../rl/trainer';
 import { FrozenPolicy } from '../rl/frozen_policy';
 import { rollout } from '../rl/rollout';
@@ -24,6 +25,8 @@ import type { Role } from '../world/index';
 interface AdapterSet {
   name: string;
   roles: readonly Role[];
+  /** constant_norm's L_max of its roles (null: the loop's) */
+  maxNewTokens: number | null;
   trainer: PolicyTrainer;
   /** writes the sampling buffer's adapted weights from the base and this set */
   merge: Dispatch[];
@@ -34,10 +37,11 @@ const BASE_WEIGHT: Record<LoraTarget, 'qkvw' | 'attprojw' | 'fcw' | 'fcprojw'> =
   'attn.c_attn': 'qkvw', 'attn.c_proj': 'attprojw', 'mlp.c_fc': 'fcw', 'mlp.c_proj': 'fcprojw',
 };
 
-function checkSets(sets: readonly AdapterSetInit[]): void {
+function checkSets(sets: readonly AdapterSetInit[], cfg: EngineInit['cfg']): void {
   const names = new Set<string>();
   const roles = new Map<Role, string>();
   for (const s of sets) {
+    if (s.spec.rank > cfg.nEmbd) throw new Error(`engine: adapter set "${s.spec.name}" has rank ${s.spec.rank}, more than the policy's width ${cfg.nEmbd}: lower the rank`);
     if (names.has(s.spec.name)) throw new Error(`engine: two adapter sets are named "${s.spec.name}"`);
     names.add(s.spec.name);
     if (s.roles.length === 0) throw new Error(`engine: adapter set "${s.spec.name}" serves no role`);
@@ -53,7 +57,7 @@ export async function createAdapterEngine(gpu: Gpu, init: EngineInit, settings: 
   const { cfg } = init;
   const inits = init.adapters ?? [];
   if (inits.length === 0) throw new Error('engine: createAdapterEngine needs at least one adapter set');
-  checkSets(inits);
+  checkSets(inits, cfg);
   const table: TensorTable = buildTensorTable(cfg);
   if (init.params.length !== table.totalFloats) throw new Error(`engine: the base has ${init.params.length} floats, ${cfg.nLayer} layers of width ${cfg.nEmbd} need ${table.totalFloats}`);
   const mem = gpu.owner();
@@ -79,16 +83,17 @@ export async function createAdapterEngine(gpu: Gpu, init: EngineInit, settings: 
       const values = s.init ?? initLora(atable, s.seed);
       if (values.length !== atable.totalFloats) throw new Error(`engine: adapter set "${s.spec.name}" has ${values.length} floats, rank ${s.spec.rank} needs ${atable.totalFloats}`);
       const trainer = await PolicyTrainer.create(gpu, cfg, init.params, settings.rl, shape, { adapter: { spec: s.spec, table: atable, init: values }, baseParams: base });
-      sets.push({ name: s.spec.name, roles: s.roles, trainer, merge: [] });
+      sets.push({ name: s.spec.name, roles: s.roles, maxNewTokens: s.maxNewTokens ?? null, trainer, merge: [] });
       const A = loraViews(trainer.model.trainable, atable, cfg.nLayer);
       const R = s.spec.rank, scale = loraScale(s.spec);
       const merge: Dispatch[] = [];
       for (let l = 0; l < cfg.nLayer; l++) {
+        // every projection is written: one the set does not adapt goes back to the base (another set may have changed it)
         for (const t of LORA_TARGETS) {
           const [K, N] = targetDims(cfg, t);
-          const w = BASE_WEIGHT[t];
+          const w = BASE_WEIGHT[t], ab = A[l][t];
           merge.push(
-            await matmul(gpu, delta, A[l][t].a, A[l][t].b, null, { M: K, K: R, N }, { alpha: scale }),
+            ab ? await matmul(gpu, delta, ab.a, ab.b, null, { M: K, K: R, N }, { alpha: scale }) : await fill(gpu, delta, 0, K * N),
             await residualForward(gpu, S.layers[l][w], B.layers[l][w], delta, K * N),
           );
         }
@@ -113,7 +118,7 @@ export async function createAdapterEngine(gpu: Gpu, init: EngineInit, settings: 
     const configure = (st: TrainSettings): void => {
       current = st;
       for (const s of sets) {
-        s.trainer.setRl(st.rl, st.maxNewTokens);
+        s.trainer.setRl(st.rl, s.maxNewTokens ?? st.maxNewTokens);
         s.trainer.model.setHyper({ lr: st.lr, weightDecay: st.weightDecay });
       }
       reference?.setTemperature(st.rl.temperature);
@@ -143,7 +148,7 @@ export async function createAdapterEngine(gpu: Gpu, init: EngineInit, settings: 
           const st = states.find((x) => x.spec.name === s.name);
           if (!st) throw new Error(`engine: no saved state for adapter set "${s.name}" (saved: ${states.map((x) => x.spec.name).join(', ') || 'none'})`);
           const spec = s.trainer.model.adapter!.spec;
-          if (st.spec.rank !== spec.rank || st.spec.alpha !== spec.alpha) throw new Error(`engine: saved adapter "${s.name}" has rank ${st.spec.rank}, α ${st.spec.alpha}; the run's set has rank ${spec.rank}, α ${spec.alpha}`);
+          if (!sameShape(st.spec, spec)) throw new Error(`engine: saved adapter "${s.name}" has rank ${st.spec.rank}, α ${st.spec.alpha}, targets ${specTargets(st.spec).join(' ')}; the run's set has rank ${spec.rank}, α ${spec.alpha}, targets ${specTargets(spec).join(' ')}`);
           const n = s.trainer.model.adapter?.table.totalFloats ?? 0;
           if (st.params.length !== n) throw new Error(`engine: saved adapter "${s.name}" has ${st.params.length} floats, the set needs ${n}`);
           gpu.write(s.trainer.model.trainable, st.params);

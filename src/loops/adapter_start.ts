@@ -2,7 +2,7 @@
 // adapters): the loop's sets (LoopSpec.shape) take the saved values as their starting point, by
 // name, and must have the same rank and α.
 import type { AdapterSetInit } from './engine';
-import type { LoraSpec } from '../model/lora';
+import { sameShape, specTargets, type LoraSpec } from '../model/lora';
 
 export interface AdapterStart {
   spec: LoraSpec;
@@ -15,8 +15,9 @@ export function withStartAdapters(loop: string, sets: readonly AdapterSetInit[] 
   for (const s of starts) {
     const set = sets.find((x) => x.spec.name === s.spec.name);
     if (!set) throw new Error(`${loop} has no adapter set named "${s.spec.name}" (its sets: ${sets.map((x) => x.spec.name).join(', ')})`);
-    if (set.spec.rank !== s.spec.rank || set.spec.alpha !== s.spec.alpha) {
-      throw new Error(`saved adapter "${s.spec.name}" has rank ${s.spec.rank} and α ${s.spec.alpha}, the run's set rank ${set.spec.rank} and α ${set.spec.alpha}: set the config's rank and α to the saved ones`);
+    if (!sameShape(set.spec, s.spec)) {
+      const what = (x: LoraSpec) => `rank ${x.rank}, α ${x.alpha} and targets ${specTargets(x).join(' ')}`;
+      throw new Error(`saved adapter "${s.spec.name}" has ${what(s.spec)}, the run's set ${what(set.spec)}: set the config's rank, α and targets to the saved ones`);
     }
   }
   return sets.map((set) => {

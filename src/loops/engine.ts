@@ -76,6 +76,8 @@ export interface AdapterSetInit {
   seed: number;
   /** starting values in the adapter table's layout (a reloaded adapter) */
   init?: Float32Array;
+  /** the longest output of its roles (constant_norm's L_max; default: the loop's maxNewTokens) */
+  maxNewTokens?: number;
 }
 
 /** One adapter set's values and optimiser state (a checkpoint of it). */

@@ -212,6 +212,8 @@ export interface LoopSpec<C extends BaseLoopConfig = BaseLoopConfig> {
   views: LoopViews;
   /** parameter snapshots the lab keeps of a run (one per checkpoint, thinned past this many) for analyses over its history; absent: none */
   snapshots?: number;
+  /** a loop that trains adapter sets: the one merged into the base when a checkpoint is exported as a policy (TTSP: the solver) */
+  exportAdapter?: string;
 }
 
 /** A loop: its engine-free definition and its body (also engine-free: it runs against LoopEngine). */

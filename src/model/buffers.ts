@@ -46,12 +46,15 @@ export function paramViews(buffer: GPUBuffer, table: TensorTable, nLayer: number
 export interface LoraRefs { a: TensorRef; b: TensorRef }
 
 /** Views of a LoRA adapter set's tensors, by layer and target. */
-export function loraViews(buffer: GPUBuffer, table: TensorTable, nLayer: number): Record<LoraTarget, LoraRefs>[] {
-  const out: Record<LoraTarget, LoraRefs>[] = [];
+export function loraViews(buffer: GPUBuffer, table: TensorTable, nLayer: number): Partial<Record<LoraTarget, LoraRefs>>[] {
+  const out: Partial<Record<LoraTarget, LoraRefs>>[] = [];
   for (let i = 0; i < nLayer; i++) {
     const pairs = layerAdapters(table, i);
-    const layer = {} as Record<LoraTarget, LoraRefs>;
-    for (const t of LORA_TARGETS) layer[t] = { a: view(buffer, pairs[t].a.offset, pairs[t].a.size), b: view(buffer, pairs[t].b.offset, pairs[t].b.size) };
+    const layer: Partial<Record<LoraTarget, LoraRefs>> = {};
+    for (const t of LORA_TARGETS) {
+      const pair = pairs[t];
+      if (pair) layer[t] = { a: view(buffer, pair.a.offset, pair.a.size), b: view(buffer, pair.b.offset, pair.b.size) };
+    }
     out.push(layer);
   }
   return out;

@@ -413,8 +413,9 @@ export class GPT {
 interface LoraState {
   R: number;
   scale: number;
-  params: Record<LoraTarget, LoraRefs>[];
-  grads: Record<LoraTarget, LoraRefs>[];
+  /** the adapted targets only (a set may adapt a subset of the four projections) */
+  params: Partial<Record<LoraTarget, LoraRefs>>[];
+  grads: Partial<Record<LoraTarget, LoraRefs>>[];
   tmp: Record<LoraTarget, TensorRef>[]; // [BT,R] = inp @ A, kept for the backward
   dtmp: TensorRef; // [BT,R] scratch
 }
@@ -426,8 +427,9 @@ class Linear {
   async forward(out: TensorRef, inp: TensorRef, w: TensorRef, b: TensorRef, K: number, N: number, layer: number, target: LoraTarget): Promise<Dispatch[]> {
     const { gpu, BT, lora } = this;
     const list = [await matmulForward(gpu, out, inp, w, b, { M: BT, K, N })];
-    if (lora) {
-      const ab = lora.params[layer][target], tmp = lora.tmp[layer][target];
+    const ab = lora?.params[layer][target];
+    if (lora && ab) {
+      const tmp = lora.tmp[layer][target];
       list.push(
         await matmul(gpu, tmp, inp, ab.a, null, { M: BT, K, N: lora.R }),
         await matmul(gpu, out, tmp, ab.b, null, { M: BT, K: lora.R, N }, { accumulate: true, alpha: lora.scale }),
@@ -440,8 +442,9 @@ class Linear {
   async backward(dinp: TensorRef, dw: TensorRef, db: TensorRef, dout: TensorRef, inp: TensorRef, w: TensorRef, K: number, N: number, layer: number, target: LoraTarget): Promise<Dispatch[]> {
     const { gpu, BT, lora } = this;
     const list = await matmulBackward(gpu, dinp, this.frozenBase ? null : dw, this.frozenBase ? null : db, dout, inp, w, { M: BT, K, N });
-    if (lora) {
-      const ab = lora.params[layer][target], g = lora.grads[layer][target], tmp = lora.tmp[layer][target], R = lora.R;
+    const ab = lora?.params[layer][target], g = lora?.grads[layer][target];
+    if (lora && ab && g) {
+      const tmp = lora.tmp[layer][target], R = lora.R;
       list.push(
         // dB[R,N] += s · tmp^T @ dout ; dtmp[BT,R] = s · dout @ B^T
         await matmul(gpu, g.b, tmp, dout, null, { M: R, K: BT, N }, { transA: true, accumulate: true, alpha: lora.scale }),

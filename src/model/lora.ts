@@ -19,12 +19,40 @@ export interface LoraSpec {
   readonly rank: number;
   /** The update is scaled by alpha / rank. */
   readonly alpha: number;
+  /** the projections adapted in every block (absent: all four, PEFT's "all linear layers" of GPT-2) */
+  readonly targets?: readonly LoraTarget[];
 }
 
 export const LORA_TARGETS = ['attn.c_attn', 'attn.c_proj', 'mlp.c_fc', 'mlp.c_proj'] as const;
 export type LoraTarget = (typeof LORA_TARGETS)[number];
 
 export const loraScale = (spec: LoraSpec): number => spec.alpha / spec.rank;
+
+/** Whether two sets have one layout and scale (rank, α, targets): one's values can be the other's. */
+export const sameShape = (a: LoraSpec, b: LoraSpec): boolean =>
+  a.rank === b.rank && a.alpha === b.alpha && specTargets(a).join() === specTargets(b).join();
+
+/** The projections a set adapts, in LORA_TARGETS order. */
+export const specTargets = (spec: LoraSpec): readonly LoraTarget[] => (spec.targets ? LORA_TARGETS.filter((t) => spec.targets!.includes(t)) : LORA_TARGETS);
+
+/** PEFT's target_modules for a set of targets (module-name suffixes; "c_proj" alone would match both projections). */
+function peftModules(targets: readonly LoraTarget[]): string[] {
+  const out: string[] = [];
+  if (targets.includes('attn.c_attn')) out.push('c_attn');
+  const attnProj = targets.includes('attn.c_proj'), mlpProj = targets.includes('mlp.c_proj');
+  if (attnProj && mlpProj) out.push('c_proj');
+  else if (attnProj) out.push('attn.c_proj');
+  else if (mlpProj) out.push('mlp.c_proj');
+  if (targets.includes('mlp.c_fc')) out.push('c_fc');
+  return out;
+}
+
+/** The targets of PEFT target_modules written by peftModules; null when the list is not one of them. */
+function targetsOfModules(modules: unknown): LoraTarget[] | null {
+  if (!Array.isArray(modules) || modules.some((m) => typeof m !== 'string')) return null;
+  const ts = LORA_TARGETS.filter((t) => modules.includes(t) || modules.includes(t.split('.')[1]));
+  return JSON.stringify(peftModules(ts)) === JSON.stringify(modules) && ts.length > 0 ? ts : null;
+}
 
 const ADAPTER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -46,7 +74,7 @@ export function targetDims(cfg: GPTConfig, target: LoraTarget): [number, number]
   return dims[target];
 }
 
-type SpecNames = Readonly<Record<keyof LoraSpec, string>>;
+type SpecNames = Readonly<Record<'name' | 'rank' | 'alpha', string>>;
 const SPEC_NAMES: SpecNames = { name: 'name', rank: 'rank', alpha: 'alpha' };
 const JSON_NAMES: SpecNames = { name: 'adapter_name', rank: 'r', alpha: 'lora_alpha' };
 
@@ -78,7 +106,7 @@ export function validateLoraSpec(obj: unknown, cfg: GPTConfig, where: string): L
 export function buildLoraTable(cfg: GPTConfig, spec: LoraSpec): TensorTable {
   const entries: { name: string; shape: number[] }[] = [];
   for (let i = 0; i < cfg.nLayer; i++) {
-    for (const target of LORA_TARGETS) {
+    for (const target of specTargets(spec)) {
       const [fanIn, fanOut] = targetDims(cfg, target);
       entries.push({ name: `h.${i}.${target}.lora_A.weight`, shape: [fanIn, spec.rank] });
       entries.push({ name: `h.${i}.${target}.lora_B.weight`, shape: [spec.rank, fanOut] });
@@ -92,13 +120,14 @@ export interface LoraPair {
   b: TensorInfo; // (R, out)
 }
 
-/** Block i's adapters by target. */
-export function layerAdapters(table: TensorTable, i: number): Record<LoraTarget, LoraPair> {
-  const pair = (target: LoraTarget): LoraPair => ({
-    a: tensor(table, `h.${i}.${target}.lora_A.weight`),
-    b: tensor(table, `h.${i}.${target}.lora_B.weight`),
-  });
-  return { 'attn.c_attn': pair('attn.c_attn'), 'attn.c_proj': pair('attn.c_proj'), 'mlp.c_fc': pair('mlp.c_fc'), 'mlp.c_proj': pair('mlp.c_proj') };
+/** Block i's adapters by target (the targets the table holds). */
+export function layerAdapters(table: TensorTable, i: number): Partial<Record<LoraTarget, LoraPair>> {
+  const out: Partial<Record<LoraTarget, LoraPair>> = {};
+  for (const target of LORA_TARGETS) {
+    const a = table.tensors.find((t) => t.name === `h.${i}.${target}.lora_A.weight`);
+    if (a) out[target] = { a, b: tensor(table, `h.${i}.${target}.lora_B.weight`) };
+  }
+  return out;
 }
 
 /**
@@ -129,7 +158,6 @@ function diskTable(table: TensorTable): TensorTable {
 const FIXED_JSON: Readonly<Record<string, unknown>> = {
   peft_type: 'LORA',
   task_type: 'CAUSAL_LM',
-  target_modules: ['c_attn', 'c_proj', 'c_fc'],
   fan_in_fan_out: true,
   bias: 'none',
   lora_dropout: 0,
@@ -151,7 +179,7 @@ export function serializeAdapter(
     data: transpose(tensorData(params, t), t.shape[0], t.shape[1]),
   }));
   const safetensors = encodeSafetensors(tensors, { format: 'pt', ...meta });
-  const json = { adapter_name: spec.name, r: spec.rank, lora_alpha: spec.alpha, ...FIXED_JSON };
+  const json = { adapter_name: spec.name, r: spec.rank, lora_alpha: spec.alpha, target_modules: peftModules(specTargets(spec)), ...FIXED_JSON };
   return { safetensors, configJson: JSON.stringify(json, null, 2) + '\n' };
 }
 
@@ -164,7 +192,7 @@ function parseAdapterJson(text: string, cfg: GPTConfig, what: string): LoraSpec 
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CheckpointError(`${what}: expected a JSON object`);
   const o = raw as Record<string, unknown>;
-  const known = [...Object.values(JSON_NAMES), ...Object.keys(FIXED_JSON)];
+  const known = [...Object.values(JSON_NAMES), 'target_modules', ...Object.keys(FIXED_JSON)];
   for (const key of Object.keys(o)) {
     if (!known.includes(key)) throw new CheckpointError(`${what}: unknown key "${key}"${didYouMean(key, known)}`);
   }
@@ -173,8 +201,11 @@ function parseAdapterJson(text: string, cfg: GPTConfig, what: string): LoraSpec 
       throw new CheckpointError(`${what}.${key} = ${JSON.stringify(o[key])}: unsupported; must be ${JSON.stringify(want)}`);
     }
   }
+  const targets = targetsOfModules(o.target_modules);
+  if (!targets) throw new CheckpointError(`${what}.target_modules = ${JSON.stringify(o.target_modules)}: unsupported; use a list of c_attn, c_proj (both projections), attn.c_proj, mlp.c_proj and c_fc`);
   try {
-    return checkSpec(o, cfg, what, JSON_NAMES);
+    const spec = checkSpec(o, cfg, what, JSON_NAMES);
+    return targets.length === LORA_TARGETS.length ? spec : Object.freeze({ ...spec, targets });
   } catch (err) {
     if (err instanceof ConfigError) throw new CheckpointError(err.message, { cause: err });
     throw err;
@@ -211,4 +242,30 @@ export function parseAdapter(
   }
   const meta = Object.fromEntries(Object.entries(file.metadata).filter(([k]) => k !== 'format'));
   return { spec, params, table, meta };
+}
+
+/**
+ * The base with one adapter set merged in, W + (α/r)·A@B on each adapted projection (the policy
+ * a LoRA run trains, as one checkpoint); `table` is the base's tensor table.
+ */
+export function mergeLora(cfg: GPTConfig, table: TensorTable, base: Float32Array, spec: LoraSpec, adapter: Float32Array): Float32Array {
+  const atable = buildLoraTable(cfg, spec);
+  if (adapter.length !== atable.totalFloats) throw new CheckpointError(`adapter "${spec.name}": ${adapter.length} floats, its table needs ${atable.totalFloats}`);
+  const out = base.slice();
+  const s = loraScale(spec), R = spec.rank;
+  for (let l = 0; l < cfg.nLayer; l++) {
+    const pairs = layerAdapters(atable, l);
+    for (const t of specTargets(spec)) {
+      const [K, N] = targetDims(cfg, t);
+      const w = tensor(table, `h.${l}.${t}.weight`), { a, b } = pairs[t]!;
+      for (let k = 0; k < K; k++) {
+        for (let n = 0; n < N; n++) {
+          let acc = 0;
+          for (let r = 0; r < R; r++) acc += adapter[a.offset + k * R + r] * adapter[b.offset + r * N + n];
+          out[w.offset + k * N + n] += s * acc;
+        }
+      }
+    }
+  }
+  return out;
 }

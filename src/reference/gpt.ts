@@ -46,7 +46,7 @@ export interface RefForward {
   out: Float64Array; lnf: Float64Array; lnfMean: Float64Array; lnfRstd: Float64Array;
 }
 
-/** A LoRA adapter set in float64: W + (alpha/r)·A@B on the four projections of every block. */
+/** A LoRA adapter set in float64: W + (alpha/r)·A@B on the projections its table holds (all four by default). */
 export interface RefAdapter {
   spec: LoraSpec;
   table: TensorTable;
@@ -56,7 +56,7 @@ export interface RefAdapter {
 /** out[M,N] = inp @ W + b, plus s·(inp @ A) @ B with the adapter of `name` (e.g. h.0.attn.c_attn). */
 function linearRef(out: Float64Array, inp: Float64Array, p: Views, name: string, M: number, K: number, N: number, ad: AdapterViews | null): void {
   matmulForwardRef(out, inp, p[name + '.weight'], p[name + '.bias'], { M, K, N });
-  if (!ad) return;
+  if (!ad || !ad.v[name + '.lora_A.weight']) return;
   const tmp = new Float64Array(M * ad.R);
   matmulRef(tmp, inp, ad.v[name + '.lora_A.weight'], null, { M, K, N: ad.R });
   matmulRef(out, tmp, ad.v[name + '.lora_B.weight'], null, { M, K: ad.R, N }, { accumulate: true, alpha: ad.scale });
@@ -65,7 +65,7 @@ function linearRef(out: Float64Array, inp: Float64Array, p: Views, name: string,
 /** Backward of linearRef: dinp =, base grads +=, adapter grads += (base grads skipped when frozen). */
 function linearBackwardRef(dinp: Float64Array, g: Views, gA: Views | null, dout: Float64Array, inp: Float64Array, p: Views, name: string, M: number, K: number, N: number, ad: AdapterViews | null): void {
   matmulBackwardRef(dinp, ad ? null : g[name + '.weight'], ad ? null : g[name + '.bias'], dout, inp, p[name + '.weight'], { M, K, N });
-  if (!ad || !gA) return;
+  if (!ad || !gA || !ad.v[name + '.lora_A.weight']) return;
   const A = ad.v[name + '.lora_A.weight'], Bm = ad.v[name + '.lora_B.weight'], R = ad.R;
   const tmp = new Float64Array(M * R);
   matmulRef(tmp, inp, A, null, { M, K, N: R });

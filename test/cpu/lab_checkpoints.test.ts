@@ -14,7 +14,7 @@ import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';
 import { parseCheckpoint } from '../../src/model/checkpoint';
 import { decodeSafetensors } from '../../src/model/safetensors';
-import { buildLoraTable } from '../../src/model/lora';
+import { buildLoraTable, layerAdapters, mergeLora } from '../../src/model/lora';
 
 const cfg = GPT_PRESETS.tiny;
 const table = buildTensorTable(cfg);
@@ -63,6 +63,28 @@ describe('adapter sets in checkpoints', () => {
     const slot = JSON.parse(new TextDecoder().decode((await fs.read(['checkpoints', 'run-1', 'manifest.json']))!)).slot;
     await fs.remove(['checkpoints', 'run-1', slot, 'adapter_solver.optimizer.safetensors']);
     await expect(store.load('run-1')).rejects.toThrow(/files of adapter set "solver" are missing/);
+  });
+
+  it('exports a TTSP checkpoint as the adapted solver: the base with the solver set merged in', () => {
+    const spec = { name: 'solver', rank: 2, alpha: 4 };
+    const atable = buildLoraTable(cfg, spec);
+    const params = new Float32Array(atable.totalFloats);
+    for (const t of atable.tensors) for (let i = t.offset; i < t.offset + t.size; i++) params[i] = Math.cos(i) / 4;
+    const c = { ...ckpt(2), loop: 'ttsp', adapters: [{ spec, params, optimiser: { m: params, v: params, step: 1 } }] };
+    const file = checkpointFile(c, 'safetensors');
+    const st = decodeSafetensors(file.bytes);
+    expect(st.metadata.adapter_merged).toBe('solver');
+    const merged = mergeLora(cfg, table, c.params, spec, params);
+    // one adapted weight by hand: W[k][n] + (α/r)·Σ_r A[k][r]·B[r][n]
+    const w = table.tensors.find((t) => t.name === 'h.0.mlp.c_fc.weight')!;
+    const pair = layerAdapters(atable, 0)['mlp.c_fc']!;
+    const N = w.shape[1];
+    const byHand = c.params[w.offset + 3 * N + 5] + 2 * (params[pair.a.offset + 3 * 2] * params[pair.b.offset + 5] + params[pair.a.offset + 3 * 2 + 1] * params[pair.b.offset + N + 5]);
+    expect(merged[w.offset + 3 * N + 5]).toBeCloseTo(byHand, 6);
+    expect(Array.from(st.tensors.get('h.0.mlp.c_fc.weight')!.data!)).toEqual(Array.from(merged.subarray(w.offset, w.offset + w.size)));
+    expect(Array.from(st.tensors.get('h.0.mlp.c_fc.weight')!.data!)).not.toEqual(Array.from(c.params.subarray(w.offset, w.offset + w.size)));
+    // a set the loop does not export: refused, naming what there is
+    expect(() => checkpointFile({ ...c, adapters: [{ ...c.adapters[0], spec: { ...spec, name: 'proposer' } }] }, 'safetensors')).toThrow(/trains adapter sets \(proposer\)/);
   });
 });
 

@@ -40,7 +40,7 @@ describe('LoRA layout', () => {
     for (let i = 0; i < cfg.nLayer; i++) {
       const adapters = layerAdapters(table, i);
       for (const [target, [fanIn, fanOut]] of Object.entries(dims)) {
-        const pair = adapters[target as keyof typeof adapters];
+        const pair = adapters[target as keyof typeof adapters]!;
         expect(pair.a.name).toBe(`h.${i}.${target}.lora_A.weight`);
         expect(pair.a.shape).toEqual([fanIn, 4]);
         expect(pair.b.name).toBe(`h.${i}.${target}.lora_B.weight`);
@@ -132,7 +132,9 @@ describe('adapter files', () => {
     expect(() => parseAdapter(safetensors, withJson({ r: 8 }), cfg)).toThrow(/tensor "h\.0\.attn\.c_attn\.lora_A\.weight" has shape \[4, 32\] in the file but the config needs \[8, 32\]/);
     expect(() => parseAdapter(safetensors, withJson({ r: 0 }), cfg)).toThrow(/\.r = 0: must be an integer/);
     expect(() => parseAdapter(safetensors, withJson({ fan_in_fan_out: false }), cfg)).toThrow(/fan_in_fan_out = false: unsupported/);
-    expect(() => parseAdapter(safetensors, withJson({ target_modules: ['c_attn'] }), cfg)).toThrow(/target_modules/);
+    expect(() => parseAdapter(safetensors, withJson({ target_modules: ['q_proj'] }), cfg)).toThrow(/target_modules = \["q_proj"\]: unsupported/);
+    // a subset the file does not match: its other tensors are not the config's
+    expect(() => parseAdapter(safetensors, withJson({ target_modules: ['c_attn'] }), cfg)).toThrow(/unexpected|not in|does not/);
     expect(() => parseAdapter(safetensors, withJson({ use_dora: true }), cfg)).toThrow(/unknown key "use_dora"/);
     expect(() => parseAdapter(safetensors, configJson, cfg, 'other')).toThrow(/adapter_name is "math-v1" but the file is named for "other"/);
     expect(() => parseAdapter(safetensors, '{', cfg)).toThrow(/not JSON/);
@@ -157,5 +159,22 @@ describe('adapter beside a base checkpoint (Node)', () => {
     const back = await loadAdapterDir(dir, 'math-v1', base.cfg);
     expect(bits(back.params)).toEqual(bits(params));
     await expect(loadAdapterDir(dir, 'nope', base.cfg)).rejects.toThrow(/adapter_nope\.json: cannot read/);
+  });
+});
+
+describe('LoRA sets of a subset of the projections', () => {
+  it('hold only their targets, and round-trip with PEFT target_modules naming them', () => {
+    for (const [targets, modules] of [[['mlp.c_fc', 'mlp.c_proj'], ['mlp.c_proj', 'c_fc']], [['attn.c_attn'], ['c_attn']], [['attn.c_attn', 'attn.c_proj'], ['c_attn', 'attn.c_proj']]] as const) {
+      const spec = { name: 'part', rank: 2, alpha: 2, targets };
+      const table = buildLoraTable(cfg, spec);
+      expect(table.tensors.map((t) => t.name.split('.').slice(2, 4).join('.'))).toEqual(Array.from({ length: cfg.nLayer }, () => targets.flatMap((t) => [t, t])).flat());
+      expect(Object.keys(layerAdapters(table, 0))).toEqual([...targets]);
+      const params = initLora(table, 3).map((x, i) => x + i * 1e-3);
+      const { safetensors, configJson } = serializeAdapter(spec, params, table);
+      expect(JSON.parse(configJson).target_modules).toEqual([...modules]);
+      const back = parseAdapter(safetensors, configJson, cfg);
+      expect(back.spec.targets).toEqual([...targets]);
+      expect(Array.from(back.params)).toEqual(Array.from(params));
+    }
   });
 });

@@ -124,9 +124,11 @@ describe('TTSP step on scripted outcomes', () => {
     expect(gate('2+3=2+3=6;#6', true, new Set(), 'answer-only')).toMatchObject({ verdict: 'valid', answer: 6 });
     expect(gate('hello', true, new Set(), 'answer-only').verdict).toBe('unparseable');
     const { records, steps } = await run({ ...CONFIG, gate: 'answer-only', steps: 1 });
-    expect(records[0].records.filter((r) => r.valid).map((r) => r.answer)).toEqual([5, 6, 9, 5, 30, 6, 8]);
-    // the oracle sees the wrong references: 6 for 2+3, 9 for 4+4
-    expect(steps[0].metrics['proposal/correct']).toBeCloseTo(5 / 7, 12);
+    // references go unchecked (4+4 is taught 9); repeats of a problem and the target itself are still refused
+    expect(records[0].records.map((r) => r.verdict)).toEqual(['valid', 'duplicate', 'valid', 'duplicate', 'duplicate', 'unparseable', 'valid', 'valid']);
+    expect(records[0].records.filter((r) => r.valid).map((r) => r.answer)).toEqual([5, 9, 6, 8]);
+    // the oracle sees the wrong reference
+    expect(steps[0].metrics['proposal/correct']).toBeCloseTo(3 / 4, 12);
   });
 
   it('refuses the CPU engine, which has no adapter sets', () => {
@@ -143,6 +145,10 @@ describe('TTSP config, targets and adapter starts', () => {
     expect(() => validateTtspConfig({ gate: 'none' })).toThrow(/gate/);
     expect(() => validateTtspConfig({ rl: { advantage: 'external' } })).toThrow(/external/);
     expect(validateTtspConfig({}).target).toBe('min(9,9-1+4)');
+    // the default rate belongs to the default target: another target without its own has none
+    expect(validateTtspConfig({ target: '6*(9+2)' }).targetBaseRate).toBe(-1);
+    expect(validateTtspConfig({ target: '6*(9+2)', targetBaseRate: 0.49 }).targetBaseRate).toBe(0.49);
+    expect(validateTtspConfig({ target: 'min(9,9-1+4)' }).targetBaseRate).toBeCloseTo(0.289, 3);
   });
 
   it('resolves shipped targets by id and by text, with the base rate of the list', () => {
@@ -158,12 +164,21 @@ describe('TTSP config, targets and adapter starts', () => {
     expect(() => parseTargetList({ n: 512, midHard: [{ text: 1 }], veryHard: [] }, 'f.json')).toThrow(/f\.json\.midHard\[0\]/);
   });
 
+  it('makes both adapter sets of the configured rank, α and targets, the proposer normalised by its own length', () => {
+    const sets = TTSP.spec.shape(validateTtspConfig({ loraRank: 4, loraAlpha: 2, loraTargets: 'mlp', maxProposalTokens: 50 })).adapters!;
+    expect(sets.map((s) => [s.spec.name, s.spec.rank, s.spec.alpha, s.spec.targets, s.roles, s.maxNewTokens])).toEqual([
+      ['proposer', 4, 2, ['mlp.c_fc', 'mlp.c_proj'], ['propose'], 50], ['solver', 4, 2, ['mlp.c_fc', 'mlp.c_proj'], ['solve'], 84],
+    ]);
+    expect(TTSP.spec.shape(validateTtspConfig({})).adapters![0].spec.targets).toBeUndefined();
+    expect(() => validateTtspConfig({ loraTargets: 'ffn' })).toThrow(/loraTargets/);
+  });
+
   it('starts adapter sets from saved ones by name, of the same rank and α', () => {
     const sets = TTSP.spec.shape(validateTtspConfig({ loraRank: 4, loraAlpha: 4 })).adapters!;
     const p = new Float32Array(3);
     const started = withStartAdapters('ttsp', sets, [{ spec: { name: 'solver', rank: 4, alpha: 4 }, params: p }])!;
     expect(started.map((s) => s.init === p)).toEqual([false, true]);
-    expect(() => withStartAdapters('ttsp', sets, [{ spec: { name: 'solver', rank: 8, alpha: 4 }, params: p }])).toThrow(/rank 8 and α 4, the run's set rank 4/);
+    expect(() => withStartAdapters('ttsp', sets, [{ spec: { name: 'solver', rank: 8, alpha: 4 }, params: p }])).toThrow(/rank 8, α 4 and targets attn\.c_attn attn\.c_proj mlp\.c_fc mlp\.c_proj, the run's set rank 4/);
     expect(() => withStartAdapters('ttsp', sets, [{ spec: { name: 'critic', rank: 4, alpha: 4 }, params: p }])).toThrow(/no adapter set named "critic"/);
     expect(() => withStartAdapters('grpo', undefined, [{ spec: { name: 'solver', rank: 4, alpha: 4 }, params: p }])).toThrow(/trains no adapter sets/);
   });

@@ -11,14 +11,15 @@ import { loadCheckpointDir } from '../../src/model/checkpoint_node';
 import { createWebGpuEngine } from '../../src/engines/webgpu';
 import { DEFAULT_RL_CORE } from '../../src/rl/config';
 import { buildTensorTable, tensor } from '../../src/model/params';
-import { buildLoraTable, layerAdapters, LORA_TARGETS, targetDims, type LoraSpec } from '../../src/model/lora';
+import { buildLoraTable, layerAdapters, specTargets, targetDims, type LoraSpec } from '../../src/model/lora';
 import { EOS, proposePrompt, solvePrompt } from '../../src/world/index';
 import type { AdapterSetInit, LoopEngine, RewardFn, TrainSettings } from '../../src/loops/engine';
 import type { GPTConfig } from '../../src/model/config';
 import type { Role } from '../../src/world/index';
 
 const PROPOSER: LoraSpec = { name: 'proposer', rank: 4, alpha: 8 };
-const SOLVER: LoraSpec = { name: 'solver', rank: 2, alpha: 2 };
+// the solver adapts a subset of the projections: the merge and the training touch only those
+const SOLVER: LoraSpec = { name: 'solver', rank: 2, alpha: 2, targets: ['mlp.c_fc', 'attn.c_proj'] };
 const SETS: AdapterSetInit[] = [{ spec: PROPOSER, roles: ['propose'], seed: 1 }, { spec: SOLVER, roles: ['solve'], seed: 2 }];
 // an entropy bonus makes every update move the adapters whatever the rewards
 const SETTINGS: TrainSettings = { rl: { ...DEFAULT_RL_CORE, entCoef: 0.05 }, lr: 1e-2, weightDecay: 0, maxNewTokens: 12 };
@@ -39,13 +40,14 @@ function mergeOnHost(cfg: GPTConfig, base: Float32Array, spec: LoraSpec, adapter
   const s = spec.alpha / spec.rank;
   for (let l = 0; l < cfg.nLayer; l++) {
     const pairs = layerAdapters(atable, l);
-    for (const t of LORA_TARGETS) {
+    for (const t of specTargets(spec)) {
       const [K, N] = targetDims(cfg, t);
       const w = tensor(table, `h.${l}.${t}.weight`);
+      const pair = pairs[t]!;
       for (let k = 0; k < K; k++) {
         for (let n = 0; n < N; n++) {
           let acc = 0;
-          for (let r = 0; r < spec.rank; r++) acc += adapter[pairs[t].a.offset + k * spec.rank + r] * adapter[pairs[t].b.offset + r * N + n];
+          for (let r = 0; r < spec.rank; r++) acc += adapter[pair.a.offset + k * spec.rank + r] * adapter[pair.b.offset + r * N + n];
           out[w.offset + k * N + n] = base[w.offset + k * N + n] + s * acc;
         }
       }

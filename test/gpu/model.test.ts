@@ -74,9 +74,12 @@ describe.each(['direct', 'tiled'] as const)('GPT on the GPU vs the float64 refer
     expect(failures).toEqual([]);
   });
 
-  it('LoRA: adapter gradients match, the base stays frozen', async () => {
+  it.each([
+    ['all four projections', undefined],
+    ['a subset (qkv and the MLP output)', ['attn.c_attn', 'mlp.c_proj'] as const],
+  ])('LoRA on %s: adapter gradients match, the base stays frozen', async (_what, targets) => {
     const batch = makeBatch(3);
-    const spec = { name: 'solver', rank: 4, alpha: 8 };
+    const spec = { name: 'solver', rank: 4, alpha: 8, ...(targets ? { targets } : {}) };
     const atable = buildLoraTable(cfg, spec);
     // B is zero at initialisation; a random B exercises every term of the adapter's backward
     const rand = mulberry32(11);

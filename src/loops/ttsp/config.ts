@@ -10,6 +10,16 @@ import { BASE_FIELDS, int, str, validateLoopConfig, type BaseLoopConfig } from '
 import { FRONTIER_SHAPES, frontierHelp, type FrontierShape } from '../frontier';
 import type { LoopPreset } from '../spec';
 import type { GateMode } from './gate';
+import type { LoraTarget } from '../../model/lora';
+
+/** The choices of loraTargets and the projections each adapts. */
+export const LORA_TARGET_SETS: Readonly<Record<string, readonly LoraTarget[]>> = {
+  all: ['attn.c_attn', 'attn.c_proj', 'mlp.c_fc', 'mlp.c_proj'],
+  attention: ['attn.c_attn', 'attn.c_proj'],
+  mlp: ['mlp.c_fc', 'mlp.c_proj'],
+  qkv: ['attn.c_attn'],
+};
+export type LoraTargetSet = keyof typeof LORA_TARGET_SETS;
 
 /** The first MidHard target of the shipped `small` base (public/models/small/ttsp_targets.json) and its base mean@512. */
 export const DEFAULT_TARGET = 'min(9,9-1+4)';
@@ -20,6 +30,7 @@ export interface TtspConfig extends BaseLoopConfig {
   targetBaseRate: number;
   loraRank: number;
   loraAlpha: number;
+  loraTargets: LoraTargetSet;
   proposerContexts: number;
   proposalsPerContext: number;
   contextProblems: number;
@@ -43,10 +54,14 @@ const OWN_FIELDS: FieldSpecs<Omit<TtspConfig, keyof BaseLoopConfig>> = {
   },
   targetBaseRate: {
     default: DEFAULT_TARGET_BASE_RATE, type: num(-1, { max: 1.0000001 }), paper: '—',
-    help: 'the base policy\'s mean@512 on the target, from the shipped target list (drawn as a reference line; never used in training); −1 = not measured (a typed target)',
+    help: 'the base policy\'s mean@512 on the target, from the shipped target list (drawn as a reference line; never used in training); −1 = not measured (a typed target; a target given without its rate gets −1)',
   },
   loraRank: { default: 8, type: int(1), paper: '32', help: 'rank r of both adapter sets (proposer and solver), on the four projections of every block' },
   loraAlpha: { default: 8, type: num(0, { minExclusive: true }), paper: '32', help: 'α of both adapter sets: the update is scaled by α / r (the paper: 32 / 32 = 1)' },
+  loraTargets: {
+    default: 'all', type: { kind: 'enum', choices: Object.keys(LORA_TARGET_SETS) }, paper: 'all linear layers',
+    help: 'the projections both adapter sets adapt in every block: all (qkv, attention output, both MLP layers), attention (qkv and its output), mlp (both MLP layers), qkv (the fused query-key-value projection only)',
+  },
   proposerContexts: { default: 2, type: int(1), paper: '2', help: 'proposer contexts per step: the target plus a sample of earlier synthetic problems' },
   proposalsPerContext: { default: 8, type: int(2), paper: '8', help: 'proposals per context (one proposer advantage group)' },
   contextProblems: { default: 3, type: int(0), paper: 'a sample of history', help: 'earlier valid synthetic problems shown in a proposer context after the target (as many as fit the prompt)' },
@@ -69,7 +84,7 @@ const OWN_FIELDS: FieldSpecs<Omit<TtspConfig, keyof BaseLoopConfig>> = {
 export const TTSP_FIELDS: FieldSpecs<Omit<TtspConfig, 'rl'>> = {
   seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps,
   target: OWN_FIELDS.target, targetBaseRate: OWN_FIELDS.targetBaseRate,
-  loraRank: OWN_FIELDS.loraRank, loraAlpha: OWN_FIELDS.loraAlpha,
+  loraRank: OWN_FIELDS.loraRank, loraAlpha: OWN_FIELDS.loraAlpha, loraTargets: OWN_FIELDS.loraTargets,
   proposerContexts: OWN_FIELDS.proposerContexts, proposalsPerContext: OWN_FIELDS.proposalsPerContext, contextProblems: OWN_FIELDS.contextProblems,
   gate: OWN_FIELDS.gate, solverAttempts: OWN_FIELDS.solverAttempts,
   proposerReward: OWN_FIELDS.proposerReward, tau: OWN_FIELDS.tau, invalidReward: OWN_FIELDS.invalidReward,
@@ -120,5 +135,8 @@ function check(c: TtspConfig, where: string): void {
 export const TTSP_RL_UNUSED = ['dynamicSampling', 'maxGenBatches'] as const;
 
 export function validateTtspConfig(obj: unknown, where = 'ttsp'): TtspConfig {
-  return validateLoopConfig<TtspConfig>(obj, where, TTSP_FIELDS, TTSP_DEFAULTS, 'ttsp', check, TTSP_RL_UNUSED);
+  // the default base rate belongs to the default target: another target without a rate of its own has none measured
+  const o = obj as Record<string, unknown> | null;
+  const own = typeof o === 'object' && o !== null && !Array.isArray(o) && o.target !== undefined && o.target !== DEFAULT_TARGET && o.targetBaseRate === undefined;
+  return validateLoopConfig<TtspConfig>(own ? { ...o, targetBaseRate: -1 } : obj, where, TTSP_FIELDS, TTSP_DEFAULTS, 'ttsp', check, TTSP_RL_UNUSED);
 }

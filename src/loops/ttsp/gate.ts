@@ -5,8 +5,9 @@
 // states, and it is not a duplicate of a problem proposed before (or of the target). Every
 // rejection is counted by category.
 import { parsePropose, parseTrace, readProblem, type ParseFailure } from '../../world/index';
+import type { Expr } from '../../world/expr';
 
-/** full: the paper's gate; answer-only: the ablation that skips the reference's check (and the duplicate check). */
+/** full: the paper's gate; answer-only: the ablation that skips the reference's check (duplicates are still refused). */
 export type GateMode = 'full' | 'answer-only';
 
 export type GateVerdict = 'valid' | 'cut' | 'unparseable' | 'bad_reference' | 'answer_mismatch' | 'duplicate';
@@ -28,19 +29,47 @@ export interface GateResult {
   reason: ParseFailure | null;
 }
 
+const COMMUTATIVE = new Set(['+', '*', 'min', 'max']);
+
+/** The operands of a chain of one commutative, associative operation (a+b+c → a, b, c). */
+function chain(e: Expr, op: string): Expr[] {
+  return e.kind === 'op' && e.op === op ? [...chain(e.left, op), ...chain(e.right, op)] : [e];
+}
+
+/**
+ * A problem's form up to the order of +, *, min and max operands (and their grouping): two
+ * rewordings of one problem share it, so a proposal cannot bring the target back in disguise
+ * (min(9-1+4,9) for min(9,9-1+4)), nor an earlier problem.
+ */
+export function normalForm(e: Expr): string {
+  if (e.kind === 'num') return String(e.value);
+  if (e.kind === 'var') return e.name;
+  if (COMMUTATIVE.has(e.op)) return `${e.op}(${chain(e, e.op).map(normalForm).sort().join(',')})`;
+  return `${e.op}(${normalForm(e.left)},${normalForm(e.right)})`;
+}
+
+/** The normal form of a problem's text (null when it is not a problem). */
+export function problemForm(text: string): string | null {
+  const p = readProblem(text);
+  return p.ok ? normalForm(p.value.expr) : null;
+}
+
 /**
  * Judges a proposal (the response text before its end token; `ended` false: cut at the limit)
- * against the problems `seen` so far (canonical texts, the target's included).
+ * against the problems `seen` so far (their normal forms, problemForm: the target's included).
  */
 export function gate(text: string, ended: boolean, seen: ReadonlySet<string>, mode: GateMode = 'full'): GateResult {
   if (!ended) return { verdict: 'cut', problem: null, answer: null, reason: null };
-  if (mode === 'answer-only') return answerOnly(text);
+  if (mode === 'answer-only') {
+    const r = answerOnly(text);
+    return r.verdict === 'valid' && seen.has(problemForm(r.problem as string) as string) ? { ...r, verdict: 'duplicate' } : r;
+  }
   const p = parsePropose(text);
   // no '=' at all: a problem without its solution is a bad reference, anything else unparseable
   if (!p.ok && p.reason === 'missing_trace' && !readProblem(text).ok) return { verdict: 'unparseable', problem: null, answer: null, reason: 'bad_problem' };
   if (!p.ok) return { verdict: categoryOf(p.reason), problem: null, answer: null, reason: p.reason };
   const problem = p.value.problem.text;
-  if (seen.has(problem)) return { verdict: 'duplicate', problem, answer: p.value.answer, reason: null };
+  if (seen.has(normalForm(p.value.problem.expr))) return { verdict: 'duplicate', problem, answer: p.value.answer, reason: null };
   return { verdict: 'valid', problem, answer: p.value.answer, reason: null };
 }
 

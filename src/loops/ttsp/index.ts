@@ -5,7 +5,8 @@ import { rlPresetList, type BaseLoopConfig } from '../base_config';
 import { CORE_CHARTS } from '../charts';
 import { frontierCurve, frontierReward } from '../frontier';
 import type { LoopDefinition, MetricChartSpec } from '../spec';
-import { TTSP_FIELDS, TTSP_PRESETS, TTSP_RL_UNUSED, validateTtspConfig, type TtspConfig } from './config';
+import { LORA_TARGET_SETS, TTSP_FIELDS, TTSP_PRESETS, TTSP_RL_UNUSED, validateTtspConfig, type TtspConfig } from './config';
+import type { LoraSpec } from '../../model/lora';
 import { PROPOSER, SOLVER, ttspBody } from './run';
 
 const TTSP_CHARTS: readonly MetricChartSpec[] = [
@@ -28,6 +29,12 @@ const TTSP_CHARTS: readonly MetricChartSpec[] = [
   ...CORE_CHARTS.filter((c) => c.id !== 'genbatches' && c.id !== 'reward'),
 ];
 
+/** An adapter set of the run's rank, α and targets (all four: PEFT's default spec, without a targets list). */
+function adapterSpec(name: string, c: TtspConfig): LoraSpec {
+  const targets = LORA_TARGET_SETS[c.loraTargets];
+  return targets.length === 4 ? { name, rank: c.loraRank, alpha: c.loraAlpha } : { name, rank: c.loraRank, alpha: c.loraAlpha, targets };
+}
+
 /** The proposer's reward at each pass rate G_S attempts can give. */
 function reachable(c: TtspConfig): { x: number; y: number }[] {
   return Array.from({ length: c.solverAttempts + 1 }, (_, k) => ({ x: k / c.solverAttempts, y: frontierReward(k / c.solverAttempts, c.proposerReward, c.tau) }));
@@ -49,11 +56,14 @@ export const TTSP: LoopDefinition<TtspConfig> = {
       trainRows: Math.min(64, Math.max(c.proposerContexts * c.proposalsPerContext, c.solverAttempts * 8)),
       decodeBatch: Math.min(64, Math.max(c.proposerContexts * c.proposalsPerContext, c.solverAttempts * 8)),
       adapters: [
-        { spec: { name: PROPOSER, rank: c.loraRank, alpha: c.loraAlpha }, roles: ['propose'], seed: (c.seed * 31 + 1) >>> 0 },
-        { spec: { name: SOLVER, rank: c.loraRank, alpha: c.loraAlpha }, roles: ['solve'], seed: (c.seed * 31 + 2) >>> 0 },
+        // the proposer's loss normalises by its own longest output (constant_norm's L_max)
+        { spec: adapterSpec(PROPOSER, c), roles: ['propose'], seed: (c.seed * 31 + 1) >>> 0, maxNewTokens: c.maxProposalTokens },
+        { spec: adapterSpec(SOLVER, c), roles: ['solve'], seed: (c.seed * 31 + 2) >>> 0, maxNewTokens: c.maxNewTokens },
       ],
     }),
     cpuMode: false,
+    // an exported TTSP checkpoint is the adapted solver: the base with the solver set merged in
+    exportAdapter: SOLVER,
     records: ['ttsp.proposal'],
     views: {
       metrics: TTSP_CHARTS,

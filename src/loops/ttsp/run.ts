@@ -26,7 +26,7 @@ import { frontierReward } from '../frontier';
 import { samplesOf } from '../samples';
 import { mean, meanEntropy, renameEntropy } from '../stats';
 import type { TtspConfig } from './config';
-import { gate, GATE_VERDICTS, keepReplayed, ReplayBuffer, verdictCounts, type GateResult, type ReplayEntry } from './gate';
+import { gate, GATE_VERDICTS, keepReplayed, problemForm, ReplayBuffer, verdictCounts, type GateResult, type ReplayEntry } from './gate';
 
 /** The two adapter sets and the roles they serve. */
 export const PROPOSER = 'proposer';
@@ -58,6 +58,8 @@ interface TtspState {
   seen: string[];
   /** the frozen base's target mean@n and maj@n, measured at the first step */
   base: { mean: number; maj: number } | null;
+  /** the temperature of every target evaluation: the run's first (a live change would make them incomparable) */
+  evalTemperature: number;
 }
 
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
@@ -72,6 +74,7 @@ class TtspRun {
   readonly replay: ReplayBuffer;
   readonly seen: Set<string>;
   base: { mean: number; maj: number } | null;
+  readonly evalTemperature: number;
   /** embeddings of the valid proposals so far (cumulative Vendi), filled lazily */
   private vectors: Float32Array[] = [];
   private targetVector: Float32Array | null = null;
@@ -84,6 +87,7 @@ class TtspRun {
     this.replay = ReplayBuffer.from(saved?.replay ?? []);
     this.seen = new Set(saved?.seen ?? []);
     this.base = saved?.base ?? null;
+    this.evalTemperature = typeof saved?.evalTemperature === 'number' ? saved.evalTemperature : c.rl.temperature;
   }
 
   private sampling(c: TtspConfig, step: number, task: number, maxNew: number) {
@@ -100,7 +104,7 @@ class TtspRun {
     const n = c.targetEvalN;
     const r = await this.engine.evaluate(
       [{ id: 0, text: c.target, answer: this.targetAnswer }],
-      { n, ks: n === 1 ? [1] : [1, n], seed: (c.seed * 1000 + 11) >>> 0, temperature: c.rl.temperature, maxNew: c.maxNewTokens, frozenBase },
+      { n, ks: n === 1 ? [1] : [1, n], seed: (c.seed * 1000 + 11) >>> 0, temperature: this.evalTemperature, maxNew: c.maxNewTokens, frozenBase },
     );
     return { mean: r.problems[0].c / n, maj: r.majAtK[String(n)] };
   }
@@ -122,11 +126,12 @@ class TtspRun {
       { groupSize: c.proposalsPerContext, role: 'propose', dataType: 'propose', groupIdBase: 0, ...this.sampling(c, step, 0, c.maxProposalTokens) },
       (_i, response) => ({ reward: 0, text: responseText(response).text }),
     );
-    // the gate, in order: a problem proposed twice this step is a duplicate the second time
-    const seen = new Set([c.target, ...this.seen]);
+    // the gate, in order: a problem proposed twice this step is a duplicate the second time; the
+    // target and earlier problems are compared up to the order of commutative operands
+    const seen = new Set([c.target, ...this.seen].map((p) => problemForm(p) as string));
     const proposals: Proposal[] = propose.map((t) => {
       const verdict = gate(t.text, responseText(t.responseTokens).ended, seen, c.gate);
-      if (verdict.verdict === 'valid' && verdict.problem) seen.add(verdict.problem);
+      if (verdict.verdict === 'valid' && verdict.problem) seen.add(problemForm(verdict.problem) as string);
       return { context: t.groupId, output: t.text, verdict, p: null, answers: '', reward: c.invalidReward, related: null };
     });
     const valid = proposals.filter((q) => q.verdict.verdict === 'valid');
@@ -156,11 +161,14 @@ class TtspRun {
     const pStats = await this.engine.train(proposeTrajs);
     const sStats = solverBatch.length ? await this.engine.train(solverBatch) : null;
     // ---- the buffer and the duplicate check take this step's valid problems
-    for (const q of valid) {
+    // valid problems are new by the gate, so the embeddings stay one per entry of `seen` (as a resume rebuilds them)
+    valid.forEach((q, j) => {
       this.replay.add({ problem: q.verdict.problem as string, answer: q.verdict.answer as number, step });
-      this.seen.add(q.verdict.problem as string);
-    }
-    this.vectors.push(...vectors);
+      if (!this.seen.has(q.verdict.problem as string)) {
+        this.seen.add(q.verdict.problem as string);
+        this.vectors.push(vectors[j]);
+      }
+    });
     // ---- what the step reports
     const rewards = proposals.map((q) => q.reward).sort((a, b) => b - a);
     const counts = verdictCounts(proposals.map((q) => q.verdict.verdict));
@@ -186,7 +194,6 @@ class TtspRun {
       Object.assign(metrics, {
         // the solver's reward on the fresh proposals: its RL signal
         reward: mean(fresh.map((t) => t.reward)),
-        'entropy/solve': meanEntropy(solve),
         'completions/mean_length': mean(fresh.map((t) => t.responseTokens.length)),
         'proposal/frontier': mean(valid.map((q) => ((q.p as number) > 0 && (q.p as number) < 1 ? 1 : 0))),
         'proposal/related': mean(valid.map((q) => q.related as number)),
@@ -195,6 +202,7 @@ class TtspRun {
       });
     }
     if (replayed.length) metrics['replay/pass_rate'] = mean(replayRates);
+    if (solve.length) metrics['entropy/solve'] = meanEntropy(solve);
     if (step % c.targetEvalEvery === 0 || step === c.steps) {
       const t = await this.evalTarget(c, false);
       Object.assign(metrics, {
@@ -219,7 +227,7 @@ class TtspRun {
   }
 
   state(): TtspState {
-    return { draws: this.rand.draws, replay: this.replay.toJSON(), seen: [...this.seen], base: this.base };
+    return { draws: this.rand.draws, replay: this.replay.toJSON(), seen: [...this.seen], base: this.base, evalTemperature: this.evalTemperature };
   }
 }
 
