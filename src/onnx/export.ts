@@ -46,7 +46,6 @@ function causalMask(P: number): Uint8Array {
 
 /** x[B,T,C] = wte[input_ids] + wpe[0..T); also slices the causal mask to [T,T]. */
 function encoder(g: GraphBuilder, cfg: GPTConfig, ids: string): { x: string; shared: Shared } {
-  const C = cfg.nEmbd, NH = cfg.nHead;
   const seqLen = g.op('Shape', 'seq_len', [ids], { start: int(1), end: int(2) }); // int64 [1]
   const zero = g.i64('const.zero', [0]);
   const tok = g.op('Gather', 'tok_emb', ['wte.weight', ids], { axis: int(0) }); // (B, T, C)
@@ -56,7 +55,13 @@ function encoder(g: GraphBuilder, cfg: GPTConfig, ids: string): { x: string; sha
   const fullMask = g.bool('const.causal_mask', [cfg.nPositions, cfg.nPositions], causalMask(cfg.nPositions));
   const maskEnds = g.op('Concat', 'mask_ends', [seqLen, seqLen], { axis: int(0) });
   const mask = g.op('Slice', 'mask', [fullMask, g.i64('const.zero2', [0, 0]), maskEnds, g.i64('const.axes01', [0, 1])]); // (T, T)
-  const shared: Shared = {
+  return { x, shared: sharedConstants(g, cfg, mask) };
+}
+
+/** The constants every block shares, around the attention mask the caller built. */
+function sharedConstants(g: GraphBuilder, cfg: GPTConfig, mask: string): Shared {
+  const C = cfg.nEmbd, NH = cfg.nHead;
+  return {
     mask,
     maskedScore: scalarF32(g, 'const.masked_score', FLOAT32_LOWEST),
     attnScale: scalarF32(g, 'const.attn_scale', 1 / Math.sqrt(C / NH)),
@@ -70,7 +75,6 @@ function encoder(g: GraphBuilder, cfg: GPTConfig, ids: string): { x: string; sha
       sqrt2OverPi: scalarF32(g, 'const.sqrt_2_over_pi', Math.sqrt(2 / Math.PI)),
     },
   };
-  return { x, shared };
 }
 
 function layernorm(g: GraphBuilder, name: string, x: string, weight: string, bias: string, eps: number): string {
@@ -202,20 +206,7 @@ export function exportOnnxWithPast(cfg: GPTConfig, table: TensorTable, params: F
     g.op('Concat', 'causal_ends', [total, total], { axis: int(0) }), g.i64('const.axes01', [0, 1]),
   ]); // (T, P+T)
   const keys = g.op('Unsqueeze', 'key_mask', [g.op('Cast', 'attention_mask_bool', [attentionMask], { to: int(BOOL_TYPE) }), g.i64('const.axes12', [1, 2])]); // (B, 1, 1, P+T)
-  const shared: Shared = {
-    mask: g.op('And', 'mask', [causal, keys]),
-    maskedScore: scalarF32(g, 'const.masked_score', FLOAT32_LOWEST),
-    attnScale: scalarF32(g, 'const.attn_scale', 1 / Math.sqrt(HS)),
-    qkvSplit: g.i64('const.qkv_split', [C, C, C]),
-    headsShape: g.i64('const.heads_shape', [0, 0, NH, HS]),
-    mergedShape: g.i64('const.merged_shape', [0, 0, C]),
-    gelu: {
-      half: scalarF32(g, 'const.half', 0.5),
-      one: scalarF32(g, 'const.one', 1),
-      cubic: scalarF32(g, 'const.gelu_cubic', 0.044715),
-      sqrt2OverPi: scalarF32(g, 'const.sqrt_2_over_pi', Math.sqrt(2 / Math.PI)),
-    },
-  };
+  const shared = sharedConstants(g, cfg, g.op('And', 'mask', [causal, keys]));
   let x = x0;
   for (let l = 0; l < cfg.nLayer; l++) x = block(g, cfg, table, l, x, shared, pasts[l]);
   const top = globalTensors(table);
