@@ -51,6 +51,12 @@ export interface SampleResult {
     distinct: { off: number; rows: number };
     grouped: { group: number; off: number; rows: number; shared: number };
   };
+  /**
+   * DATPO's branches from a fork (src/loops/datpo: B̂ continuations of one prefix are one rollout
+   * group): the prefix prefilled once and its KV cache copied to the branches ('shared'), against
+   * re-prefilling it for each branch ('rows'), tokens/s side by side.
+   */
+  fork: { B: number; prompt: number; maxNew: number; group: number; rows: number; shared: number };
 }
 
 interface Setup {
@@ -152,6 +158,31 @@ export async function benchTrain(gpu: Gpu, tf: Tfjs, plan: BenchPlan, log: (s: s
   };
 }
 
+/** DATPO's branch generation: forked KV cache against re-prefilling each branch (same tokens both ways). */
+async function benchFork(gpu: Gpu, s: Setup, params: GPUBuffer, plan: BenchPlan, log: (s: string) => void): Promise<SampleResult['fork']> {
+  const { B, prompt, maxNew, reps, group } = plan.fork;
+  const V = s.cfg.vocabSize;
+  log(`sampling DATPO branches: ${B / group} fork prefixes of ${prompt} tokens × ${group} branches of ${maxNew}`);
+  const decoder = await Decoder.create(gpu, s.cfg, s.table, params, { B, Tmax: prompt + maxNew });
+  try {
+    const rand = mulberry32(plan.seed + 3);
+    const prefixes = Array.from({ length: B / group }, () => Array.from({ length: prompt }, () => Math.floor(rand() * V)));
+    const rows = Array.from({ length: B }, (_, b) => prefixes[Math.floor(b / group)]);
+    const opts = { temperature: 1, topK: 0, topP: 1, seed: plan.seed, eosToken: V, maxNew };
+    const rate = async (mode: PrefillMode): Promise<number> => {
+      await decoder.generate(rows, opts, mode);
+      let tokens = 0;
+      const sec = await seconds(async () => {
+        for (let r = 0; r < reps; r++) tokens += (await decoder.generate(rows, { ...opts, seed: plan.seed + r + 1 }, mode)).responseLen.reduce((a, n) => a + n, 0);
+      });
+      return tokens / sec;
+    };
+    return { B, prompt, maxNew, group, rows: await rate('rows'), shared: await rate('shared') };
+  } finally {
+    decoder.destroy();
+  }
+}
+
 export async function benchSample(gpu: Gpu, plan: BenchPlan, log: (s: string) => void): Promise<SampleResult> {
   const s = smallPolicy(plan.seed);
   const { B, prompt, maxNew, reps, group } = plan.sample;
@@ -186,6 +217,7 @@ export async function benchSample(gpu: Gpu, plan: BenchPlan, log: (s: string) =>
     const groupedOff = await measure(grouped, 'off');
     const groupedRows = await measure(grouped, 'rows');
     const groupedShared = await measure(grouped, 'shared');
+    const fork = await benchFork(gpu, s, params, plan, log);
     return {
       B, prompt, maxNew, tokens: main.tokens, tokensPerS: main.tokensPerS, perGenerate: main.perGenerate,
       prefill: {
@@ -193,6 +225,7 @@ export async function benchSample(gpu: Gpu, plan: BenchPlan, log: (s: string) =>
         distinct: { off: distinctOff.tokensPerS, rows: main.tokensPerS },
         grouped: { group, off: groupedOff.tokensPerS, rows: groupedRows.tokensPerS, shared: groupedShared.tokensPerS },
       },
+      fork,
     };
   } finally {
     params.destroy();

@@ -22,6 +22,8 @@ export interface BenchPlan {
   train: { B: number; T: number; warmup: number; steps: number; tfjsWarmup: number; tfjsSteps: number; lr: number };
   /** sampling; `group`: rows per shared prompt in the prefill comparison */
   sample: { B: number; prompt: number; maxNew: number; reps: number; group: number };
+  /** DATPO's branches: `group` continuations of `maxNew` tokens from each fork's prefix of `prompt` tokens, B rows */
+  fork: { B: number; prompt: number; maxNew: number; reps: number; group: number };
   /** one GRPO step of the shipped small policy (timed steps after a warm-up) and an evaluation */
   grpo: { steps: number; eval: { problems: number; samples: number } };
   seed: number;
@@ -52,6 +54,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       attention: { B: 4, C: 64, NH: 2, Ts: [64, 128, 256] },
       train: { B: 4, T: 32, warmup: 1, steps: 2, tfjsWarmup: 1, tfjsSteps: 1, lr: 3e-3 },
       sample: { B: 64, prompt: 8, maxNew: 16, reps: 4, group: 8 },
+      fork: { B: 64, prompt: 48, maxNew: 24, reps: 2, group: 4 },
       grpo: { steps: 2, eval: { problems: 8, samples: 8 } },
       seed: 1234,
     };
@@ -64,6 +67,7 @@ export function benchPlan(quick: boolean): BenchPlan {
     attention: { B: 4, C: 64, NH: 2, Ts: [64, 128, 256] },
     train: { B: 16, T: 64, warmup: 3, steps: 10, tfjsWarmup: 2, tfjsSteps: 3, lr: 3e-3 },
     sample: { B: 64, prompt: 8, maxNew: 56, reps: 3, group: 8 },
+    fork: { B: 64, prompt: 48, maxNew: 24, reps: 3, group: 4 },
     grpo: { steps: 3, eval: { problems: 32, samples: 64 } },
     seed: 1234,
   };

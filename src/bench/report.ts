@@ -28,6 +28,8 @@ export interface BenchSummary {
   sampleTokensPerS: number;
   /** tokens/s of G rows per prompt prefilled once per group over the same fed token by token */
   sharedPrefillVsTokenByToken: number;
+  /** DATPO's branches: tokens/s with the fork's prefix prefilled once and its cache copied, over re-prefilling it per branch */
+  forkVsReprefill: number;
   /** seconds of one GRPO step of the shipped small policy, default config (rollouts + update) */
   grpoStepSeconds: number;
   dispatchesPerStep: number;
@@ -49,6 +51,7 @@ export function summarize(r: BenchResults): BenchSummary {
     trainTokensPerS: round3(r.train.ours.tokensPerS),
     sampleTokensPerS: round3(r.sample.tokensPerS),
     sharedPrefillVsTokenByToken: round3(r.sample.prefill.grouped.shared / r.sample.prefill.grouped.off),
+    forkVsReprefill: round3(r.sample.fork.shared / r.sample.fork.rows),
     grpoStepSeconds: round3(r.grpo.stepS),
     dispatchesPerStep: r.train.perStep.dispatches,
     submitsPerStep: r.train.perStep.submits,
@@ -107,7 +110,9 @@ function sampleSection(r: BenchResults): string {
   return `Sampling with the KV cache (ours; B=${s.B}, prompt ${s.prompt} + ${s.maxNew} new tokens, random-init small policy)\n` +
     formatTable(['', 'value'], [['generated tokens', String(s.tokens)], ['tokens/s', fmt(s.tokensPerS)]]) +
     `\n\nHow prompts are fed, tokens/s side by side (the prompt is ${fmt(100 * p.promptShare)} % of each sequence's tokens; same tokens in every column)\n` +
-    formatTable(['prompts', 'token by token', 'prefilled per row', 'prefilled per group', 'best / token by token'], rows);
+    formatTable(['prompts', 'token by token', 'prefilled per row', 'prefilled per group', 'best / token by token'], rows) +
+    `\n\nDATPO's branches, tokens/s side by side: ${s.fork.B / s.fork.group} fork prefixes of ${s.fork.prompt} tokens × ${s.fork.group} branches of ${s.fork.maxNew} new tokens\n` +
+    formatTable(['prefix re-prefilled per branch', 'prefix prefilled once, cache forked', 'forked / re-prefilled'], [[fmt(s.fork.rows), fmt(s.fork.shared), fmt(s.fork.shared / s.fork.rows)]]);
 }
 
 function grpoSection(r: BenchResults): string {

@@ -77,6 +77,7 @@ function fakeResults(): BenchResults {
     sample: {
       B: 64, prompt: 8, maxNew: 16, tokens: 1024, tokensPerS: 512.345, perGenerate: { ...stats, submits: 5 },
       prefill: { promptShare: 1 / 3, distinct: { off: 400, rows: 512.345 }, grouped: { group: 8, off: 400, rows: 500, shared: 600 } },
+      fork: { B: 64, prompt: 48, maxNew: 24, group: 4, rows: 300, shared: 450 },
     },
     grpo: { steps: 1, problemsPerStep: 8, groupSize: 8, rolloutS: 1.5, trainS: 0.5, stepS: 2, tokensPerStep: 1200, meanSeqLen: 30, evalProblems: 8, evalN: 8, evalS: 4 },
     page: { adapter: 'test-adapter', runSeconds: 40, longTasks: 3, longestTaskMs: 56.25, tasksOver50: 2 },
@@ -90,7 +91,7 @@ describe('bench report', () => {
     const json = JSON.parse(lines[lines.length - 1]);
     expect(Object.keys(json)).toEqual([
       'adapter', 'matmulVsTfjs', 'trainStepVsTfjs', 'attnFwdBwdMs', 'trainTokensPerS', 'sampleTokensPerS',
-      'sharedPrefillVsTokenByToken', 'grpoStepSeconds', 'dispatchesPerStep', 'submitsPerStep', 'readbackBytesPerStep', 'pipelinesAfterWarmup', 'longTaskMaxMs', 'longTasksOver50',
+      'sharedPrefillVsTokenByToken', 'forkVsReprefill', 'grpoStepSeconds', 'dispatchesPerStep', 'submitsPerStep', 'readbackBytesPerStep', 'pipelinesAfterWarmup', 'longTaskMaxMs', 'longTasksOver50',
     ]);
     expect([json.longTaskMaxMs, json.longTasksOver50]).toEqual([56.3, 2]);
     expect(text).toMatch(/longest task +56\.25 ms/);
@@ -100,6 +101,8 @@ describe('bench report', () => {
     expect([json.sharedPrefillVsTokenByToken, json.grpoStepSeconds]).toEqual([1.5, 2]);
     expect(text).toMatch(/8 prompts × 8 rows +400\.0 +500\.0 +600\.0 +1\.500/);
     expect(text).toMatch(/whole step +2\.000 s/);
+    expect(json.forkVsReprefill).toBe(1.5);
+    expect(text).toMatch(/16 fork prefixes of 48 tokens × 4 branches of 24 new tokens\n[^\n]*\n[^\n]*\n? *300\.0 +450\.0 +1\.500/);
   });
 
   it('says when the page was not measured, with null figures', () => {
