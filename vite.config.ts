@@ -7,7 +7,8 @@ export default defineConfig({
   server: { port: Number(process.env.PORT ?? 5173) },
   preview: { port: Number(process.env.PORT ?? 5173) },
   worker: { format: 'es' },
-  build: { target: 'es2022', chunkSizeWarningLimit: 2000 },
+  // bench.html: the sampling benchmark's page (npm run bench), beside the app
+  build: { target: 'es2022', chunkSizeWarningLimit: 2000, rollupOptions: { input: { main: 'index.html', bench: 'bench.html' } } },
   test: {
     projects: [
       {

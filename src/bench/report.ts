@@ -6,6 +6,7 @@ import type { GrpoStepResult } from './grpo_bench';
 import type { BenchPlan } from './plan';
 import { LONG_TASK_MS, type PageResult } from './page_bench';
 import { fmt, formatTable, geomean, round3 } from './timing';
+import type { OrtResult } from './ort_bench';
 
 export interface BenchResults {
   adapter: string;
@@ -17,6 +18,8 @@ export interface BenchResults {
   grpo: GrpoStepResult;
   /** null when the page was not measured (--skip-page) */
   page: PageResult | null;
+  /** null when onnxruntime-web was not measured (--skip-ort); absent in older results */
+  ort?: OrtResult | null;
 }
 
 export interface BenchSummary {
@@ -30,6 +33,9 @@ export interface BenchSummary {
   sharedPrefillVsTokenByToken: number;
   /** DATPO's branches: tokens/s with the fork's prefix prefilled once and its cache copied, over re-prefilling it per branch */
   forkVsReprefill: number;
+  /** our sampler's tokens/s over onnxruntime-web's WebGPU / wasm backend on the same policy, B = 64 greedy, in Chromium (null: not measured or failed) */
+  sampleVsOrtWebgpu: number | null;
+  sampleVsOrtWasm: number | null;
   /** seconds of one GRPO step of the shipped small policy, default config (rollouts + update) */
   grpoStepSeconds: number;
   dispatchesPerStep: number;
@@ -42,6 +48,12 @@ export interface BenchSummary {
   longTasksOver50: number | null;
 }
 
+/** ours / theirs at B = 64 greedy (the loops' batch), null when either side is missing. */
+function ortRatio(r: BenchResults, side: 'ortWebgpu' | 'ortWasm'): number | null {
+  const row = r.ort?.rows.find((x) => x.B === 64 && x.greedy);
+  return row && row.ours !== null && row[side] !== null ? round3(row.ours / (row[side] as number)) : null;
+}
+
 export function summarize(r: BenchResults): BenchSummary {
   return {
     adapter: r.adapter,
@@ -52,6 +64,8 @@ export function summarize(r: BenchResults): BenchSummary {
     sampleTokensPerS: round3(r.sample.tokensPerS),
     sharedPrefillVsTokenByToken: round3(r.sample.prefill.grouped.shared / r.sample.prefill.grouped.off),
     forkVsReprefill: round3(r.sample.fork.shared / r.sample.fork.rows),
+    sampleVsOrtWebgpu: ortRatio(r, 'ortWebgpu'),
+    sampleVsOrtWasm: ortRatio(r, 'ortWasm'),
     grpoStepSeconds: round3(r.grpo.stepS),
     dispatchesPerStep: r.train.perStep.dispatches,
     submitsPerStep: r.train.perStep.submits,
@@ -141,9 +155,20 @@ function pageSection(p: PageResult | null): string {
 }
 
 /** The whole report: table sections, then the JSON summary as the last line. */
+function ortSection(o: OrtResult | null): string {
+  if (!o) return 'Sampling against onnxruntime-web: not measured (--skip-ort)';
+  const cell = (x: number | null) => (x === null ? 'failed' : fmt(x));
+  const ratio = (a: number | null, b: number | null) => (a === null || b === null ? '' : fmt(a / b));
+  const rows = o.rows.map((x) => [String(x.B), x.greedy ? 'greedy' : 'T = 1', cell(x.ours), cell(x.ortWebgpu), cell(x.ortWasm), ratio(x.ours, x.ortWebgpu), ratio(x.ours, x.ortWasm)]);
+  const errors = [...new Set(o.rows.flatMap((x) => x.errors))];
+  return `Sampling side by side in headless Chromium, one adapter (${o.adapter}): the shipped small policy, ${o.promptTokens}-token prompts + ${o.maxNew} new tokens, tokens/s; onnxruntime-web runs the with-past ONNX export of the same parameters (WebGPU: the cache stays on the GPU)\n` +
+    formatTable(['B', 'sampling', 'ours', 'ort WebGPU', 'ort wasm', 'ours / WebGPU', 'ours / wasm'], rows) +
+    (errors.length ? `\nfailures: ${errors.join('; ')}` : '');
+}
+
 export function renderReport(r: BenchResults): string {
   const head = `rlvr-lab bench (${r.plan.mode} mode${r.plan.mode === 'quick' ? ': smaller shapes and fewer repetitions, for a smoke check' : ''})\n` +
     `adapter: ${r.adapter} (ours and TF.js's WebGPU backend, each with its own device on this adapter)`;
-  const sections = [head, matmulSection(r), attentionSection(r), trainSection(r), sampleSection(r), grpoSection(r), trafficSection(r), pageSection(r.page)];
+  const sections = [head, matmulSection(r), attentionSection(r), trainSection(r), sampleSection(r), ortSection(r.ort ?? null), grpoSection(r), trafficSection(r), pageSection(r.page)];
   return sections.join('\n\n') + '\n\n' + JSON.stringify(summarize(r)) + '\n';
 }

@@ -1,5 +1,6 @@
 // rlvr-lab bench: our kernels, training step and sampler against TF.js's WebGPU backend on the
-// same adapter, prompt prefill side by side, one GRPO step of the shipped small policy, and the page's main thread while a run trains in headless Chromium (--skip-page
+// same adapter, prompt prefill side by side, one GRPO step of the shipped small policy, the page's main thread while a run trains in headless Chromium (--skip-page
+// skips it), and sampling against onnxruntime-web's WebGPU and wasm backends in Chromium (--skip-ort
 // skips it). The table and the final JSON line go to stdout, progress to stderr.
 import { parseArgs } from './args';
 import { createNodeGpu } from '../gpu/node';
@@ -10,9 +11,10 @@ import { benchSample, benchTrain } from '../bench/model_bench';
 import { renderReport } from '../bench/report';
 import { benchGrpoStep } from '../bench/grpo_bench';
 import { benchPage } from '../bench/page_bench';
+import { benchOrtSampling } from '../bench/ort_bench';
 
 export async function benchCommand(argv: string[]): Promise<void> {
-  const f = parseArgs(argv, { quick: { type: 'boolean', default: false }, 'skip-page': { type: 'boolean', default: false } });
+  const f = parseArgs(argv, { quick: { type: 'boolean', default: false }, 'skip-page': { type: 'boolean', default: false }, 'skip-ort': { type: 'boolean', default: false } });
   const plan = benchPlan(f.quick);
   const t0 = performance.now();
   const log = (s: string) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1)}s] ${s}\n`);
@@ -26,8 +28,9 @@ export async function benchCommand(argv: string[]): Promise<void> {
     const sample = await benchSample(gpu, plan, log);
     const grpo = await benchGrpoStep(gpu, plan, 'public/models/small', log);
     const page = f['skip-page'] ? null : await benchPage(log);
+    const ort = f['skip-ort'] ? null : await benchOrtSampling(plan.ort.cases, plan.ort.maxNew, log);
     log('done');
-    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, train, sample, grpo, page }));
+    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, train, sample, grpo, page, ort }));
   } finally {
     gpu.destroy();
   }

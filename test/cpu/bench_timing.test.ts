@@ -81,6 +81,14 @@ function fakeResults(): BenchResults {
     },
     grpo: { steps: 1, problemsPerStep: 8, groupSize: 8, rolloutS: 1.5, trainS: 0.5, stepS: 2, tokensPerStep: 1200, meanSeqLen: 30, evalProblems: 8, evalN: 8, evalS: 4 },
     page: { adapter: 'test-adapter', runSeconds: 40, longTasks: 3, longestTaskMs: 56.25, tasksOver50: 2 },
+    ort: {
+      adapter: 'test-adapter', maxNew: 16, promptTokens: 13,
+      rows: [
+        { B: 1, greedy: true, ours: 300, ortWebgpu: 30, ortWasm: 600, errors: [] },
+        { B: 64, greedy: true, ours: 2000, ortWebgpu: 100, ortWasm: 4000, errors: [] },
+        { B: 64, greedy: false, ours: 1800, ortWebgpu: null, ortWasm: 3600, errors: ['ort webgpu: lost'] },
+      ],
+    },
   };
 }
 
@@ -91,7 +99,7 @@ describe('bench report', () => {
     const json = JSON.parse(lines[lines.length - 1]);
     expect(Object.keys(json)).toEqual([
       'adapter', 'matmulVsTfjs', 'trainStepVsTfjs', 'attnFwdBwdMs', 'trainTokensPerS', 'sampleTokensPerS',
-      'sharedPrefillVsTokenByToken', 'forkVsReprefill', 'grpoStepSeconds', 'dispatchesPerStep', 'submitsPerStep', 'readbackBytesPerStep', 'pipelinesAfterWarmup', 'longTaskMaxMs', 'longTasksOver50',
+      'sharedPrefillVsTokenByToken', 'forkVsReprefill', 'sampleVsOrtWebgpu', 'sampleVsOrtWasm', 'grpoStepSeconds', 'dispatchesPerStep', 'submitsPerStep', 'readbackBytesPerStep', 'pipelinesAfterWarmup', 'longTaskMaxMs', 'longTasksOver50',
     ]);
     expect([json.longTaskMaxMs, json.longTasksOver50]).toEqual([56.3, 2]);
     expect(text).toMatch(/longest task +56\.25 ms/);
@@ -102,6 +110,11 @@ describe('bench report', () => {
     expect(text).toMatch(/8 prompts × 8 rows +400\.0 +500\.0 +600\.0 +1\.500/);
     expect(text).toMatch(/whole step +2\.000 s/);
     expect(json.forkVsReprefill).toBe(1.5);
+    // ours over onnxruntime-web at B = 64 greedy, in the table row by row (a failed side says so)
+    expect([json.sampleVsOrtWebgpu, json.sampleVsOrtWasm]).toEqual([20, 0.5]);
+    expect(text).toMatch(/64 +greedy +2000 +100\.0 +4000 +20\.00 +0\.500/);
+    expect(text).toMatch(/64 +T = 1 +1800 +failed +3600/);
+    expect(text).toContain('failures: ort webgpu: lost');
     expect(text).toMatch(/16 fork prefixes of 48 tokens × 4 branches of 24 new tokens\n[^\n]*\n[^\n]*\n? *300\.0 +450\.0 +1\.500/);
   });
 
