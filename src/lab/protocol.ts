@@ -78,7 +78,8 @@ export interface CheckpointInfo {
   savedAt: number;
 }
 
-export type CheckpointFormat = 'safetensors' | 'onnx';
+/** the policy as safetensors or ONNX, or one adapter set of a loop that trains them (`adapter:<name>`, PEFT names) */
+export type CheckpointFormat = 'safetensors' | 'onnx' | `adapter:${string}`;
 
 /** A checkpoint's policy as a file to download. */
 export interface CheckpointFile {

@@ -7,8 +7,19 @@ import { isFinished, type RunView } from '../state/runsSlice';
 import { MAX_DEVICE_LOSSES } from '../state/resume';
 import { downloadBlob } from './download';
 import { useLab } from './LabStore';
+import { isLoopName, loopNamed } from '../loops/registry';
 
-const FORMAT_TEXT: Record<CheckpointFormat, string> = { safetensors: 'safetensors', onnx: 'ONNX' };
+const formatText = (f: CheckpointFormat): string => (f === 'onnx' ? 'ONNX' : f.startsWith('adapter:') ? `${f.slice('adapter:'.length)} adapter` : f);
+
+/** The run's adapter sets (a loop that trains them over a frozen base, TTSP), by name. */
+function adapterNames(run: RunView): string[] {
+  if (!isLoopName(run.loop)) return [];
+  try {
+    return (loopNamed(run.loop).spec.shape(run.config).adapters ?? []).map((a) => a.spec.name);
+  } catch {
+    return [];
+  }
+}
 
 /** Export buttons for the run's latest checkpoint; disabled until one is saved. */
 export function CheckpointExport({ run }: { run: RunView }) {
@@ -21,13 +32,17 @@ export function CheckpointExport({ run }: { run: RunView }) {
     setBusy(false);
     if (f) downloadBlob(new Blob([f.bytes as Uint8Array<ArrayBuffer>], { type: f.mime }), f.filename);
   };
+  const adapters = adapterNames(run);
   const title = (format: CheckpointFormat) =>
-    step === undefined ? 'No checkpoint saved yet' : `Download the policy of step ${step} as ${FORMAT_TEXT[format]}`;
+    step === undefined ? 'No checkpoint saved yet'
+      : format.startsWith('adapter:') ? `Download the ${formatText(format)} set of step ${step} (safetensors with PEFT's names; its LoraConfig is in the file's metadata)`
+        : `Download the policy of step ${step} as ${formatText(format)}${adapters.length ? ' (the base with the solver set merged in)' : ''}`;
+  const formats: CheckpointFormat[] = ['safetensors', 'onnx', ...adapters.map((n): CheckpointFormat => `adapter:${n}`)];
   return (
     <>
-      {(['safetensors', 'onnx'] as const).map((format) => (
-        <button key={format} type="button" className="link" data-testid={`run-export-${format}`} disabled={step === undefined || busy} title={title(format)} onClick={() => void save(format)}>
-          {FORMAT_TEXT[format]}
+      {formats.map((format) => (
+        <button key={format} type="button" className="link" data-testid={`run-export-${format.replace(':', '-')}`} disabled={step === undefined || busy} title={title(format)} onClick={() => void save(format)}>
+          {formatText(format)}
         </button>
       ))}
     </>

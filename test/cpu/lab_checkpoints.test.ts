@@ -14,7 +14,7 @@ import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';
 import { parseCheckpoint } from '../../src/model/checkpoint';
 import { decodeSafetensors } from '../../src/model/safetensors';
-import { buildLoraTable, layerAdapters, mergeLora } from '../../src/model/lora';
+import { buildLoraTable, layerAdapters, mergeLora, parseAdapter } from '../../src/model/lora';
 
 const cfg = GPT_PRESETS.tiny;
 const table = buildTensorTable(cfg);
@@ -83,6 +83,14 @@ describe('adapter sets in checkpoints', () => {
     expect(merged[w.offset + 3 * N + 5]).toBeCloseTo(byHand, 6);
     expect(Array.from(st.tensors.get('h.0.mlp.c_fc.weight')!.data!)).toEqual(Array.from(merged.subarray(w.offset, w.offset + w.size)));
     expect(Array.from(st.tensors.get('h.0.mlp.c_fc.weight')!.data!)).not.toEqual(Array.from(c.params.subarray(w.offset, w.offset + w.size)));
+    // each set downloads alone: PEFT's names, its LoraConfig in the metadata, read back as it was
+    const ad = checkpointFile(c, 'adapter:solver');
+    expect(ad.filename).toBe('rlvr-lab-ttsp-tiny-run-1-step2-adapter_solver.safetensors');
+    const meta = decodeSafetensors(ad.bytes).metadata;
+    const back = parseAdapter(ad.bytes, meta.adapter_config, cfg, 'solver');
+    expect(back.spec).toEqual(spec);
+    expect(Array.from(back.params)).toEqual(Array.from(params));
+    expect(() => checkpointFile(c, 'adapter:critic')).toThrow(/no adapter set "critic" \(it has solver\)/);
     // a set the loop does not export: refused, naming what there is
     expect(() => checkpointFile({ ...c, adapters: [{ ...c.adapters[0], spec: { ...spec, name: 'proposer' } }] }, 'safetensors')).toThrow(/trains adapter sets \(proposer\)/);
   });

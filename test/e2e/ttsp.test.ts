@@ -6,7 +6,9 @@
 // reward-shape curve and the proposal browser.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { chartsDrawn, closeLab, openLab, points, requireAdapter, shot, waitRunStatus, type Lab } from './harness';
+import { decodeSafetensors } from '../../src/model/safetensors';
 
 /** Two steps of 2 contexts × 4 proposals, 4 solver attempts, the target every step. */
 const SETUP = 'loop=ttsp&policy=small&seed=4&steps=2&checkpointEvery=1&proposalsPerContext=4&solverAttempts=4&replay=2&targetEvalEvery=1&targetEvalN=4&evalEvery=0&evalProblems=2&evalN=2&samplesPerStep=2&lr=0.003';
@@ -61,6 +63,21 @@ describe('TTSP in the page', () => {
     expect(Number(await browser.getAttribute('data-rows'))).toBe(8);
     for (const d of await browser.locator('.browser-head dd').allTextContents()) expect(d.startsWith('6*(9+2)')).toBe(true);
     await browser.screenshot({ path: 'test-artifacts/ttsp-proposal-browser.png' });
+    expect(errors).toEqual([]);
+  });
+
+  it('downloads each adapter set (PEFT names, its LoraConfig inside) and the adapted solver as a policy', async (ctx) => {
+    requireAdapter(ctx, lab);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('run-export-adapter-solver').first().click()]);
+    expect(download.suggestedFilename()).toMatch(/^rlvr-lab-ttsp-small-.*-step2-adapter_solver\.safetensors$/);
+    const bytes = new Uint8Array(readFileSync((await download.path())!));
+    const file = decodeSafetensors(bytes);
+    expect(JSON.parse(file.metadata.adapter_config)).toMatchObject({ adapter_name: 'solver', r: 8, lora_alpha: 8, target_modules: ['c_attn', 'c_proj', 'c_fc'] });
+    expect(file.tensors.has('h.0.attn.c_attn.lora_A.weight')).toBe(true);
+    expect(await page.getByTestId('run-export-adapter-proposer').count()).toBeGreaterThan(0);
+    const [policy] = await Promise.all([page.waitForEvent('download'), page.getByTestId('run-export-safetensors').first().click()]);
+    const merged = decodeSafetensors(new Uint8Array(readFileSync((await policy.path())!)));
+    expect(merged.metadata.adapter_merged).toBe('solver');
     expect(errors).toEqual([]);
   });
 });
