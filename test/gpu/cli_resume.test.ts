@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { LOOP_NAMES } from '../../src/loops/registry';
-import { loadCheckpointDir } from '../../src/model/checkpoint_node';
+import { loadAdapterDir, loadCheckpointDir } from '../../src/model/checkpoint_node';
 
 const exec = promisify(execFile);
 const BIN = join(__dirname, '..', '..', 'bin', 'rlvr-lab.mjs');
@@ -21,6 +21,8 @@ const OWN: Record<string, object> = {
   spice: { documentsPerStep: 1, questionsPerDocument: 2, answersPerQuestion: 4, maxQuestionTokens: 16 },
   opensir: { teacherGroups: 1, teacherSamples: 2, studentSamples: 3, maxProblemTokens: 16 },
   datpo: { problemsPerStep: 2, rootRollouts: 2, bpMax: 1, bnMax: 2, trainProblems: 16 },
+  // tiny proposes nothing valid: an entropy bonus moves both adapter sets all the same
+  ttsp: { proposalsPerContext: 2, solverAttempts: 2, replay: 1, targetEvalEvery: 2, targetEvalN: 2, maxProposalTokens: 16, loraRank: 2, rl: { entCoef: 0.02 } },
 };
 
 /** The log's events without what differs between two runs of the same numbers (timings, paths). */
@@ -64,5 +66,13 @@ describe('rlvr-lab run --resume after SIGKILL', () => {
     expect(await events(cut)).toEqual(await events(whole));
     const [a, b] = await Promise.all([loadCheckpointDir(join(dir, 'whole.ckpt')), loadCheckpointDir(join(dir, 'cut.ckpt'))]);
     expect(Array.from(b.params)).toEqual(Array.from(a.params));
+    // a loop that trains adapter sets writes them beside the policy: the same ones
+    for (const set of loop === 'ttsp' ? ['proposer', 'solver'] : []) {
+      const [x, y] = await Promise.all([loadAdapterDir(join(dir, 'whole.ckpt'), set, a.cfg), loadAdapterDir(join(dir, 'cut.ckpt'), set, a.cfg)]);
+      // the proposer trained (B starts at zero and moved); tiny never proposes a valid problem, so the solver had nothing to train on
+      const bs = x.table.tensors.filter((t) => t.name.endsWith('lora_B.weight'));
+      expect(bs.some((t) => x.params.subarray(t.offset, t.offset + t.size).some((v) => v !== 0)), set).toBe(set === 'proposer');
+      expect(Array.from(y.params)).toEqual(Array.from(x.params));
+    }
   });
 });

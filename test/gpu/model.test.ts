@@ -75,16 +75,19 @@ describe.each(['direct', 'tiled'] as const)('GPT on the GPU vs the float64 refer
   });
 
   it.each([
-    ['all four projections', undefined],
-    ['a subset (qkv and the MLP output)', ['attn.c_attn', 'mlp.c_proj'] as const],
-  ])('LoRA on %s: adapter gradients match, the base stays frozen', async (_what, targets) => {
+    ['all four projections', undefined, false],
+    ['a subset (qkv and the MLP output)', ['attn.c_attn', 'mlp.c_proj'] as const, false],
+    // as the engine's adapter sets run: the base is a buffer shared with another model
+    ['all four projections over a shared base buffer', undefined, true],
+  ])('LoRA on %s: adapter gradients match, the base stays frozen', async (_what, targets, sharedBase) => {
     const batch = makeBatch(3);
     const spec = { name: 'solver', rank: 4, alpha: 8, ...(targets ? { targets } : {}) };
     const atable = buildLoraTable(cfg, spec);
     // B is zero at initialisation; a random B exercises every term of the adapter's backward
     const rand = mulberry32(11);
     const ainit = initLora(atable, 5).map((x, i) => (x === 0 && atable.tensors.some((t) => i >= t.offset && i < t.offset + t.size) ? (rand() - 0.5) * 0.2 : x));
-    const model = await GPT.create(gpu, cfg, init, { B, T }, { adapter: { spec, table: atable, init: ainit } });
+    const base = sharedBase ? gpu.upload(init, 'shared-base') : undefined;
+    const model = await GPT.create(gpu, cfg, sharedBase ? null : init, { B, T }, { adapter: { spec, table: atable, init: ainit }, ...(base ? { baseParams: base } : {}) });
     model.setBatch(batch.tokens, batch.targets, batch.w, batch.e);
     model.gradients();
     const [logits, grads] = await Promise.all([gpu.readF32(model.batch.logits), model.readGrads()]);
