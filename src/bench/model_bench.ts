@@ -161,6 +161,7 @@ export async function benchTrain(gpu: Gpu, tf: Tfjs, plan: BenchPlan, log: (s: s
 /** DATPO's branch generation: forked KV cache against re-prefilling each branch (same tokens both ways). */
 async function benchFork(gpu: Gpu, s: Setup, params: GPUBuffer, plan: BenchPlan, log: (s: string) => void): Promise<SampleResult['fork']> {
   const { B, prompt, maxNew, reps, group } = plan.fork;
+  if (B % group !== 0) throw new Error(`bench plan: fork B = ${B} is not a multiple of its group ${group}`);
   const V = s.cfg.vocabSize;
   log(`sampling DATPO branches: ${B / group} fork prefixes of ${prompt} tokens × ${group} branches of ${maxNew}`);
   const decoder = await Decoder.create(gpu, s.cfg, s.table, params, { B, Tmax: prompt + maxNew });

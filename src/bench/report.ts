@@ -18,8 +18,9 @@ export interface BenchResults {
   grpo: GrpoStepResult;
   /** null when the page was not measured (--skip-page) */
   page: PageResult | null;
-  /** null when onnxruntime-web was not measured (--skip-ort); absent in older results */
+  /** null when onnxruntime-web was not measured (--skip-ort, or it failed: ortError); absent in older results */
   ort?: OrtResult | null;
+  ortError?: string;
 }
 
 export interface BenchSummary {
@@ -155,13 +156,13 @@ function pageSection(p: PageResult | null): string {
 }
 
 /** The whole report: table sections, then the JSON summary as the last line. */
-function ortSection(o: OrtResult | null): string {
-  if (!o) return 'Sampling against onnxruntime-web: not measured (--skip-ort)';
+function ortSection(o: OrtResult | null, error?: string): string {
+  if (!o) return `Sampling against onnxruntime-web: not measured (${error ? `failed: ${error}` : '--skip-ort'})`;
   const cell = (x: number | null) => (x === null ? 'failed' : fmt(x));
   const ratio = (a: number | null, b: number | null) => (a === null || b === null ? '' : fmt(a / b));
   const rows = o.rows.map((x) => [String(x.B), x.greedy ? 'greedy' : 'T = 1', cell(x.ours), cell(x.ortWebgpu), cell(x.ortWasm), ratio(x.ours, x.ortWebgpu), ratio(x.ours, x.ortWasm)]);
   const errors = [...new Set(o.rows.flatMap((x) => x.errors))];
-  return `Sampling side by side in headless Chromium, one adapter (${o.adapter}): the shipped small policy, ${o.promptTokens}-token prompts + ${o.maxNew} new tokens, tokens/s; onnxruntime-web runs the with-past ONNX export of the same parameters (WebGPU: the cache stays on the GPU)\n` +
+  return `Sampling side by side in headless Chromium, one adapter (${o.adapter}): the shipped small policy, ${o.promptTokens}-token prompts + ${o.maxNew} new tokens, tokens/s; onnxruntime-web runs the with-past ONNX export of the same parameters (WebGPU: the cache stays on the GPU; wasm: ${o.wasmThreads} thread${o.wasmThreads === 1 ? '' : 's'})\n` +
     formatTable(['B', 'sampling', 'ours', 'ort WebGPU', 'ort wasm', 'ours / WebGPU', 'ours / wasm'], rows) +
     (errors.length ? `\nfailures: ${errors.join('; ')}` : '');
 }
@@ -169,6 +170,6 @@ function ortSection(o: OrtResult | null): string {
 export function renderReport(r: BenchResults): string {
   const head = `rlvr-lab bench (${r.plan.mode} mode${r.plan.mode === 'quick' ? ': smaller shapes and fewer repetitions, for a smoke check' : ''})\n` +
     `adapter: ${r.adapter} (ours and TF.js's WebGPU backend, each with its own device on this adapter)`;
-  const sections = [head, matmulSection(r), attentionSection(r), trainSection(r), sampleSection(r), ortSection(r.ort ?? null), grpoSection(r), trafficSection(r), pageSection(r.page)];
+  const sections = [head, matmulSection(r), attentionSection(r), trainSection(r), sampleSection(r), ortSection(r.ort ?? null, r.ortError), grpoSection(r), trafficSection(r), pageSection(r.page)];
   return sections.join('\n\n') + '\n\n' + JSON.stringify(summarize(r)) + '\n';
 }

@@ -28,6 +28,8 @@ export interface SamplingRow extends SamplingCase {
 
 export interface SamplingPageResult {
   adapter: string;
+  /** threads of onnxruntime-web's wasm backend (1 unless the page is cross-origin isolated) */
+  wasmThreads: number;
   maxNew: number;
   promptTokens: number;
   rows: SamplingRow[];
@@ -71,21 +73,25 @@ async function ortRate(session: ort.InferenceSession, cfg: { nLayer: number; nHe
     let past: Record<string, ort.Tensor> = {};
     for (let l = 0; l < cfg.nLayer; l++) for (const kv of ['key', 'value']) past[`past_key_values.${l}.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [B, NH, 0, HS]);
     let old: ort.Tensor[] = [];
-    for (let step = 0; step < maxNew; step++) {
-      const out = await session.run({ input_ids: i64(feed), attention_mask: i64(mask), position_ids: i64(pos), ...past });
-      const T = feed[0].length;
-      const logits = (gpuCache ? await out.logits.getData() : out.logits.data) as Float32Array;
-      const next = prompts.map((_, b) => pick(logits.subarray((b * T + T - 1) * V, (b * T + T) * V), greedy, rand()));
-      for (const t of old) t.dispose();
-      old = Object.values(past).filter((t) => t.location === 'gpu-buffer');
-      past = {};
-      for (let l = 0; l < cfg.nLayer; l++) for (const kv of ['key', 'value']) past[`past_key_values.${l}.${kv}`] = out[`present.${l}.${kv}`];
-      out.logits.dispose();
-      feed = next.map((t) => [t]);
-      pos = pos.map((p) => [p[p.length - 1] + 1]);
-      mask = mask.map((m) => [...m, 1]);
+    try {
+      for (let step = 0; step < maxNew; step++) {
+        const out = await session.run({ input_ids: i64(feed), attention_mask: i64(mask), position_ids: i64(pos), ...past });
+        const T = feed[0].length;
+        const logits = (gpuCache ? await out.logits.getData() : out.logits.data) as Float32Array;
+        const next = prompts.map((_, b) => pick(logits.subarray((b * T + T - 1) * V, (b * T + T) * V), greedy, rand()));
+        for (const t of old) t.dispose();
+        old = Object.values(past).filter((t) => t.location === 'gpu-buffer');
+        past = {};
+        for (let l = 0; l < cfg.nLayer; l++) for (const kv of ['key', 'value']) past[`past_key_values.${l}.${kv}`] = out[`present.${l}.${kv}`];
+        out.logits.dispose();
+        feed = next.map((t) => [t]);
+        pos = pos.map((p) => [p[p.length - 1] + 1]);
+        mask = mask.map((m) => [...m, 1]);
+      }
+    } finally {
+      // GPU tensors are freed whether the generation ended or threw
+      for (const t of [...old, ...Object.values(past)]) if (t.location === 'gpu-buffer') t.dispose();
     }
-    for (const t of [...old, ...Object.values(past)]) if (t.location === 'gpu-buffer') t.dispose();
     return B * maxNew;
   };
   await run();
@@ -113,33 +119,33 @@ export async function samplingBench(cases: readonly SamplingCase[], maxNew: numb
     const prompts = promptsOf(c.B);
     const row: SamplingRow = { ...c, ours: null, ortWebgpu: null, ortWasm: null, errors: [] };
     try {
-      const decoder = await Decoder.create(gpu, cfg, table, params, { B: c.B, Tmax: prompts[0].length + maxNew });
-      // eosToken = V is never sampled: every row generates maxNew tokens, as on the ORT side
-      const opts = { temperature: 1, topK: c.greedy ? 1 : 0, topP: 1, seed: 7, eosToken: cfg.vocabSize, maxNew };
-      await decoder.generate(prompts, opts);
-      const t0 = now();
-      const g = await decoder.generate(prompts, { ...opts, seed: 8 });
-      row.ours = g.responseLen.reduce((a, n) => a + n, 0) / ((now() - t0) / 1000);
-      decoder.destroy();
-    } catch (e) {
-      row.errors.push(`ours: ${(e as Error).message}`);
-    }
-    for (const [side, key] of [['webgpu', 'ortWebgpu'], ['wasm', 'ortWasm']] as const) {
-      const s = sessions[side];
-      if (s instanceof Error) {
-        row.errors.push(`ort ${side}: ${s.message}`);
-        continue;
-      }
-      try {
-        row[key] = await ortRate(s, cfg, prompts, maxNew, c.greedy, side === 'webgpu');
+        const decoder = await Decoder.create(gpu, cfg, table, params, { B: c.B, Tmax: prompts[0].length + maxNew });
+        // eosToken = V is never sampled: every row generates maxNew tokens, as on the ORT side
+        const opts = { temperature: 1, topK: c.greedy ? 1 : 0, topP: 1, seed: 7, eosToken: cfg.vocabSize, maxNew };
+        await decoder.generate(prompts, opts);
+        const t0 = now();
+        const g = await decoder.generate(prompts, { ...opts, seed: 8 });
+        row.ours = g.responseLen.reduce((a, n) => a + n, 0) / ((now() - t0) / 1000);
+        decoder.destroy();
       } catch (e) {
-        row.errors.push(`ort ${side}: ${(e as Error).message}`);
+        row.errors.push(`ours: ${(e as Error).message}`);
       }
+      for (const [side, key] of [['webgpu', 'ortWebgpu'], ['wasm', 'ortWasm']] as const) {
+        const s = sessions[side];
+        if (s instanceof Error) {
+          row.errors.push(`ort ${side}: ${s.message}`);
+          continue;
+        }
+        try {
+          row[key] = await ortRate(s, cfg, prompts, maxNew, c.greedy, side === 'webgpu');
+        } catch (e) {
+          row.errors.push(`ort ${side}: ${(e as Error).message}`);
+        }
+      }
+      rows.push(row);
     }
-    rows.push(row);
+    const adapter = (await navigator.gpu?.requestAdapter())?.info;
+    return { adapter: adapter ? `${adapter.vendor} ${adapter.architecture} ${adapter.device} ${adapter.description}`.trim() : 'unknown', wasmThreads: ort.env.wasm.numThreads ?? 1, maxNew, promptTokens: promptsOf(1)[0].length, rows };
   }
-  const adapter = (await navigator.gpu?.requestAdapter())?.info;
-  return { adapter: adapter ? `${adapter.vendor} ${adapter.architecture} ${adapter.device} ${adapter.description}`.trim() : 'unknown', maxNew, promptTokens: promptsOf(1)[0].length, rows };
-}
 
-(window as unknown as { rlvrSamplingBench: typeof samplingBench }).rlvrSamplingBench = samplingBench;
+  (window as unknown as { rlvrSamplingBench: typeof samplingBench }).rlvrSamplingBench = samplingBench;

@@ -28,9 +28,11 @@ export async function benchCommand(argv: string[]): Promise<void> {
     const sample = await benchSample(gpu, plan, log);
     const grpo = await benchGrpoStep(gpu, plan, 'public/models/small', log);
     const page = f['skip-page'] ? null : await benchPage(log);
-    const ort = f['skip-ort'] ? null : await benchOrtSampling(plan.ort.cases, plan.ort.maxNew, log);
+    // a failure in Chromium or onnxruntime-web costs its table only, not the measurements above
+    let ortError: string | undefined;
+    const ort = f['skip-ort'] ? null : await benchOrtSampling(plan.ort.cases, plan.ort.maxNew, log).catch((e: Error) => ((ortError = e.message), null));
     log('done');
-    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, train, sample, grpo, page, ort }));
+    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, train, sample, grpo, page, ort, ...(ortError ? { ortError } : {}) }));
   } finally {
     gpu.destroy();
   }

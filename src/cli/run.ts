@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs, CliError } from './args';
 import { createNodeGpu } from '../gpu/node';
 import { loadAdapterDir, loadCheckpointDir, saveAdapterDir, saveCheckpointDir } from '../model/checkpoint_node';
-import { buildLoraTable } from '../model/lora';
+import { buildLoraTable, mergeLora } from '../model/lora';
 import type { GPTConfig } from '../model/config';
 import { withStartAdapters, type AdapterStart } from '../loops/adapter_start';
 import type { LoopDefinition } from '../loops/spec';
@@ -174,7 +174,7 @@ async function resumeRun(o: Outputs, store: CheckpointStore): Promise<void> {
   await drive({ o, store, loop: c.loop, ckptDir: c.policy, base, config, resume: true, log: createWriteStream(o.log, { flags: 'a' }) });
 }
 
-/** --adapters DIR: adapter_<name>.safetensors / .json of each of the loop's adapter sets (a finished run's .ckpt folder). */
+/** --adapters DIR: adapter_<name>.safetensors / .json of each of the loop's adapter sets (a finished run's .ckpt/adapters folder). */
 async function readAdaptersFlag(dir: string, def: LoopDefinition<BaseLoopConfig>, config: BaseLoopConfig, cfg: GPTConfig): Promise<AdapterStart[]> {
   const sets = def.spec.shape(config).adapters ?? [];
   if (sets.length === 0) throw new CliError(`--adapters: loop ${def.spec.name} trains no adapter sets (TTSP does)`);
@@ -242,9 +242,14 @@ async function drive(a: DriveArgs): Promise<void> {
   });
   const last = done as Extract<LoopEvent, { type: 'done' }> | null;
   if (last) {
-    await saveCheckpointDir(o.ckpt, base.cfg, last.params, base.table, { loop: a.loop, step: String(last.step), base: a.ckptDir });
-    // a loop that trains adapter sets over the frozen base: PEFT-style files beside it (--adapters reloads them)
-    for (const ad of last.adapters ?? []) await saveAdapterDir(o.ckpt, ad.spec, ad.params, buildLoraTable(base.cfg, ad.spec), { loop: a.loop, step: String(last.step), base: a.ckptDir });
+    // a loop that trains adapter sets over the frozen base (TTSP): the final policy is the base with
+    // its export set merged in (the adapted solver), and the sets themselves go to <ckpt>/adapters/
+    // as PEFT files on the base (--adapters reloads them)
+    const exportSet = last.adapters?.find((ad) => ad.spec.name === loopNamed(a.loop).spec.exportAdapter);
+    const meta = { loop: a.loop, step: String(last.step), base: a.ckptDir };
+    const policy = exportSet ? mergeLora(base.cfg, base.table, last.params, exportSet.spec, exportSet.params) : last.params;
+    await saveCheckpointDir(o.ckpt, base.cfg, policy, base.table, exportSet ? { ...meta, adapter_merged: exportSet.spec.name } : meta);
+    for (const ad of last.adapters ?? []) await saveAdapterDir(join(o.ckpt, 'adapters'), ad.spec, ad.params, buildLoraTable(base.cfg, ad.spec), meta);
     write({ type: 'done', step: last.step, aborted: last.aborted, checkpoint: o.ckpt });
     process.stderr.write(`saved ${o.ckpt} at step ${last.step}${last.aborted ? ` (stopped; --resume continues it from ${o.state})` : ''}\n`);
   }

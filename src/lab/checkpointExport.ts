@@ -5,7 +5,7 @@
 import { EMBEDDED_CONFIG_KEY, serializeCheckpoint } from '../model/checkpoint';
 import { toHfConfig } from '../model/config';
 import { buildTensorTable, type TensorTable } from '../model/params';
-import { buildLoraTable, mergeLora, serializeAdapter } from '../model/lora';
+import { buildLoraTable, mergeLora, serializeAdapter, specTargets } from '../model/lora';
 import { isLoopName, loopNamed } from '../loops/registry';
 import { exportOnnx } from '../onnx/export';
 import type { RunCheckpoint } from './checkpoints';
@@ -24,7 +24,10 @@ function policyOf(c: RunCheckpoint, table: TensorTable): { params: Float32Array;
   const name = isLoopName(c.loop) ? loopNamed(c.loop).spec.exportAdapter : undefined;
   const set = c.adapters.find((a) => a.spec.name === name);
   if (!set) throw new Error(`checkpoint export: run ${c.runId} trains adapter sets (${c.adapters.map((a) => a.spec.name).join(', ')}) and its loop ${c.loop} names none to export`);
-  return { params: mergeLora(c.cfg, table, c.params, set.spec, set.params), meta: { adapter_merged: set.spec.name, adapter_rank: String(set.spec.rank), adapter_alpha: String(set.spec.alpha) } };
+  return {
+    params: mergeLora(c.cfg, table, c.params, set.spec, set.params),
+    meta: { adapter_merged: set.spec.name, adapter_rank: String(set.spec.rank), adapter_alpha: String(set.spec.alpha), adapter_targets: specTargets(set.spec).join(',') },
+  };
 }
 
 /** One adapter set of the checkpoint with PEFT's names, its adapter_config (PEFT's LoraConfig) in the metadata. */
@@ -39,9 +42,10 @@ function adapterFile(c: RunCheckpoint, name: string, meta: Record<string, string
 
 export function checkpointFile(c: RunCheckpoint, format: CheckpointFormat): CheckpointFile {
   const table = buildTensorTable(c.cfg);
+  const runMeta = { run_id: c.runId, step: String(c.step), loop: c.loop, base_policy: c.policy, loop_config: JSON.stringify(c.config) };
+  if (format.startsWith('adapter:')) return adapterFile(c, format.slice('adapter:'.length), runMeta);
   const policy = policyOf(c, table);
-  const meta = { run_id: c.runId, step: String(c.step), loop: c.loop, base_policy: c.policy, loop_config: JSON.stringify(c.config), ...policy.meta };
-  if (format.startsWith('adapter:')) return adapterFile(c, format.slice('adapter:'.length), meta);
+  const meta = { ...runMeta, ...policy.meta };
   c = { ...c, params: policy.params };
   if (format === 'onnx') return { filename: `${baseName(c)}.onnx`, mime: 'application/octet-stream', bytes: exportOnnx(c.cfg, table, c.params, meta) };
   if (format !== 'safetensors') throw new Error(`checkpoint export: unknown format "${String(format)}" (safetensors or onnx)`);

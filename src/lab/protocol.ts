@@ -67,6 +67,8 @@ export interface RunSpec {
   resume?: boolean;
   /** starting values of the loop's adapter sets, by name (a run continued from exported adapters; not with `resume`) */
   adapters?: AdapterStart[];
+  /** the same from files the page exported (adapter safetensors with their config inside), read against the base policy in the worker */
+  adapterFiles?: { file: string; bytes: Uint8Array }[];
 }
 
 /** A run's latest checkpoint in the worker's store. */

@@ -6,6 +6,7 @@
 // store (a run resumes from its latest one after a reload or a lost device); a save that fails
 // pauses the run and is tried again on resume.
 import { withStartAdapters } from '../loops/adapter_start';
+import { parseAdapterFile } from '../model/lora';
 import type { Gpu } from '../gpu/runtime';
 import type { GPTConfig } from '../model/config';
 import type { LoopCheckpoint, LoopEvent } from '../loops/events';
@@ -210,7 +211,8 @@ export class RunManager<D extends RunDevice = Gpu> {
         const reference = from ? await this.baseOf(from) : policy.params;
         const shape = def.spec.shape(config);
         // a new run may start its adapter sets from saved ones; a resumed run loads its checkpoint's
-        const adapters = withStartAdapters(spec.loop, shape.adapters, from ? undefined : spec.adapters);
+        const starts = from ? undefined : [...(spec.adapters ?? []), ...(spec.adapterFiles ?? []).map((f) => parseAdapterFile(f.bytes, policy.cfg, f.file))];
+        const adapters = withStartAdapters(spec.loop, shape.adapters, starts);
         engine = await this.deps.createEngine(device, { cfg: policy.cfg, params: policy.params, reference, ...shape, ...(adapters ? { adapters } : {}) }, trainSettings(config, policy.cfg.nPositions));
         const resume = from ? { step: from.step, optimiser: from.optimiser, state: from.state, ...(from.adapters ? { adapters: from.adapters } : {}) } : undefined;
         // the evaluation's progress goes to the status line ("120 of 800 samples"), coalesced by the batcher

@@ -51,7 +51,8 @@ function peftModules(targets: readonly LoraTarget[]): string[] {
 function targetsOfModules(modules: unknown): LoraTarget[] | null {
   if (!Array.isArray(modules) || modules.some((m) => typeof m !== 'string')) return null;
   const ts = LORA_TARGETS.filter((t) => modules.includes(t) || modules.includes(t.split('.')[1]));
-  return JSON.stringify(peftModules(ts)) === JSON.stringify(modules) && ts.length > 0 ? ts : null;
+  // PEFT keeps target_modules as a set: any order reads the same
+  return JSON.stringify(peftModules(ts).sort()) === JSON.stringify([...modules].sort()) && ts.length > 0 ? ts : null;
 }
 
 const ADAPTER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -268,4 +269,20 @@ export function mergeLora(cfg: GPTConfig, table: TensorTable, base: Float32Array
     }
   }
   return out;
+}
+
+/**
+ * An adapter set from one file the lab exported (PEFT's tensor names, its adapter_config in the
+ * safetensors metadata); `what` names the file in errors.
+ */
+export function parseAdapterFile(bytes: Uint8Array, cfg: GPTConfig, what: string): { spec: LoraSpec; params: Float32Array } {
+  let config: string | undefined;
+  try {
+    config = decodeSafetensors(bytes, what).metadata.adapter_config;
+  } catch (e) {
+    throw new CheckpointError(`${what}: ${(e as Error).message}`, { cause: e });
+  }
+  if (!config) throw new CheckpointError(`${what}: no adapter_config in its metadata; upload an adapter the lab exported (headless, --adapters reads a PEFT folder with its .json)`);
+  const a = parseAdapter(bytes, config, cfg);
+  return { spec: a.spec, params: a.params };
 }

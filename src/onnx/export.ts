@@ -219,6 +219,6 @@ export function exportOnnxWithPast(cfg: GPTConfig, table: TensorTable, params: F
     g.outputF32(p.presentValue, ['batch_size', NH, 'past_sequence_length + sequence_length', HS]);
   }
   const config = JSON.stringify(cfg);
-  const doc = `GPT-2 policy with a KV cache, exported by rlvr-lab (opset ${ONNX_OPSET}; inputs and outputs named as Hugging Face's decoder_with_past): ${config}. Positions up to ${cfg.nPositions}.`;
+  const doc = `GPT-2 policy with a KV cache, exported by rlvr-lab (opset ${ONNX_OPSET}; inputs and outputs named as Hugging Face's decoder_with_past): ${config}. past + new positions, padding included, at most ${cfg.nPositions} (beyond, the run fails).`;
   return g.encode('rlvr_lab_gpt2_with_past', doc, { ...meta, gpt_config: config, with_past: 'true' });
 }

@@ -21,6 +21,9 @@ export interface LauncherSlice {
     warnings: string[];
   };
   catalog: CatalogState;
+  /** adapter files the next run starts its adapter sets from (TTSP; not in the address: files stay in this page) */
+  adapterStart: { file: string; name: string; bytes: Uint8Array }[];
+  setAdapterStart(files: { file: string; name: string; bytes: Uint8Array }[]): void;
   /** what a lesson link hides and locks (url.ts) */
   lesson: Lesson;
   loadCatalog(): Promise<void>;
@@ -67,6 +70,10 @@ export const createLauncherSlice =
       launcher: { state: DEFAULT_LAUNCHER, warnings: [], resolved: resolveWith(DEFAULT_LAUNCHER, initial, []) },
       catalog: initial,
       lesson: NO_LESSON,
+      adapterStart: [],
+      setAdapterStart(files) {
+        set({ adapterStart: files });
+      },
 
       async loadCatalog() {
         let catalog: CatalogState;

@@ -8,6 +8,7 @@ import { errorText } from './engineSlice';
 import { FrameQueue, type FrameScheduler } from './frameQueue';
 import { checkKnobs, currentKnobs } from './knobs';
 import { runDiff } from './launcher';
+import { loopNamed } from '../loops/registry';
 import { appendChunk, chunkOfData, EMPTY_RUN_DATA, plainChunk, type RunData } from './runData';
 import { canRestore, INTERRUPTED, isInterrupted, withPriorHalts } from './resume';
 import type { RunOwnership } from './ownership';
@@ -144,13 +145,15 @@ export const createRunsSlice =
         const title = loop.toUpperCase();
         const index = runs.reduce((m, v) => Math.max(m, v.index), 0) + 1;
         const status: RunStatus = { state: 'starting', step: 0, totalSteps: r.config.steps, stepsPerS: null, etaS: null, error: null };
+        // adapter files apply to a loop that trains adapter sets (the launcher offers them only there)
+        const adapterFiles = loopNamed(loop).spec.shape(r.config).adapters?.length ? s.adapterStart : [];
         const view: RunView = {
-          id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}`, diff: runDiff(r.config, prev?.config ?? null, loop),
+          id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}${adapterFiles.length ? ` · from ${adapterFiles.map((f) => f.name).join(' + ')}` : ''}`, diff: runDiff(r.config, prev?.config ?? null, loop),
           loop, policy: r.policy, config: r.config, createdAt: services.now(), status, live: true, data: EMPTY_RUN_DATA,
         };
         set((st) => ({ runs: { ...st.runs, order: [...st.runs.order, id], byId: { ...st.runs.byId, [id]: view }, selected: id, message: null } }));
         persist(services.archive?.putRun(recordOf(view)));
-        await launch({ runId: id, loop: r.loop, policy: r.policy, config: r.config }, status);
+        await launch({ runId: id, loop: r.loop, policy: r.policy, config: r.config, ...(adapterFiles.length ? { adapterFiles: adapterFiles.map(({ file, bytes }) => ({ file, bytes })) } : {}) }, status);
       },
 
       async resumeFromCheckpoint(id) {

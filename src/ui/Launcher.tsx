@@ -9,6 +9,7 @@ import { selectExclusiveJob, selectRunsReady, type LabState } from '../state/sto
 import { selectCpuModeOffered } from '../state/cpuModeSlice';
 import { CPU_MODE } from '../lab/cpuMode';
 import { ConfigField } from './ConfigField';
+import { AdapterStart } from './AdapterStart';
 import { useLab } from './LabStore';
 import { Panel } from './Panel';
 import { PolicyUpload } from './PolicyUpload';
@@ -259,6 +260,7 @@ export function Launcher() {
       >
         <TopRow highlighted={highlighted} />
         <FieldGroup title="Run" section="loop" names={runFields} highlighted={highlighted} open />
+        <AdapterStart />
         <FieldGroup title="Data and evaluation" section="loop" names={dataFields} highlighted={highlighted} open={false} />
         <FieldGroup title="RL core (loss, advantages, filtering)" section="rl" names={rlKeys(launcherState)} highlighted={highlighted} open={false} />
         <AddressWarnings />

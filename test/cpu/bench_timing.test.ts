@@ -82,7 +82,7 @@ function fakeResults(): BenchResults {
     grpo: { steps: 1, problemsPerStep: 8, groupSize: 8, rolloutS: 1.5, trainS: 0.5, stepS: 2, tokensPerStep: 1200, meanSeqLen: 30, evalProblems: 8, evalN: 8, evalS: 4 },
     page: { adapter: 'test-adapter', runSeconds: 40, longTasks: 3, longestTaskMs: 56.25, tasksOver50: 2 },
     ort: {
-      adapter: 'test-adapter', maxNew: 16, promptTokens: 13,
+      adapter: 'test-adapter', wasmThreads: 1, maxNew: 16, promptTokens: 13,
       rows: [
         { B: 1, greedy: true, ours: 300, ortWebgpu: 30, ortWasm: 600, errors: [] },
         { B: 64, greedy: true, ours: 2000, ortWebgpu: 100, ortWasm: 4000, errors: [] },

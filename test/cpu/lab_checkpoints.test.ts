@@ -87,6 +87,8 @@ describe('adapter sets in checkpoints', () => {
     const ad = checkpointFile(c, 'adapter:solver');
     expect(ad.filename).toBe('rlvr-lab-ttsp-tiny-run-1-step2-adapter_solver.safetensors');
     const meta = decodeSafetensors(ad.bytes).metadata;
+    expect(meta.adapter_merged).toBeUndefined();
+    expect(st.metadata.adapter_targets).toBe('attn.c_attn,attn.c_proj,mlp.c_fc,mlp.c_proj');
     const back = parseAdapter(ad.bytes, meta.adapter_config, cfg, 'solver');
     expect(back.spec).toEqual(spec);
     expect(Array.from(back.params)).toEqual(Array.from(params));

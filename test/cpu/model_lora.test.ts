@@ -174,6 +174,9 @@ describe('LoRA sets of a subset of the projections', () => {
       expect(JSON.parse(configJson).target_modules).toEqual([...modules]);
       const back = parseAdapter(safetensors, configJson, cfg);
       expect(back.spec.targets).toEqual([...targets]);
+      // PEFT keeps target_modules as a set: another order reads the same
+      const reordered = JSON.stringify({ ...JSON.parse(configJson), target_modules: [...modules].reverse() });
+      expect(parseAdapter(safetensors, reordered, cfg).spec.targets).toEqual([...targets]);
       expect(Array.from(back.params)).toEqual(Array.from(params));
     }
   });

@@ -15,6 +15,7 @@ const SETUP = 'loop=ttsp&policy=small&seed=4&steps=2&checkpointEvery=1&proposals
 
 describe('TTSP in the page', () => {
   let lab: Lab, page: Page, errors: string[];
+  let solverFile: { name: string; mimeType: string; buffer: Buffer } | null = null;
   beforeAll(async () => {
     ({ page, errors } = lab = await openLab(`?${SETUP}`));
   });
@@ -78,6 +79,33 @@ describe('TTSP in the page', () => {
     const [policy] = await Promise.all([page.waitForEvent('download'), page.getByTestId('run-export-safetensors').first().click()]);
     const merged = decodeSafetensors(new Uint8Array(readFileSync((await policy.path())!)));
     expect(merged.metadata.adapter_merged).toBe('solver');
+    solverFile = { name: download.suggestedFilename(), mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) };
     expect(errors).toEqual([]);
+  });
+
+  it('starts a new run from a downloaded adapter set, checked against the set-up in the worker', async (ctx) => {
+    requireAdapter(ctx, lab);
+    expect(solverFile).not.toBeNull();
+    const upload = page.getByTestId('adapter-start-upload');
+    await expect(page.getByTestId('adapter-start-what').textContent()).resolves.toBe('fresh adapters (proposer, solver)');
+    const what = (text: string) => page.waitForFunction((t) => document.querySelector('[data-testid=adapter-start-what]')?.textContent === t, text, { timeout: 10_000 });
+    await upload.setInputFiles(solverFile!);
+    await what(`solver: ${solverFile!.name}`);
+    // a file that is no adapter set: refused by name, the choice kept
+    await upload.setInputFiles({ name: 'policy.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from('not a safetensors file') });
+    await page.getByTestId('adapter-start-error').waitFor();
+    await expect(page.getByTestId('adapter-start-error').textContent()).resolves.toMatch(/^policy\.safetensors: .*the adapters chosen before are kept$/);
+    await what(`solver: ${solverFile!.name}`);
+    // a set-up of another rank: the worker refuses the set, saying what to change
+    await page.getByTestId('field-steps').locator('input').fill('1');
+    await page.getByTestId('field-loraRank').locator('input').fill('4');
+    await page.getByTestId('run-start').click();
+    await page.waitForSelector('[data-testid=run-status][data-state=failed]', { timeout: 120_000 });
+    await expect(page.getByTestId('run-error').textContent()).resolves.toMatch(/saved adapter "solver" has rank 8.*the run's set rank 4.*set the config's rank, α and targets to the saved ones/);
+    // the same rank: the run starts from it and trains
+    await page.getByTestId('field-loraRank').locator('input').fill('8');
+    await page.getByTestId('run-start').click();
+    await waitRunStatus(page, 'done', 1, 600_000);
+    await expect(page.locator('[data-testid=run-item].selected').textContent()).resolves.toContain('from solver');
   });
 });

@@ -68,7 +68,7 @@ describe('rlvr-lab run --resume after SIGKILL', () => {
     expect(Array.from(b.params)).toEqual(Array.from(a.params));
     // a loop that trains adapter sets writes them beside the policy: the same ones
     for (const set of loop === 'ttsp' ? ['proposer', 'solver'] : []) {
-      const [x, y] = await Promise.all([loadAdapterDir(join(dir, 'whole.ckpt'), set, a.cfg), loadAdapterDir(join(dir, 'cut.ckpt'), set, a.cfg)]);
+      const [x, y] = await Promise.all([loadAdapterDir(join(dir, 'whole.ckpt', 'adapters'), set, a.cfg), loadAdapterDir(join(dir, 'cut.ckpt', 'adapters'), set, a.cfg)]);
       // the proposer trained (B starts at zero and moved); tiny never proposes a valid problem, so the solver had nothing to train on
       const bs = x.table.tensors.filter((t) => t.name.endsWith('lora_B.weight'));
       expect(bs.some((t) => x.params.subarray(t.offset, t.offset + t.size).some((v) => v !== 0)), set).toBe(set === 'proposer');
