@@ -214,7 +214,9 @@ export class RunManager<D extends RunDevice = Gpu> {
         const starts = from ? undefined : [...(spec.adapters ?? []), ...(spec.adapterFiles ?? []).map((f) => parseAdapterFile(f.bytes, policy.cfg, f.file))];
         const adapters = withStartAdapters(spec.loop, shape.adapters, starts);
         engine = await this.deps.createEngine(device, { cfg: policy.cfg, params: policy.params, reference, ...shape, ...(adapters ? { adapters } : {}) }, trainSettings(config, policy.cfg.nPositions));
-        const resume = from ? { step: from.step, optimiser: from.optimiser, state: from.state, ...(from.adapters ? { adapters: from.adapters } : {}) } : undefined;
+        // a resumed run's token budget counts on from the tokens its recorded steps generated
+        const tokens = from ? from.history.steps.filter((e) => e.step <= from.step).reduce((a, e) => a + (e.metrics['tokens/generated'] ?? 0), 0) : 0;
+        const resume = from ? { step: from.step, optimiser: from.optimiser, state: from.state, tokens, ...(from.adapters ? { adapters: from.adapters } : {}) } : undefined;
         // the evaluation's progress goes to the status line ("120 of 800 samples"), coalesced by the batcher
         const onEvalProgress = (step: number, done: number, total: number) => {
           if (run.phase?.kind !== 'evaluating') return;

@@ -10,6 +10,7 @@ import { listSets } from '../world/index';
 export interface BaseLoopConfig {
   seed: number;
   steps: number;
+  tokenBudget: number;
   lr: number;
   weightDecay: number;
   evalSet: string;
@@ -27,6 +28,10 @@ export const str: Field = { kind: 'string' };
 export const BASE_FIELDS: FieldSpecs<Omit<BaseLoopConfig, 'rl'>> = {
   seed: { default: 0, type: num(0, { integer: true, max: 2 ** 32 }), paper: '—', help: 'seed of problem order, sampling and evaluation (an integer below 2^32)' },
   steps: { default: 50, type: int(1), paper: '—', help: 'RL steps (one rollout and update each)' },
+  tokenBudget: {
+    default: 0, type: int(0), paper: '—',
+    help: 'stop once the run has generated this many tokens (its last step then evaluates and saves as the last of `steps` would); 0 = off. Runs of different loops compared at equal cost: give the control the other run\'s generated tokens',
+  },
   lr: { default: 1e-4, type: num(0, { minExclusive: true }), paper: '1e-6 (7B models)', help: 'AdamW learning rate; a 100k-parameter policy needs far more than the papers\' 7B models' },
   weightDecay: { default: 0, type: num(0), paper: '0', help: 'AdamW decoupled weight decay' },
   evalSet: { default: 'eval-mixed', type: str, paper: '—', help: 'held-out set for pass@k' },

@@ -33,6 +33,8 @@ export interface ResumePoint {
   state: unknown;
   /** the engine's adapter sets at that step (a loop that trains adapters) */
   adapters?: AdapterState[];
+  /** tokens generated up to that step (the token budget counts on from there; default 0) */
+  tokens?: number;
 }
 
 export interface DriveOptions {
@@ -126,12 +128,15 @@ export async function* driveLoop<C extends BaseLoopConfig>(def: LoopDefinition<C
   };
   let step = resume?.step ?? 0;
   let saved = step;
+  // generated tokens so far, against the token budget (0 = off): the step that reaches it is the last
+  let spent = resume?.tokens ?? 0;
+  let spentOut = false;
   if (!resume) {
     yield evaluating;
     yield await evaluate(0);
     yield { type: 'boundary', step: 0 };
   }
-  while (step < c.steps && !signal?.aborted) {
+  while (step < c.steps && !spentOut && !signal?.aborted) {
     step++;
     const change = controls?.pending();
     if (change && Object.keys(change).length) {
@@ -142,13 +147,15 @@ export async function* driveLoop<C extends BaseLoopConfig>(def: LoopDefinition<C
     const t0 = performance.now();
     const r = await run.step(step, c);
     yield { type: 'step', step, seconds: (performance.now() - t0) / 1000, metrics: { ...r.metrics, ...knobMetrics(c) } };
+    spent += r.metrics['tokens/generated'] ?? 0;
+    spentOut = c.tokenBudget > 0 && spent >= c.tokenBudget;
     if (c.samplesPerStep > 0 && r.samples?.length) yield { type: 'samples', step, samples: r.samples.slice(0, c.samplesPerStep) };
     if (r.records?.length) yield { type: 'records', step, records: r.records };
-    if (evalDue(c, step)) {
+    if (evalDue(c, step) || spentOut) {
       yield { ...evaluating, step };
       yield await evaluate(step);
     }
-    if (checkpointDue(c, step)) {
+    if (checkpointDue(c, step) || spentOut) {
       yield { type: 'phase', step, phase: 'saving', detail: '' };
       yield await checkpoint(step);
       saved = step;

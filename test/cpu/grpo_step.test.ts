@@ -138,4 +138,24 @@ describe('the driver', () => {
     // ...not the evaluations: start, step 1, step 2 all at the run's own temperature
     expect(engine.evaluations.map((o) => o.temperature)).toEqual([1, 1, 1]);
   });
+
+  it('stops at the token budget: the step that reaches it evaluates and saves as a last step would; a resumed run counts on', async () => {
+    const def = loopNamed('grpo');
+    // each response is '#1' and the end token: 3 tokens, 2 problems × 2 answers = 12 tokens a step
+    const cfg = def.spec.validate({ steps: 10, tokenBudget: 30, evalEvery: 0, checkpointEvery: 0, samplesPerStep: 0, evalProblems: 2, evalN: 2, problemsPerStep: 2, groupSize: 2, trainProblems: 8 });
+    const run = async (c: typeof cfg, resume?: { step: number; tokens: number }) => {
+      const engine = scriptedEngine(() => '#1');
+      const evs: string[] = [];
+      const r = resume ? { step: resume.step, tokens: resume.tokens, optimiser: { m: new Float32Array(1), v: new Float32Array(1), step: 0 }, state: null } : undefined;
+      for await (const e of driveLoop(def, engine, c, { resume: r })) if (e.type !== 'phase' && e.type !== 'boundary') evs.push(e.type === 'step' ? `step${e.step}:${e.metrics['tokens/generated']}` : `${e.type}@${e.step}`);
+      return evs;
+    };
+    // 12, 24, 36 ≥ 30: step 3 is the last, with the end's evaluation and checkpoint
+    expect(await run(cfg)).toEqual(['eval@0', 'step1:12', 'step2:12', 'step3:12', 'eval@3', 'checkpoint@3', 'done@3']);
+    // resumed after step 2 with its 24 tokens: one more step reaches the budget
+    expect(await run(cfg, { step: 2, tokens: 24 })).toEqual(['step3:12', 'eval@3', 'checkpoint@3', 'done@3']);
+    // off (0): the run goes its steps
+    expect((await run(def.spec.validate({ ...cfg, tokenBudget: 0, steps: 4 }))).filter((e) => e.startsWith('step'))).toHaveLength(4);
+    expect(() => def.spec.validate({ tokenBudget: -1 })).toThrow(/tokenBudget/);
+  });
 });

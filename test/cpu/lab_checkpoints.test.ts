@@ -249,6 +249,25 @@ describe('RunManager checkpoints', () => {
     expect((await store.load('r1'))?.step).toBe(4);
   });
 
+  it('a resumed run counts its token budget on from the tokens of its recorded steps', async () => {
+    // 10 tokens a step, a budget of 35: the fourth step reaches it, resumed or not
+    const seen = fakeSeen();
+    const def = fakeLoop(seen, { checkpointEvery: 1, metrics: (step) => ({ reward: step, 'tokens/generated': 10 }) });
+    const store = memoryCheckpointStore();
+    const m = new RunManager({ loopNamed: () => def, createEngine: async (_d, init) => fakeEngine(init, seen), loadPolicy: async () => ({ cfg, params: new Float32Array(N) }), checkpoints: store, batchIntervalMs: 0 });
+    const run = { runId: 'b1', loop: 'fake', policy: 'tiny', config: { steps: 9, tokenBudget: 35 } };
+    const batches: RunBatch[] = [];
+    const first = m.start({} as Gpu, run, (b) => batches.push(b));
+    await until(() => batches.some((b) => b.status.step >= 2), 'step 2');
+    m.pauseRun('b1');
+    await until(() => batches[batches.length - 1].status.state === 'paused', 'the pause');
+    m.stopRun('b1');
+    await first;
+    expect((await store.load('b1'))!.step).toBeLessThan(4);
+    const final = await m.start({} as Gpu, { ...run, resume: true }, () => undefined);
+    expect(final).toMatchObject({ state: 'done', step: 4 });
+  });
+
   it('a run with no checkpoint cannot resume', async () => {
     const { m } = manager(fakeSeen());
     await expect(m.start({} as Gpu, { ...spec, resume: true }, () => undefined)).rejects.toThrow(/run r1 has no checkpoint to resume from/);

@@ -42,7 +42,7 @@ export function fakeConfig(obj: unknown, o: FakeLoopOptions): BaseLoopConfig {
   const raw = (obj ?? {}) as Record<string, unknown>;
   if (raw.bad) throw new ConfigError('fake.steps = 0: must be ≥ 1');
   return Object.freeze({
-    seed: 0, steps: typeof raw.steps === 'number' ? raw.steps : 4, lr: typeof raw.lr === 'number' ? raw.lr : 1e-4, weightDecay: 0, evalSet: 'eval-mixed',
+    seed: 0, steps: typeof raw.steps === 'number' ? raw.steps : 4, tokenBudget: typeof raw.tokenBudget === 'number' ? raw.tokenBudget : 0, lr: typeof raw.lr === 'number' ? raw.lr : 1e-4, weightDecay: 0, evalSet: 'eval-mixed',
     evalEvery: o.evalEvery ?? 0, evalProblems: 1, evalN: 1, samplesPerStep: o.samplesPerStep ?? 0, checkpointEvery: o.checkpointEvery ?? 0,
     rl: { ...DEFAULT_RL_CORE, ...(raw.rl as object | undefined) },
   });

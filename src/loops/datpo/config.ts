@@ -45,7 +45,7 @@ const OWN_FIELDS: FieldSpecs<Omit<DatpoConfig, keyof BaseLoopConfig>> = {
 };
 
 export const DATPO_FIELDS: FieldSpecs<Omit<DatpoConfig, 'rl'>> = {
-  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps,
+  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps, tokenBudget: BASE_FIELDS.tokenBudget,
   ...OWN_FIELDS,
   lr: BASE_FIELDS.lr, weightDecay: BASE_FIELDS.weightDecay,
   trainSet: OWN_FIELDS.trainSet, trainProblems: OWN_FIELDS.trainProblems,

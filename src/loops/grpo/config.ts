@@ -27,7 +27,7 @@ const OWN_FIELDS: FieldSpecs<Omit<GrpoConfig, keyof BaseLoopConfig>> = {
 
 /** The shared fields first (seed, steps, lr, …), then GRPO's own, in the launcher's order. */
 export const GRPO_FIELDS: FieldSpecs<Omit<GrpoConfig, 'rl'>> = {
-  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps,
+  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps, tokenBudget: BASE_FIELDS.tokenBudget,
   ...OWN_FIELDS,
   lr: BASE_FIELDS.lr, weightDecay: BASE_FIELDS.weightDecay,
   trainSet: OWN_FIELDS.trainSet, trainProblems: OWN_FIELDS.trainProblems,

@@ -65,7 +65,7 @@ const OWN_FIELDS: FieldSpecs<Omit<OpensirConfig, keyof BaseLoopConfig>> = {
 };
 
 export const OPENSIR_FIELDS: FieldSpecs<Omit<OpensirConfig, 'rl'>> = {
-  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps,
+  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps, tokenBudget: BASE_FIELDS.tokenBudget,
   ...OWN_FIELDS,
   lr: BASE_FIELDS.lr, weightDecay: BASE_FIELDS.weightDecay,
   evalSet: BASE_FIELDS.evalSet, evalEvery: BASE_FIELDS.evalEvery, evalProblems: BASE_FIELDS.evalProblems, evalN: BASE_FIELDS.evalN,

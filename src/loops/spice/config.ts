@@ -48,7 +48,7 @@ const OWN_FIELDS: FieldSpecs<Omit<SpiceConfig, keyof BaseLoopConfig>> = {
 };
 
 export const SPICE_FIELDS: FieldSpecs<Omit<SpiceConfig, 'rl'>> = {
-  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps,
+  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps, tokenBudget: BASE_FIELDS.tokenBudget,
   documentsPerStep: OWN_FIELDS.documentsPerStep, questionsPerDocument: OWN_FIELDS.questionsPerDocument, answersPerQuestion: OWN_FIELDS.answersPerQuestion,
   challengerReward: OWN_FIELDS.challengerReward, tau: OWN_FIELDS.tau, invalidReward: OWN_FIELDS.invalidReward,
   useCorpus: OWN_FIELDS.useCorpus, frozenChallenger: OWN_FIELDS.frozenChallenger,

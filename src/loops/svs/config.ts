@@ -55,7 +55,7 @@ const OWN_FIELDS: FieldSpecs<Omit<SvsConfig, keyof BaseLoopConfig>> = {
 };
 
 export const SVS_FIELDS: FieldSpecs<Omit<SvsConfig, 'rl'>> = {
-  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps,
+  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps, tokenBudget: BASE_FIELDS.tokenBudget,
   problemsPerStep: OWN_FIELDS.problemsPerStep, groupSize: OWN_FIELDS.groupSize, variantsPerSolution: OWN_FIELDS.variantsPerSolution,
   accLow: OWN_FIELDS.accLow, accHigh: OWN_FIELDS.accHigh, variantAccLow: OWN_FIELDS.variantAccLow, variantAccHigh: OWN_FIELDS.variantAccHigh,
   variantReward: OWN_FIELDS.variantReward, noChallenging: OWN_FIELDS.noChallenging, maxSynthesisSources: OWN_FIELDS.maxSynthesisSources,

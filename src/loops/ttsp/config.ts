@@ -82,7 +82,7 @@ const OWN_FIELDS: FieldSpecs<Omit<TtspConfig, keyof BaseLoopConfig>> = {
 };
 
 export const TTSP_FIELDS: FieldSpecs<Omit<TtspConfig, 'rl'>> = {
-  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps,
+  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps, tokenBudget: BASE_FIELDS.tokenBudget,
   target: OWN_FIELDS.target, targetBaseRate: OWN_FIELDS.targetBaseRate,
   loraRank: OWN_FIELDS.loraRank, loraAlpha: OWN_FIELDS.loraAlpha, loraTargets: OWN_FIELDS.loraTargets,
   proposerContexts: OWN_FIELDS.proposerContexts, proposalsPerContext: OWN_FIELDS.proposalsPerContext, contextProblems: OWN_FIELDS.contextProblems,
