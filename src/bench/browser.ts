@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -99,4 +99,25 @@ export function lowerGpuProcessPriority(): number {
     }
   }
   return threads;
+}
+
+/**
+ * Serves the build and opens headless Chromium on it for `f` (the page at `pathAndQuery`), then
+ * closes both, also when `f` throws. Checks the build page and the browser first.
+ */
+export async function withBuiltPage<T>(pathAndQuery: string, buildFile: string, f: (page: import('playwright-core').Page) => Promise<T>): Promise<T> {
+  if (!existsSync(path.join(ROOT, DIST, buildFile))) throw new Error(`no ${buildFile} in ${DIST}/: run \`npm run build\` first (npm run bench does)`);
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium package`);
+  const { chromium } = await import('playwright-core');
+  const port = await freePort();
+  const server = await startPreview(port);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`http://127.0.0.1:${port}/${pathAndQuery}`);
+    return await f(page);
+  } finally {
+    await browser.close();
+    await stopPreview(server);
+  }
 }

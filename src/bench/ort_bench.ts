@@ -3,32 +3,19 @@
 // src/bench/sampling_page.ts) runs our KV-cache decoder and onnxruntime-web's WebGPU and wasm
 // backends on the with-past ONNX export of the same `small` policy, same prompts, greedy and
 // temperature 1. Node only; figures, never test bounds.
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { CHROMIUM, CHROMIUM_ARGS, DIST, ROOT, freePort, startPreview, stopPreview } from './browser';
+import { withBuiltPage } from './browser';
 import type { SamplingCase, SamplingPageResult } from './sampling_page';
 
 export type OrtResult = SamplingPageResult;
 
 export async function benchOrtSampling(cases: readonly SamplingCase[], maxNew: number, log: (s: string) => void): Promise<OrtResult> {
-  if (!existsSync(path.join(ROOT, DIST, 'bench.html'))) throw new Error(`no bench page in ${DIST}/: run \`npm run build\` first (npm run bench does)`);
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium package`);
-  const { chromium } = await import('playwright-core');
-  const port = await freePort();
-  const server = await startPreview(port);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  try {
-    const page = await browser.newPage();
+  return withBuiltPage('bench.html', 'bench.html', async (page) => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`http://127.0.0.1:${port}/bench.html`);
     await page.waitForFunction(() => 'rlvrSamplingBench' in window, null, { timeout: 60_000 }).catch(() => {
       throw new Error(`the bench page did not load${errors.length ? `: ${errors.join('; ')}` : ''}`);
     });
     log(`sampling side by side in Chromium: ours, onnxruntime-web WebGPU and wasm; ${cases.map((c) => `B=${c.B} ${c.greedy ? 'greedy' : 'T=1'}`).join(', ')}; ${maxNew} new tokens`);
-    return await page.evaluate(([cs, n]) => (window as unknown as { rlvrSamplingBench: (c: SamplingCase[], n: number) => Promise<SamplingPageResult> }).rlvrSamplingBench(cs, n), [cases as SamplingCase[], maxNew] as const);
-  } finally {
-    await browser.close();
-    await stopPreview(server);
-  }
+    return page.evaluate(([cs, n]) => (window as unknown as { rlvrSamplingBench: (c: SamplingCase[], n: number) => Promise<SamplingPageResult> }).rlvrSamplingBench(cs, n), [cases as SamplingCase[], maxNew] as const);
+  });
 }

@@ -3,9 +3,7 @@
 // Start to the run's end. A figure, never a test bound (durations depend on the machine). The
 // GPU process, where SwiftShader runs the kernels on the CPU, gets the lowest priority, so the
 // figure times the page's own work as on a machine with a GPU.
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { CHROMIUM, CHROMIUM_ARGS, DIST, ROOT, freePort, lowerGpuProcessPriority, startPreview, stopPreview } from './browser';
+import { lowerGpuProcessPriority, withBuiltPage } from './browser';
 
 /** Tasks longer than this count as long (the W3C Long Tasks threshold). */
 export const LONG_TASK_MS = 50;
@@ -22,15 +20,7 @@ export interface PageResult {
 }
 
 export async function benchPage(log: (s: string) => void): Promise<PageResult> {
-  if (!existsSync(path.join(ROOT, DIST, 'index.html'))) throw new Error(`no build in ${DIST}/: run \`npm run build\` first (npm run bench does)`);
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium package`);
-  const { chromium } = await import('playwright-core');
-  const port = await freePort();
-  const server = await startPreview(port);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(`http://127.0.0.1:${port}/?${PAGE_RUN}`);
+  return withBuiltPage(`?${PAGE_RUN}`, 'index.html', async (page) => {
     await page.waitForSelector('[data-testid=adapter-info][data-status=ready]', { timeout: 60_000 });
     const adapter = ((await page.getByTestId('adapter-name').textContent()) ?? '').trim();
     await page.evaluate(() => {
@@ -48,8 +38,5 @@ export async function benchPage(log: (s: string) => void): Promise<PageResult> {
     await page.waitForFunction(() => !document.querySelector('[data-waiting]'), null, { timeout: 20_000, polling: 50 });
     const tasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
     return { adapter, runSeconds, longTasks: tasks.length, longestTaskMs: Math.max(0, ...tasks), tasksOver50: tasks.filter((t) => t > LONG_TASK_MS).length };
-  } finally {
-    await browser.close();
-    await stopPreview(server);
-  }
+  });
 }
