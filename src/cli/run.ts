@@ -12,7 +12,8 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs, CliError } from './args';
 import { createNodeGpu } from '../gpu/node';
 import { loadAdapterDir, loadCheckpointDir, saveAdapterDir, saveCheckpointDir } from '../model/checkpoint_node';
-import { buildLoraTable, mergeLora } from '../model/lora';
+import { buildLoraTable } from '../model/lora';
+import { policyOf } from '../lab/checkpointExport';
 import type { GPTConfig } from '../model/config';
 import { withStartAdapters, type AdapterStart } from '../loops/adapter_start';
 import type { LoopDefinition } from '../loops/spec';
@@ -245,10 +246,9 @@ async function drive(a: DriveArgs): Promise<void> {
     // a loop that trains adapter sets over the frozen base (TTSP): the final policy is the base with
     // its export set merged in (the adapted solver), and the sets themselves go to <ckpt>/adapters/
     // as PEFT files on the base (--adapters reloads them)
-    const exportSet = last.adapters?.find((ad) => ad.spec.name === loopNamed(a.loop).spec.exportAdapter);
     const meta = { loop: a.loop, step: String(last.step), base: a.ckptDir };
-    const policy = exportSet ? mergeLora(base.cfg, base.table, last.params, exportSet.spec, exportSet.params) : last.params;
-    await saveCheckpointDir(o.ckpt, base.cfg, policy, base.table, exportSet ? { ...meta, adapter_merged: exportSet.spec.name } : meta);
+    const policy = policyOf({ runId: RUN_ID, loop: a.loop, cfg: base.cfg, params: last.params, adapters: last.adapters }, base.table);
+    await saveCheckpointDir(o.ckpt, base.cfg, policy.params, base.table, { ...meta, ...policy.meta });
     for (const ad of last.adapters ?? []) await saveAdapterDir(join(o.ckpt, 'adapters'), ad.spec, ad.params, buildLoraTable(base.cfg, ad.spec), meta);
     write({ type: 'done', step: last.step, aborted: last.aborted, checkpoint: o.ckpt });
     process.stderr.write(`saved ${o.ckpt} at step ${last.step}${last.aborted ? ` (stopped; --resume continues it from ${o.state})` : ''}\n`);

@@ -14,7 +14,7 @@ import { Decoder } from '../model/decoder';
 import { loraViews, paramViews } from '../model/buffers';
 import { buildLoraTable, initLora, LORA_TARGETS, loraScale, sameShape, specTargets, targetDims, type LoraTarget } from '../model/lora';
 import { fill } from '../gpu/ops/layers';
-import { PolicyTrainer, type TrainStats } from '../rl/trainer';
+import { PolicyTrainer, prepareUpdate, type TrainStats } from '../rl/trainer';
 import { FrozenPolicy } from '../rl/frozen_policy';
 import { rollout } from '../rl/rollout';
 import { evaluateSet } from '../eval/evaluate';
@@ -131,7 +131,7 @@ export async function createAdapterEngine(gpu: Gpu, init: EngineInit, settings: 
       const roles = [...new Set(trajs.map((t) => t.role))];
       const targets = [...new Set(roles.map((r) => setFor(r)))];
       if (targets.length > 1) throw new Error(`engine: one update trains one adapter set; roles ${roles.join(', ')} belong to ${targets.map((s) => s.name).join(' and ')}: train them apart`);
-      if (targets.length === 0) return (await sets[0].trainer.train([]));
+      if (targets.length === 0) return prepareUpdate([], current.rl).stats;
       const s = targets[0];
       klOn ||= current.rl.beta > 0;
       const stats = await s.trainer.train(klOn ? await (await frozen()).annotate(trajs) : trajs);

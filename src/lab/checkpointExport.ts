@@ -19,11 +19,11 @@ function baseName(c: RunCheckpoint): string {
  * The policy a checkpoint holds: its parameters, or for a loop that trains adapter sets over a
  * frozen base, the base with the loop's export set merged in (TTSP: the adapted solver).
  */
-function policyOf(c: RunCheckpoint, table: TensorTable): { params: Float32Array; meta: Record<string, string> } {
+export function policyOf(c: Pick<RunCheckpoint, 'runId' | 'loop' | 'cfg' | 'params' | 'adapters'>, table: TensorTable): { params: Float32Array; meta: Record<string, string> } {
   if (!c.adapters?.length) return { params: c.params, meta: {} };
   const name = isLoopName(c.loop) ? loopNamed(c.loop).spec.exportAdapter : undefined;
   const set = c.adapters.find((a) => a.spec.name === name);
-  if (!set) throw new Error(`checkpoint export: run ${c.runId} trains adapter sets (${c.adapters.map((a) => a.spec.name).join(', ')}) and its loop ${c.loop} names none to export`);
+  if (!set) throw new Error(`policy export: run ${c.runId} trains adapter sets (${c.adapters.map((a) => a.spec.name).join(', ')}) and its loop ${c.loop} names none to export`);
   return {
     params: mergeLora(c.cfg, table, c.params, set.spec, set.params),
     meta: { adapter_merged: set.spec.name, adapter_rank: String(set.spec.rank), adapter_alpha: String(set.spec.alpha), adapter_targets: specTargets(set.spec).join(',') },

@@ -31,6 +31,16 @@ export function frontierCurve(shape: FrontierShape, tau: number, n = 100): { p: 
   return Array.from({ length: n + 1 }, (_, i) => ({ p: i / n, r: frontierReward(i / n, shape, tau) }));
 }
 
+/** The shape as a curve view's points (101 pass rates on [0, 1]). */
+export const frontierPoints = (shape: FrontierShape, tau: number): { x: number; y: number }[] => frontierCurve(shape, tau).map((q) => ({ x: q.p, y: q.r }));
+
+/** The pass rates `n` attempts can give (k of n right) with the shape's reward at each: the curve's dots. */
+export const frontierDots = (shape: FrontierShape, tau: number, n: number): { x: number; y: number }[] =>
+  Array.from({ length: n + 1 }, (_, k) => ({ x: k / n, y: frontierReward(k / n, shape, tau) }));
+
+/** The shape's name for a caption, with τ when it is the gaussian. */
+export const frontierLabel = (shape: FrontierShape, tau: number): string => `${shape}${shape === 'gaussian' ? ` (τ = ${tau})` : ''}`;
+
 /** The help text of a shape field, naming the writer (challenger, proposer). */
 export const frontierHelp = (writer: string): string =>
   `the ${writer}'s reward from the solver pass rate p: gaussian exp(−(p(1−p) − ¼)²/2τ) (SPICE's); r-zero 1 − 2|p − ½|; absolute-zero 1 − p on 0 < p < 1; threshold 𝟙[0 < p < 1] (SPICE's Table 4)`;

@@ -5,7 +5,7 @@ import { rlPresetList, type BaseLoopConfig } from '../base_config';
 import { CORE_CHARTS } from '../charts';
 import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { SPICE_FIELDS, SPICE_PRESETS, SPICE_RL_UNUSED, validateSpiceConfig, type SpiceConfig } from './config';
-import { challengerReward, rewardCurve } from './logic';
+import { frontierDots, frontierLabel, frontierPoints } from '../frontier';
 import { spiceBody } from './run';
 import { crossPlay } from './crossplay';
 
@@ -33,13 +33,6 @@ const SPICE_CHARTS: readonly MetricChartSpec[] = [
   },
 ];
 
-/** The reward shape's value at each pass rate a run can reach (k of K answers right). */
-function reachable(c: SpiceConfig): { x: number; y: number }[] {
-  return Array.from({ length: c.answersPerQuestion + 1 }, (_, k) => {
-    const p = k / c.answersPerQuestion;
-    return { x: p, y: challengerReward(p, c.challengerReward, c.tau) };
-  });
-}
 
 export const SPICE: LoopDefinition<SpiceConfig> = {
   spec: {
@@ -102,11 +95,11 @@ export const SPICE: LoopDefinition<SpiceConfig> = {
       curves: [{
         id: 'reward-shape', title: 'What the challenger is paid', xLabel: 'reasoner pass rate p', yLabel: 'challenger reward',
         note: 'The chosen reward shape against the reasoner\'s pass rate p; dots at the pass rates K answers can give (k of K right). Questions the reasoner always or never solves earn little: the challenger is pushed to the reasoner\'s frontier.',
-        points: (c: BaseLoopConfig) => rewardCurve((c as SpiceConfig).challengerReward, (c as SpiceConfig).tau).map((q) => ({ x: q.p, y: q.r })),
-        dots: (c: BaseLoopConfig) => reachable(c as SpiceConfig),
+        points: (c: BaseLoopConfig) => frontierPoints((c as SpiceConfig).challengerReward, (c as SpiceConfig).tau),
+        dots: (c: BaseLoopConfig) => frontierDots((c as SpiceConfig).challengerReward, (c as SpiceConfig).tau, (c as SpiceConfig).answersPerQuestion),
         caption: (c: BaseLoopConfig) => {
           const s = c as SpiceConfig;
-          return `${s.challengerReward}${s.challengerReward === 'gaussian' ? ` (τ = ${s.tau})` : ''}, K = ${s.answersPerQuestion}; invalid outputs: ${s.invalidReward}`;
+          return `${frontierLabel(s.challengerReward, s.tau)}, K = ${s.answersPerQuestion}; invalid outputs: ${s.invalidReward}`;
         },
       }],
     },

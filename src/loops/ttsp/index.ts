@@ -3,7 +3,7 @@
 // src/loops/spec.ts: the page draws them without knowing the loop).
 import { rlPresetList, type BaseLoopConfig } from '../base_config';
 import { CORE_CHARTS } from '../charts';
-import { frontierCurve, frontierReward } from '../frontier';
+import { frontierDots, frontierLabel, frontierPoints } from '../frontier';
 import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { LORA_TARGET_SETS, TTSP_FIELDS, TTSP_PRESETS, TTSP_RL_UNUSED, validateTtspConfig, type TtspConfig } from './config';
 import type { LoraSpec } from '../../model/lora';
@@ -35,10 +35,6 @@ function adapterSpec(name: string, c: TtspConfig): LoraSpec {
   return targets.length === 4 ? { name, rank: c.loraRank, alpha: c.loraAlpha } : { name, rank: c.loraRank, alpha: c.loraAlpha, targets };
 }
 
-/** The proposer's reward at each pass rate G_S attempts can give. */
-function reachable(c: TtspConfig): { x: number; y: number }[] {
-  return Array.from({ length: c.solverAttempts + 1 }, (_, k) => ({ x: k / c.solverAttempts, y: frontierReward(k / c.solverAttempts, c.proposerReward, c.tau) }));
-}
 
 export const TTSP: LoopDefinition<TtspConfig> = {
   spec: {
@@ -125,11 +121,11 @@ export const TTSP: LoopDefinition<TtspConfig> = {
       curves: [{
         id: 'reward-shape', title: 'What the proposer is paid', xLabel: 'solver pass rate p', yLabel: 'proposer reward',
         note: 'The chosen frontier shape against the solver\'s pass rate p; dots at the pass rates G_S attempts can give. Problems the solver always or never solves earn little.',
-        points: (c: BaseLoopConfig) => frontierCurve((c as TtspConfig).proposerReward, (c as TtspConfig).tau).map((q) => ({ x: q.p, y: q.r })),
-        dots: (c: BaseLoopConfig) => reachable(c as TtspConfig),
+        points: (c: BaseLoopConfig) => frontierPoints((c as TtspConfig).proposerReward, (c as TtspConfig).tau),
+        dots: (c: BaseLoopConfig) => frontierDots((c as TtspConfig).proposerReward, (c as TtspConfig).tau, (c as TtspConfig).solverAttempts),
         caption: (c: BaseLoopConfig) => {
           const s = c as TtspConfig;
-          return `${s.proposerReward}${s.proposerReward === 'gaussian' ? ` (τ = ${s.tau})` : ''}, G_S = ${s.solverAttempts}; rejected proposals: ${s.invalidReward}`;
+          return `${frontierLabel(s.proposerReward, s.tau)}, G_S = ${s.solverAttempts}; rejected proposals: ${s.invalidReward}`;
         },
       }],
     },

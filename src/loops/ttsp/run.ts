@@ -24,7 +24,7 @@ import type { CurriculumRecord } from '../events';
 import type { LoopEngine, RewardFn } from '../engine';
 import { frontierReward } from '../frontier';
 import { samplesOf } from '../samples';
-import { mean, meanEntropy, renameEntropy } from '../stats';
+import { mean, meanEntropy, rateOf, renameEntropy } from '../stats';
 import type { TtspConfig } from './config';
 import { gate, GATE_VERDICTS, keepReplayed, problemForm, ReplayBuffer, verdictCounts, type GateResult, type ReplayEntry } from './gate';
 
@@ -195,7 +195,7 @@ class TtspRun {
         // the solver's reward on the fresh proposals: its RL signal
         reward: mean(fresh.map((t) => t.reward)),
         'completions/mean_length': mean(fresh.map((t) => t.responseTokens.length)),
-        'proposal/frontier': mean(valid.map((q) => ((q.p as number) > 0 && (q.p as number) < 1 ? 1 : 0))),
+        'proposal/frontier': rateOf(valid.map((q) => (q.p as number) > 0 && (q.p as number) < 1)),
         'proposal/related': mean(valid.map((q) => q.related as number)),
         // the oracle: is the reference result the problem's true value (always, under the full gate)
         'proposal/correct': mean(valid.map((q) => (trueValue(q.verdict.problem as string) === q.verdict.answer ? 1 : 0))),
