@@ -3,7 +3,7 @@
 // sampling with the KV cache.
 import type { Gpu, GpuStats } from '../gpu/runtime';
 import { GPT } from '../model/gpt';
-import { Decoder, type PrefillMode } from '../model/decoder';
+import { Decoder, type BlockKernel, type PrefillMode } from '../model/decoder';
 import { GPT_PRESETS, countParams, type GPTConfig } from '../model/config';
 import { buildTensorTable, type TensorTable } from '../model/params';
 import { initParams, mulberry32 } from '../model/init';
@@ -57,6 +57,12 @@ export interface SampleResult {
    * re-prefilling it for each branch ('rows'), tokens/s side by side.
    */
   fork: { B: number; prompt: number; maxNew: number; group: number; rows: number; shared: number };
+  /**
+   * The decode block's two designs (src/model/decoder.ts BlockKernel), tokens/s side by side on
+   * the same prompts and seeds at a few batch sizes: 'layered' (the training forward's kernels,
+   * 11 dispatches a block) and 'fused' (two kernels a block, one workgroup per row).
+   */
+  blocks: { B: number; layered: number; fused: number }[];
 }
 
 interface Setup {
@@ -184,6 +190,39 @@ async function benchFork(gpu: Gpu, s: Setup, params: GPUBuffer, plan: BenchPlan,
   }
 }
 
+/** Both decode-block designs at batch sizes 8 and plan.sample.B, alternated so load drifts hit both alike. */
+async function benchBlocks(gpu: Gpu, s: Setup, params: GPUBuffer, plan: BenchPlan, log: (s: string) => void): Promise<SampleResult['blocks']> {
+  const { prompt, maxNew, reps } = plan.sample;
+  const V = s.cfg.vocabSize;
+  const out: SampleResult['blocks'] = [];
+  for (const B of [...new Set([8, plan.sample.B])]) {
+    log(`sampling B=${B}: layered against fused decode blocks`);
+    const rand = mulberry32(plan.seed + 4);
+    const prompts = Array.from({ length: B }, () => Array.from({ length: prompt }, () => Math.floor(rand() * V)));
+    const opts = { temperature: 1, topK: 0, topP: 1, seed: plan.seed, eosToken: V, maxNew };
+    const decoders = {} as Record<BlockKernel, Decoder>;
+    const seconds_ = { layered: 0, fused: 0 } as Record<BlockKernel, number>;
+    const tokens = { layered: 0, fused: 0 } as Record<BlockKernel, number>;
+    try {
+      for (const k of ['layered', 'fused'] as const) {
+        decoders[k] = await Decoder.create(gpu, s.cfg, s.table, params, { B, Tmax: prompt + maxNew, blockKernel: k });
+        await decoders[k].generate(prompts, opts);
+      }
+      for (let r = 0; r < reps; r++) {
+        for (const k of ['layered', 'fused'] as const) {
+          seconds_[k] += await seconds(async () => {
+            tokens[k] += (await decoders[k].generate(prompts, { ...opts, seed: plan.seed + r + 1 })).responseLen.reduce((a, n) => a + n, 0);
+          });
+        }
+      }
+    } finally {
+      for (const d of Object.values(decoders)) d.destroy();
+    }
+    out.push({ B, layered: tokens.layered / seconds_.layered, fused: tokens.fused / seconds_.fused });
+  }
+  return out;
+}
+
 export async function benchSample(gpu: Gpu, plan: BenchPlan, log: (s: string) => void): Promise<SampleResult> {
   const s = smallPolicy(plan.seed);
   const { B, prompt, maxNew, reps, group } = plan.sample;
@@ -219,6 +258,7 @@ export async function benchSample(gpu: Gpu, plan: BenchPlan, log: (s: string) =>
     const groupedRows = await measure(grouped, 'rows');
     const groupedShared = await measure(grouped, 'shared');
     const fork = await benchFork(gpu, s, params, plan, log);
+    const blocks = await benchBlocks(gpu, s, params, plan, log);
     return {
       B, prompt, maxNew, tokens: main.tokens, tokensPerS: main.tokensPerS, perGenerate: main.perGenerate,
       prefill: {
@@ -227,6 +267,7 @@ export async function benchSample(gpu: Gpu, plan: BenchPlan, log: (s: string) =>
         grouped: { group, off: groupedOff.tokensPerS, rows: groupedRows.tokensPerS, shared: groupedShared.tokensPerS },
       },
       fork,
+      blocks,
     };
   } finally {
     params.destroy();

@@ -34,6 +34,8 @@ export interface BenchSummary {
   sharedPrefillVsTokenByToken: number;
   /** DATPO's branches: tokens/s with the fork's prefix prefilled once and its cache copied, over re-prefilling it per branch */
   forkVsReprefill: number;
+  /** tokens/s of the fused decode block over the layered one at the sampling batch (src/model/decoder.ts BlockKernel) */
+  fusedVsLayeredBlocks: number;
   /** our sampler's tokens/s over onnxruntime-web's WebGPU / wasm backend on the same policy, B = 64 greedy, in Chromium (null: not measured or failed) */
   sampleVsOrtWebgpu: number | null;
   sampleVsOrtWasm: number | null;
@@ -55,6 +57,11 @@ function ortRatio(r: BenchResults, side: 'ortWebgpu' | 'ortWasm'): number | null
   return row && row.ours !== null && row[side] !== null ? round3(row.ours / (row[side] as number)) : null;
 }
 
+function blockRatio(r: BenchResults): number {
+  const row = r.sample.blocks.find((x) => x.B === r.sample.B) ?? r.sample.blocks[r.sample.blocks.length - 1];
+  return row.fused / row.layered;
+}
+
 export function summarize(r: BenchResults): BenchSummary {
   return {
     adapter: r.adapter,
@@ -65,6 +72,7 @@ export function summarize(r: BenchResults): BenchSummary {
     sampleTokensPerS: round3(r.sample.tokensPerS),
     sharedPrefillVsTokenByToken: round3(r.sample.prefill.grouped.shared / r.sample.prefill.grouped.off),
     forkVsReprefill: round3(r.sample.fork.shared / r.sample.fork.rows),
+    fusedVsLayeredBlocks: round3(blockRatio(r)),
     sampleVsOrtWebgpu: ortRatio(r, 'ortWebgpu'),
     sampleVsOrtWasm: ortRatio(r, 'ortWasm'),
     grpoStepSeconds: round3(r.grpo.stepS),
@@ -127,7 +135,11 @@ function sampleSection(r: BenchResults): string {
     `\n\nHow prompts are fed, tokens/s side by side (the prompt is ${fmt(100 * p.promptShare)} % of each sequence's tokens; same tokens in every column)\n` +
     formatTable(['prompts', 'token by token', 'prefilled per row', 'prefilled per group', 'best / token by token'], rows) +
     `\n\nDATPO's branches, tokens/s side by side: ${s.fork.B / s.fork.group} fork prefixes of ${s.fork.prompt} tokens × ${s.fork.group} branches of ${s.fork.maxNew} new tokens\n` +
-    formatTable(['prefix re-prefilled per branch', 'prefix prefilled once, cache forked', 'forked / re-prefilled'], [[fmt(s.fork.rows), fmt(s.fork.shared), fmt(s.fork.shared / s.fork.rows)]]);
+    formatTable(['prefix re-prefilled per branch', 'prefix prefilled once, cache forked', 'forked / re-prefilled'], [[fmt(s.fork.rows), fmt(s.fork.shared), fmt(s.fork.shared / s.fork.rows)]]) +
+    `\n\nDecode blocks, tokens/s side by side (prompt ${s.prompt} + ${s.maxNew} new tokens; same tokens in both columns up to rounding). ` +
+    'Layered: the training forward\'s kernels, 11 dispatches a block; fused: two kernels a block, one workgroup per row ' +
+    '(the design for GPUs, where the layered step is bound by launch latency; on a CPU adapter its barriers cost more than they save)\n' +
+    formatTable(['B', 'layered', 'fused', 'fused / layered'], s.blocks.map((b) => [String(b.B), fmt(b.layered), fmt(b.fused), fmt(b.fused / b.layered)]));
 }
 
 function grpoSection(r: BenchResults): string {

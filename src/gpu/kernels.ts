@@ -93,6 +93,10 @@ export const KERNELS = {
   sample_step_direct: { file: 'sample_step_direct.wgsl', bindings: ['storage', 'storage', 'storage', 'storage', 'read', 'read', 'read', 'uniform'] },
   decode_advance: { file: 'decode_advance.wgsl', bindings: ['storage'] },
   kv_fork: { file: 'kv_fork.wgsl', bindings: ['storage', 'storage', 'uniform'] },
+  // a block fused into two kernels, one workgroup per row: qOut[R,C], kcache, vcache; xin[R,C], params, step
+  decode_attn_in: { file: 'decode_block.wgsl', entry: 'attn_in', bindings: ['storage', 'storage', 'storage', 'read', 'read', 'read', 'uniform'] },
+  // xout[R,C]; kcache, vcache, xin[R,C], params, step, uniform, qIn[R,C]
+  decode_attn_out: { file: 'decode_block.wgsl', entry: 'attn_out', bindings: ['storage', 'read', 'read', 'read', 'read', 'read', 'uniform', 'read'] },
 
   // --- policy gradient (src/gpu/ops/pg.ts)
   // w[B,T] =, e[B,T] =, stats[B,10] =; logp, entropy, oldLogp, refLogp, adv, coef (each [B,T])

@@ -17,7 +17,7 @@ import { matmul, matmulForward } from '../gpu/ops/matmul';
 import { geluForward, layernormForward } from '../gpu/ops/layers';
 import { residualForward } from '../gpu/ops/elementwise';
 import {
-  attentionDecode, createDecodeBuffers, decodeAdvance, encoderDecode, kvCacheWrite, kvFork, sampleStep,
+  attentionDecode, createDecodeBuffers, decodeAdvance, decodeBlock, decodeBlockUnsupported, encoderDecode, kvCacheWrite, kvFork, sampleStep,
   type DecodeBuffers, type DecodeDims, type PrefillShape, type SampleOpts,
 } from '../gpu/ops/decode';
 import type { GPTConfig } from './config';
@@ -59,6 +59,15 @@ const PREFILL_ROWS = 4096;
  */
 export type PrefillMode = 'shared' | 'rows' | 'off';
 
+/**
+ * How a decode step runs a transformer block: 'fused' in two kernels with one workgroup per row
+ * (shaders/decode_block.wgsl: 2 dispatches a block), 'layered' as the training forward's kernels
+ * (LayerNorm, matmuls, cache write, attention, GELU, residuals: 11 dispatches a block). Prefills
+ * use the same design as the decode steps, so the token-by-token and prefilled paths stay equal
+ * bit for bit within either; the two designs agree to rounding.
+ */
+export type BlockKernel = 'fused' | 'layered';
+
 /** What the last generate() did: decode steps run, prefilled positions per row, the group size shared, submits. */
 export interface GenerateTrace {
   decodeSteps: number;
@@ -89,6 +98,23 @@ export function sharedGroupSize(prompts: readonly (readonly number[])[]): number
   }
   return 1;
 }
+/** Widest model the fused block is the default for: each row's workgroup reads the layer's 12·C² weights. */
+export const FUSED_DEFAULT_MAX_C = 128;
+
+/**
+ * The block design a decoder records unless told. On a GPU, 'fused' for models up to
+ * FUSED_DEFAULT_MAX_C channels: at the loops' batches (8-512 rows) the layered step launches 27
+ * dispatches for `small`, most of them one to four 64x64 tiles, and is bound by launch latency;
+ * the fused one launches 9 with a workgroup per row. Wider models re-read too many weights per
+ * row, and CPU adapters (SwiftShader) pay more for the fused kernels' barriers than they save
+ * (`npm run bench` measures both side by side: fusedVsLayeredBlocks). This default is a design
+ * choice not yet measured on a GPU.
+ */
+export function defaultBlockKernel(gpu: Gpu, cfg: GPTConfig, unsupported: string | null): BlockKernel {
+  if (unsupported || gpu.cpuAdapter || cfg.nEmbd > FUSED_DEFAULT_MAX_C) return 'layered';
+  return 'fused';
+}
+
 /** Marks token slots the sampler has not written (no vocabulary id is this large). */
 const UNWRITTEN = 0xffffffff;
 
@@ -104,6 +130,8 @@ export class Decoder {
   private prefillCap = PREFILL_ROWS;
   /** prefill forwards by `Q,G` and cache forks by `G,upTo`, recorded when first needed */
   private readonly prefillLists = new Map<string, Dispatch[]>();
+  /** the block design this decoder records (see BlockKernel) */
+  blockKernel: BlockKernel = 'layered';
   /** what the last generate() ran (for tests and the bench) */
   lastTrace: GenerateTrace = { decodeSteps: 0, prefilled: 0, sharedGroup: 1, submits: 0 };
 
@@ -131,13 +159,16 @@ export class Decoder {
    * A decoder for B sequences of at most Tmax tokens over the parameters in `params`;
    * `prefillRows` caps the rows (sequences × positions) of one prefill dispatch (default 4096).
    */
-  static async create(gpu: Gpu, cfg: GPTConfig, table: TensorTable, params: GPUBuffer, shape: { B: number; Tmax: number; prefillRows?: number }): Promise<Decoder> {
+  static async create(
+    gpu: Gpu, cfg: GPTConfig, table: TensorTable, params: GPUBuffer,
+    shape: { B: number; Tmax: number; prefillRows?: number; blockKernel?: BlockKernel },
+  ): Promise<Decoder> {
     if (shape.Tmax > cfg.nPositions) throw new Error(`Tmax=${shape.Tmax} exceeds the context length ${cfg.nPositions}`);
     const cap = shape.prefillRows ?? PREFILL_ROWS;
     if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`prefillRows must be a positive integer, got ${cap}`);
     const d = new Decoder(gpu, cfg, shape.B, shape.Tmax);
     d.prefillCap = cap;
-    await d.record(table, params);
+    await d.record(table, params, shape.blockKernel);
     return d;
   }
 
@@ -165,6 +196,10 @@ export class Decoder {
     for (let l = 0; l < cfg.nLayer; l++) {
       const p = P.layers[l], cache = this.caches[l];
       const xin = x[l % 2], xout = x[(l + 1) % 2];
+      if (this.blockKernel === 'fused') {
+        list.push(...await decodeBlock(gpu, { xout, q: atty, xin, kcache: cache.k, vcache: cache.v }, p, st, dims, shape));
+        continue;
+      }
       list.push(
         await layernormForward(gpu, ln, mean, rstd, xin, p.ln1w, p.ln1b, { N: R, C }),
         await matmulForward(gpu, qkv, ln, p.qkvw, p.qkvb, { M: R, K: C, N: 3 * C }),
@@ -182,11 +217,14 @@ export class Decoder {
     return { list, last: x[cfg.nLayer % 2] };
   }
 
-  private async record(table: TensorTable, params: GPUBuffer): Promise<void> {
+  private async record(table: TensorTable, params: GPUBuffer, blockKernel?: BlockKernel): Promise<void> {
     const { gpu, cfg, B, Tmax, st, dims } = this;
     const C = cfg.nEmbd, V = cfg.vocabSize;
     this.P = paramViews(params, table, cfg.nLayer);
     const P = this.P;
+    const why = decodeBlockUnsupported(gpu, dims, P.layers[0]);
+    if (blockKernel === 'fused' && why) throw new RangeError(`the fused decode block cannot run this model: ${why}`);
+    this.blockKernel = blockKernel ?? defaultBlockKernel(gpu, cfg, why);
     for (let l = 0; l < cfg.nLayer; l++) {
       const buf = (n: number, label: string): TensorRef => this.own(view(gpu.createBuffer(n * 4, label), 0, n));
       this.caches.push({ k: buf(B * Tmax * C, `kcache.${l}`), v: buf(B * Tmax * C, `vcache.${l}`) });

@@ -8,7 +8,7 @@ import type { Gpu } from '../../src/gpu/runtime';
 import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';
 import { initParams } from '../../src/model/init';
-import { Decoder, sharedGroupSize, type PrefillMode } from '../../src/model/decoder';
+import { Decoder, defaultBlockKernel, sharedGroupSize, type BlockKernel, type PrefillMode } from '../../src/model/decoder';
 import { setKernelVariant } from '../../src/gpu/ops/matmul';
 import { gptForwardRef } from '../../src/reference/gpt';
 
@@ -16,16 +16,21 @@ const cfg = GPT_PRESETS.tiny;
 const table = buildTensorTable(cfg);
 const init = initParams(cfg, table, 4).map((x) => x * 4);
 const EOS = 2;
+// An odd shape for the fused block: C = 36 (9, 27 and 36 column quads: K split 7, 2 and 1 ways
+// over 64 invocations), three heads of 12 channels, and contexts past one 64-position chunk.
+const oddCfg = { vocabSize: 50, nPositions: 80, nEmbd: 36, nLayer: 2, nHead: 3, layerNormEps: 1e-5 };
+const oddTable = buildTensorTable(oddCfg);
+const oddInit = initParams(oddCfg, oddTable, 5).map((x) => x * 4);
 
-function refLogitsAt(tokens: number[], pos: number): Float64Array {
+function refLogitsAt(tokens: number[], pos: number, model = { cfg, table, init }): Float64Array {
   const T = pos + 1;
-  const fw = gptForwardRef(cfg, table, Float64Array.from(init), {
+  const fw = gptForwardRef(model.cfg, model.table, Float64Array.from(model.init), {
     B: 1, T, tokens: tokens.slice(0, T), targets: new Uint32Array(T), w: new Float32Array(T),
   });
-  return fw.logits.subarray(pos * cfg.vocabSize, (pos + 1) * cfg.vocabSize);
+  return fw.logits.subarray(pos * model.cfg.vocabSize, (pos + 1) * model.cfg.vocabSize);
 }
 
-describe('Decoder (KV cache) vs the full forward', () => {
+describe.each(['layered', 'fused'] as const)('Decoder (KV cache, %s blocks) vs the full forward', (blockKernel) => {
   let gpu: Gpu;
   let params: GPUBuffer;
   beforeAll(async () => {
@@ -35,7 +40,8 @@ describe('Decoder (KV cache) vs the full forward', () => {
 
   it('cached logits equal full-forward logits at every step; greedy equals argmax', async () => {
     const Tmax = 14;
-    const dec = await Decoder.create(gpu, cfg, table, params, { B: 3, Tmax });
+    const dec = await Decoder.create(gpu, cfg, table, params, { B: 3, Tmax, blockKernel });
+    expect(dec.blockKernel).toBe(blockKernel);
     const prompts = [[1, 5, 9], [1, 7], [1, 30, 31, 40, 12]];
     dec.start(prompts, { temperature: 0, topK: 0, topP: 1, seed: 1, eosToken: 63, maxNew: 20 });
     const seqs = prompts.map((p) => [...p]);
@@ -57,8 +63,45 @@ describe('Decoder (KV cache) vs the full forward', () => {
     for (let b = 0; b < 3; b++) expect(Array.from(tokens.subarray(b * Tmax, (b + 1) * Tmax))).toEqual(seqs[b].slice(0, Tmax));
   });
 
+  it('an odd width (C = 36, three heads) past one 64-position attention chunk', async () => {
+    const oddParams = gpu.upload(oddInit, 'odd params');
+    const Tmax = 80;
+    const dec = await Decoder.create(gpu, oddCfg, oddTable, oddParams, { B: 2, Tmax, blockKernel });
+    const prompts = [[1, 5, 9], [1, 30, 31, 40, 12, 7]];
+    dec.start(prompts, { temperature: 0, topK: 0, topP: 1, seed: 1, eosToken: 99, maxNew: 100 });
+    const seqs = prompts.map((p) => [...p]);
+    const V = oddCfg.vocabSize;
+    for (let s = 0; s < Tmax - 1; s++) {
+      dec.runSteps(1);
+      const checked = s % 16 === 3 || s >= 62;
+      const logits = checked ? await gpu.readF32(dec.logits) : null;
+      for (let b = 0; b < 2; b++) {
+        if (s + 1 < seqs[b].length) continue;
+        if (!logits) {
+          seqs[b].push(0); // filled from the decoder's tokens below
+          continue;
+        }
+        const row = logits.subarray(b * V, (b + 1) * V);
+        const want = refLogitsAt(seqs[b], s, { cfg: oddCfg, table: oddTable, init: oddInit });
+        expectClose(`odd logits seq ${b} step ${s}`, row, want, { atol: 2e-4, rtol: 2e-4 });
+        let arg = 0;
+        for (let v = 1; v < V; v++) if (row[v] > row[arg]) arg = v;
+        seqs[b].push(arg);
+      }
+      if (!logits) {
+        // unchecked steps take the decoder's own greedy token (checked ones are compared above)
+        const tokens = await gpu.readU32(dec.st.tokens);
+        for (let b = 0; b < 2; b++) if (s + 1 >= prompts[b].length) seqs[b][s + 1] = tokens[b * Tmax + s + 1];
+      }
+    }
+    const tokens = await gpu.readU32(dec.st.tokens);
+    for (let b = 0; b < 2; b++) expect(Array.from(tokens.subarray(b * Tmax, (b + 1) * Tmax))).toEqual(seqs[b].slice(0, Tmax));
+    dec.destroy();
+    oddParams.destroy();
+  });
+
   it('generate(): same seed, same samples; lengths and log-probs are consistent', async () => {
-    const dec = await Decoder.create(gpu, cfg, table, params, { B: 4, Tmax: 24 });
+    const dec = await Decoder.create(gpu, cfg, table, params, { B: 4, Tmax: 24, blockKernel });
     const prompts = [[1, 5], [1, 6, 7], [1, 8], [1, 9, 10, 11]];
     const opts = { temperature: 1, topK: 0, topP: 1, seed: 42, eosToken: EOS, maxNew: 10 };
     const a = await dec.generate(prompts, opts);
@@ -80,7 +123,11 @@ describe('Decoder (KV cache) vs the full forward', () => {
 
 // Prefill and shared prefixes change how the cache is written, never what it holds: the same
 // seeds give the same tokens, log-probs and entropies bit for bit as feeding prompts one step at a time.
-describe.each(['tiled', 'direct'] as const)('prefilled generation equals the token-by-token path (%s kernels)', (variant) => {
+describe.each([
+  { variant: 'tiled', block: 'layered' },
+  { variant: 'direct', block: 'layered' },
+  { variant: 'direct', block: 'fused' },
+] as const)('prefilled generation equals the token-by-token path ($variant kernels, $block blocks)', ({ variant, block }: { variant: 'tiled' | 'direct'; block: BlockKernel }) => {
   let gpu: Gpu;
   let params: GPUBuffer;
   beforeAll(async () => {
@@ -91,7 +138,7 @@ describe.each(['tiled', 'direct'] as const)('prefilled generation equals the tok
   const run = async (prompts: number[][], mode: PrefillMode, opts: { temperature: number; topK: number; topP: number }, prefillRows?: number) => {
     setKernelVariant(variant);
     try {
-      const dec = await Decoder.create(gpu, cfg, table, params, { B: prompts.length, Tmax: 32, prefillRows });
+      const dec = await Decoder.create(gpu, cfg, table, params, { B: prompts.length, Tmax: 32, prefillRows, blockKernel: block });
       const g = await dec.generate(prompts, { ...opts, seed: 9, eosToken: EOS, maxNew: 12 }, mode);
       const trace = dec.lastTrace;
       dec.destroy();
@@ -149,6 +196,28 @@ describe.each(['tiled', 'direct'] as const)('prefilled generation equals the tok
     const groupedOff = await run(grouped, 'off', opts);
     const groupedChunked = await run(grouped, 'shared', opts, 8);
     same(groupedChunked.g, groupedOff.g);
+  });
+});
+
+describe('the decode block design', () => {
+  it('is fused on GPUs for models up to 128 channels, layered on CPU adapters, wider models and unsupported shapes', () => {
+    const gpuAdapter = { cpuAdapter: false } as Gpu, cpuAdapter = { cpuAdapter: true } as Gpu;
+    expect(defaultBlockKernel(gpuAdapter, GPT_PRESETS.small, null)).toBe('fused');
+    expect(defaultBlockKernel(cpuAdapter, GPT_PRESETS.small, null)).toBe('layered');
+    expect(defaultBlockKernel(gpuAdapter, { ...GPT_PRESETS.small, nEmbd: 256 }, null)).toBe('layered');
+    expect(defaultBlockKernel(gpuAdapter, GPT_PRESETS.small, 'C=30 is not a multiple of 4')).toBe('layered');
+  });
+
+  it('asked for where it cannot run, says why', async () => {
+    const gpu = await testGpu();
+    const c30 = { vocabSize: 40, nPositions: 16, nEmbd: 30, nLayer: 1, nHead: 3, layerNormEps: 1e-5 };
+    const t30 = buildTensorTable(c30);
+    const p30 = gpu.upload(initParams(c30, t30, 1), 'c30');
+    await expect(Decoder.create(gpu, c30, t30, p30, { B: 2, Tmax: 8, blockKernel: 'fused' })).rejects.toThrow(/fused decode block cannot run this model: C=30 is not a multiple of 4/);
+    const dec = await Decoder.create(gpu, c30, t30, p30, { B: 2, Tmax: 8 });
+    expect(dec.blockKernel).toBe('layered');
+    dec.destroy();
+    p30.destroy();
   });
 });
 

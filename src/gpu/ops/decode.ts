@@ -247,3 +247,68 @@ export async function kvFork(
   );
   return gpu.kernel('kv_fork', [kcache, vcache, params], grid1d(L * groups * count * NH * upTo * HS, WG), { WG });
 }
+
+/** Invocations per workgroup of shaders/decode_block.wgsl (WG) and head channels per invocation (DMAX). */
+const BLOCK_WG = 64;
+const BLOCK_DMAX = 4;
+
+/** One layer's parameters for decodeBlock: views into one parameter buffer. */
+export interface BlockParams {
+  ln1w: TensorRef; ln1b: TensorRef; qkvw: TensorRef; qkvb: TensorRef;
+  attprojw: TensorRef; attprojb: TensorRef; ln2w: TensorRef; ln2b: TensorRef;
+  fcw: TensorRef; fcb: TensorRef; fcprojw: TensorRef; fcprojb: TensorRef;
+}
+
+const BLOCK_TENSORS = ['ln1w', 'ln1b', 'qkvw', 'qkvb', 'attprojw', 'attprojb', 'ln2w', 'ln2b', 'fcw', 'fcb', 'fcprojw', 'fcprojb'] as const;
+
+/**
+ * Why the fused block (shaders/decode_block.wgsl) cannot run these dims and parameters on this
+ * device, or null when it can: C a multiple of 4, the row's vectors in workgroup memory, heads of
+ * at most DMAX·WG channels, every tensor in one buffer at a vec4 offset.
+ */
+export function decodeBlockUnsupported(gpu: Gpu, dims: DecodeDims, layer: BlockParams): string | null {
+  const HS = checkDims(dims);
+  if (dims.C % 4 !== 0) return `C=${dims.C} is not a multiple of 4`;
+  if (HS > BLOCK_WG * BLOCK_DMAX) return `head size ${HS} exceeds ${BLOCK_WG * BLOCK_DMAX}`;
+  const bytes = 7 * dims.C * 4 + BLOCK_WG * 28 + 8;
+  if (bytes > gpu.limits.maxComputeWorkgroupStorageSize) return `C=${dims.C} needs ${bytes} bytes of workgroup memory; the device has ${gpu.limits.maxComputeWorkgroupStorageSize}`;
+  const buffer = layer.ln1w.buffer;
+  for (const k of BLOCK_TENSORS) {
+    if (layer[k].buffer !== buffer) return `${k} is not in the parameter buffer of ln1w`;
+    if (layer[k].offset % 16 !== 0) return `${k} starts at byte ${layer[k].offset}, not a multiple of 16`;
+  }
+  return null;
+}
+
+/**
+ * One transformer block for the rows of `shape`, fused into two dispatches with one workgroup
+ * per row (see shaders/decode_block.wgsl): attn_in (LN1, qkv, cache write of position s = step[b]
+ * + i, q into `q`), then attn_out (attention over positions 0..s, projection, residual, LN2, MLP,
+ * residual into `xout`). `q`, `xin`, `xout` are (R, C), R the shape's rows; `xout` must not be `xin`.
+ */
+export async function decodeBlock(
+  gpu: Gpu,
+  bufs: { xout: TensorRef; q: TensorRef; xin: TensorRef; kcache: TensorRef; vcache: TensorRef },
+  layer: BlockParams,
+  st: DecodeBuffers,
+  dims: DecodeDims,
+  shape: PrefillShape = DECODE_SHAPE,
+): Promise<Dispatch[]> {
+  const why = decodeBlockUnsupported(gpu, dims, layer);
+  if (why) throw new RangeError(`decodeBlock: ${why}`);
+  const HS = dims.C / dims.NH;
+  const R = rowsOf(dims, shape);
+  const buffer = layer.ln1w.buffer;
+  const at = (k: (typeof BLOCK_TENSORS)[number]) => u32(layer[k].offset / 4);
+  const params = gpu.uniform(
+    packParams(u32(R), u32(dims.Tmax), u32(shape.Q), u32(shape.G), f32(1 / Math.sqrt(HS)), ...BLOCK_TENSORS.map(at)),
+    'decode_block.params',
+  );
+  const weights = { buffer, offset: 0, size: buffer.size };
+  const overrides = { C: dims.C, NH: dims.NH, WG: BLOCK_WG };
+  const grid = grid1d(R, 1);
+  return [
+    await gpu.kernel('decode_attn_in', [bufs.q, bufs.kcache, bufs.vcache, bufs.xin, weights, st.step, params], grid, overrides, 'decode_attn_in'),
+    await gpu.kernel('decode_attn_out', [bufs.xout, bufs.kcache, bufs.vcache, bufs.xin, weights, st.step, params, bufs.q], grid, overrides, 'decode_attn_out'),
+  ];
+}
