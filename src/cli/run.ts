@@ -161,7 +161,7 @@ async function startRun(f: { loop: string; preset: string; ckpt: string; steps?:
   const base = await loadBase(ckptDir, f.ckpt ? null : f.preset);
   const adapters = f.adapters ? await readAdaptersFlag(f.adapters, def, config, base.cfg) : undefined;
   if (f.force) await Promise.all([rm(o.state, { recursive: true, force: true }), rm(o.ckpt, { recursive: true, force: true })]);
-  await drive({ o, store, loop: f.loop, ckptDir, base, config, resume: false, log: createWriteStream(o.log), adapters });
+  await drive({ o, store, loop: f.loop, ckptDir, base, config, resume: false, openLog: () => createWriteStream(o.log), adapters });
 }
 
 async function resumeRun(o: Outputs, store: CheckpointStore): Promise<void> {
@@ -172,7 +172,7 @@ async function resumeRun(o: Outputs, store: CheckpointStore): Promise<void> {
   const base = await loadBase(c.policy, null);
   await truncateLog(o.log, c.step);
   process.stderr.write(`resuming ${c.loop} after step ${c.step} of ${config.steps} from ${o.state}\n`);
-  await drive({ o, store, loop: c.loop, ckptDir: c.policy, base, config, resume: true, log: createWriteStream(o.log, { flags: 'a' }) });
+  await drive({ o, store, loop: c.loop, ckptDir: c.policy, base, config, resume: true, openLog: () => createWriteStream(o.log, { flags: 'a' }) });
 }
 
 /** --adapters DIR: adapter_<name>.safetensors / .json of each of the loop's adapter sets (a finished run's .ckpt/adapters folder). */
@@ -210,7 +210,8 @@ interface DriveArgs {
   base: Awaited<ReturnType<typeof loadBase>>;
   config: BaseLoopConfig;
   resume: boolean;
-  log: ReturnType<typeof createWriteStream>;
+  /** opens the log, once the GPU is there (a run that cannot start leaves no file behind) */
+  openLog: () => ReturnType<typeof createWriteStream>;
   /** starting values of the loop's adapter sets (--adapters) */
   adapters?: AdapterStart[];
 }
@@ -219,7 +220,8 @@ async function drive(a: DriveArgs): Promise<void> {
   const { o, base, config } = a;
   warnClamp(config, base.cfg.nPositions);
   const gpu = await createNodeGpu();
-  const write = (obj: unknown) => a.log.write(JSON.stringify(obj) + '\n');
+  const log = a.openLog();
+  const write = (obj: unknown) => log.write(JSON.stringify(obj) + '\n');
   if (!a.resume) write({ type: 'config', loop: a.loop, base: a.ckptDir, adapter: gpu.adapterName, config });
   // the base policy is the run's start and, resumed, still its KL reference
   const runs = new RunManager({ createEngine: createWebGpuEngine, loadPolicy: async () => base, checkpoints: a.store });
@@ -253,7 +255,7 @@ async function drive(a: DriveArgs): Promise<void> {
     write({ type: 'done', step: last.step, aborted: last.aborted, checkpoint: o.ckpt });
     process.stderr.write(`saved ${o.ckpt} at step ${last.step}${last.aborted ? ` (stopped; --resume continues it from ${o.state})` : ''}\n`);
   }
-  await new Promise<void>((resolve) => a.log.end(resolve));
+  await new Promise<void>((resolve) => log.end(resolve));
   gpu.destroy();
   if (status.state === 'failed') throw new Error(`the run failed at step ${status.step}: ${status.error}`);
   const halted = haltOf(status);

@@ -132,6 +132,43 @@ describe('rlvr-lab run: the set-up and the base policy, checked before any work'
   });
 });
 
+describe('rlvr-lab run and ablate: --target and --adapters (TTSP), checked before any work', () => {
+  const targets = { n: 8, midHard: [{ text: '(1+2)*3', passRate: 0.5 }], veryHard: [{ text: 'max(2,3)', passRate: 0.125 }] };
+
+  it('--target only for a loop with a target; a shipped id must exist, and the list says which do', async () => {
+    const ckpt = await checkpoint('target-base');
+    const out = (n: string) => ['--out', join(dir, `${n}.jsonl`)];
+    expectUserError(await cli('run', '--loop', 'grpo', '--ckpt', ckpt, '--target', 'midhard:1', ...out('t1')), '--target: loop grpo has no target (TTSP has)');
+    expectUserError(await cli('ablate', '--loop', 'svs', '--ckpt', ckpt, '--seeds', '1', '--steps', '1', '--target', '1+1'), '--target: loop svs has no target (TTSP has)');
+    expectUserError(await cli('run', '--loop', 'ttsp', '--ckpt', ckpt, '--target', 'midhard:1', ...out('t2')), '--target: target midhard:1: no such shipped target (ids: none: this base ships no target list)');
+    await writeFile(join(ckpt, 'ttsp_targets.json'), JSON.stringify(targets));
+    expectUserError(await cli('run', '--loop', 'ttsp', '--ckpt', ckpt, '--target', 'veryhard:2', ...out('t3')), 'no such shipped target (ids: midhard:1..1, veryhard:1..1)');
+    // accepted (a shipped id, any problem's text): the run gets as far as the GPU (after tiny's context note)
+    const reachesGpu = (r: { code: number; stderr: string }) => {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.trimEnd().split('\n').filter((l) => !l.startsWith('note:')), r.stderr).toEqual([expect.stringContaining('no WebGPU adapter')]);
+    };
+    reachesGpu(await cli('run', '--loop', 'ttsp', '--ckpt', ckpt, '--target', 'VeryHard:1', ...out('t4')));
+    reachesGpu(await cli('run', '--loop', 'ttsp', '--ckpt', ckpt, '--target', '4+4', ...out('t5')));
+    expect(existsSync(join(dir, 't4.jsonl'))).toBe(false);
+  });
+
+  it("a base's damaged target list is named", async () => {
+    const ckpt = await checkpoint('target-bad');
+    await writeFile(join(ckpt, 'ttsp_targets.json'), JSON.stringify({ ...targets, veryHard: [{ text: 7 }] }));
+    expectUserError(await cli('run', '--loop', 'ttsp', '--ckpt', ckpt, '--target', 'midhard:1', '--out', join(dir, 't6.jsonl')), `${join(ckpt, 'ttsp_targets.json')}.veryHard[0]: expected {"text", "passRate"}`);
+  });
+
+  it('--adapters only for a loop with adapter sets, and a folder without them is named', async () => {
+    const ckpt = await checkpoint('adapters-base');
+    const empty = join(dir, 'no-adapters');
+    await mkdir(empty, { recursive: true });
+    expectUserError(await cli('run', '--loop', 'grpo', '--ckpt', ckpt, '--adapters', empty, '--out', join(dir, 'a1.jsonl')), '--adapters: loop grpo trains no adapter sets (TTSP does)');
+    expectUserError(await cli('run', '--loop', 'ttsp', '--ckpt', ckpt, '--target', '4+4', '--adapters', empty, '--out', join(dir, 'a2.jsonl')), `--adapters ${empty}: `, /adapter_/);
+    expect(existsSync(join(dir, 'a2.jsonl'))).toBe(false);
+  });
+});
+
 describe('a headless run that halts itself', () => {
   it('says why once and stops (nobody is there to press Resume); its status names the halt', () => {
     const stopped: string[] = [];
