@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseArgs } from '../../src/cli/args';
-import { main } from '../../src/cli/main';
+import { cli } from '../helpers/cli';
 import { GPT_PRESETS, type GPTConfig } from '../../src/model/config';
 import { saveCheckpointDir } from '../../src/model/checkpoint_node';
 import { initParams } from '../../src/model/init';
@@ -23,18 +23,6 @@ interface Outcome {
   stdout: string;
 }
 
-async function cli(...argv: string[]): Promise<Outcome> {
-  let stderr = '';
-  let stdout = '';
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  try {
-    return { code: await main(argv), stderr, stdout };
-  } finally {
-    err.mockRestore();
-    out.mockRestore();
-  }
-}
 
 /** Exit code 2 and exactly one line on stderr, which matches every pattern. */
 function expectUserError(r: Outcome, ...patterns: (RegExp | string)[]): void {

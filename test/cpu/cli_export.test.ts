@@ -5,8 +5,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli';
 import { GPT_PRESETS } from '../../src/model/config';
 import { saveCheckpointDir } from '../../src/model/checkpoint_node';
 import { initParams } from '../../src/model/init';
@@ -17,15 +17,6 @@ ort.env.wasm.numThreads = 1;
 let dir: string;
 const cfg = GPT_PRESETS.tiny;
 
-async function cli(...argv: string[]): Promise<{ code: number; stderr: string }> {
-  let stderr = '';
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    return { code: await main(argv), stderr };
-  } finally {
-    err.mockRestore();
-  }
-}
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rlvr-export-'));

@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main';
+import { cli } from '../helpers/cli';
 import { GPT_PRESETS, type GPTConfig } from '../../src/model/config';
 import { saveCheckpointDir } from '../../src/model/checkpoint_node';
 import { initParams } from '../../src/model/init';
@@ -16,17 +16,6 @@ import type { RunHalt, RunStatus } from '../../src/lab/protocol';
 
 vi.mock('webgpu', () => ({ create: () => ({ requestAdapter: async () => null }), globals: {} }));
 
-async function cli(...argv: string[]): Promise<{ code: number; stderr: string }> {
-  let stderr = '';
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  try {
-    return { code: await main(argv), stderr };
-  } finally {
-    err.mockRestore();
-    out.mockRestore();
-  }
-}
 
 function expectUserError(r: { code: number; stderr: string }, ...parts: (string | RegExp)[]): void {
   expect(r.code, r.stderr).toBe(2);

@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli';
 import { loadCheckpointDir } from '../../src/model/checkpoint_node';
 
 const BASE = 'public/models/small';
@@ -19,15 +19,6 @@ const RUN = {
 
 let dir: string;
 
-async function cli(...argv: string[]): Promise<{ code: number; stderr: string }> {
-  let stderr = '';
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    return { code: await main(argv), stderr };
-  } finally {
-    err.mockRestore();
-  }
-}
 
 async function config(name: string, over: Record<string, unknown> = {}): Promise<string> {
   const path = join(dir, `${name}.json`);
