@@ -63,6 +63,8 @@ export interface SampleResult {
    * 11 dispatches a block) and 'fused' (two kernels a block, one workgroup per row).
    */
   blocks: { B: number; layered: number; fused: number }[];
+  /** the block design the figures above ran (the decoder's default on this adapter) */
+  blockKernel: BlockKernel;
 }
 
 interface Setup {
@@ -231,6 +233,7 @@ export async function benchSample(gpu: Gpu, plan: BenchPlan, log: (s: string) =>
   const params = gpu.upload(s.init, 'bench.sample.params');
   try {
     const decoder = await Decoder.create(gpu, s.cfg, s.table, params, { B, Tmax: prompt + maxNew });
+    const blockKernel = decoder.blockKernel;
     const rand = mulberry32(plan.seed + 2);
     const prompts = Array.from({ length: B }, () => Array.from({ length: prompt }, () => Math.floor(rand() * V)));
     // eosToken = V is never sampled: every sequence runs maxNew steps, so runs are comparable
@@ -268,6 +271,7 @@ export async function benchSample(gpu: Gpu, plan: BenchPlan, log: (s: string) =>
       },
       fork,
       blocks,
+      blockKernel,
     };
   } finally {
     params.destroy();

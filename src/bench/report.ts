@@ -138,7 +138,8 @@ function sampleSection(r: BenchResults): string {
     formatTable(['prefix re-prefilled per branch', 'prefix prefilled once, cache forked', 'forked / re-prefilled'], [[fmt(s.fork.rows), fmt(s.fork.shared), fmt(s.fork.shared / s.fork.rows)]]) +
     `\n\nDecode blocks, tokens/s side by side (prompt ${s.prompt} + ${s.maxNew} new tokens; same tokens in both columns up to rounding). ` +
     'Layered: the training forward\'s kernels, 11 dispatches a block; fused: two kernels a block, one workgroup per row ' +
-    '(the design for GPUs, where the layered step is bound by launch latency; on a CPU adapter its barriers cost more than they save)\n' +
+    '(meant for GPUs, where the layered step should be bound by launch latency: not yet measured on one; the default there for models up to 64 channels, ' +
+    `layered on CPU adapters; the sampling figures above ran ${s.blockKernel}). Each column times whole generations (prefill, final LayerNorm, logits, sampling too)\n` +
     formatTable(['B', 'layered', 'fused', 'fused / layered'], s.blocks.map((b) => [String(b.B), fmt(b.layered), fmt(b.fused), fmt(b.fused / b.layered)]));
 }
 

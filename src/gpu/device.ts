@@ -42,11 +42,11 @@ export function summarizeAdapter(adapter: GPUAdapter): AdapterSummary {
   };
 }
 
-/** SwiftShader (Chromium's and Dawn's CPU Vulkan) or any adapter flagged as a fallback. */
+/** SwiftShader (Chromium's and Dawn's CPU Vulkan), Mesa's llvmpipe/lavapipe, Windows' WARP (Microsoft Basic Render Driver) or any adapter flagged as a fallback. */
 export function isCpuAdapter(adapter: GPUAdapter): boolean {
   const info = adapter.info as GPUAdapterInfo & { isFallbackAdapter?: boolean };
   const text = `${info.vendor} ${info.architecture} ${info.device} ${info.description}`.toLowerCase();
-  return Boolean(info.isFallbackAdapter) || text.includes('swiftshader') || text.includes('llvmpipe') || text.includes('lavapipe');
+  return Boolean(info.isFallbackAdapter) || text.includes('swiftshader') || text.includes('llvmpipe') || text.includes('lavapipe') || text.includes('basic render');
 }
 
 export async function createGpuFromAdapter(adapter: GPUAdapter, sources: Readonly<Record<string, string>>): Promise<Gpu> {

@@ -98,15 +98,19 @@ export function sharedGroupSize(prompts: readonly (readonly number[])[]): number
   }
   return 1;
 }
-/** Widest model the fused block is the default for: each row's workgroup reads the layer's 12·C² weights. */
-export const FUSED_DEFAULT_MAX_C = 128;
+/**
+ * Widest model the fused block is the default for: each row's workgroup reads the layer's 12·C²
+ * weights (196 KB at C = 64, within any GPU's L2 cache; 786 KB at 128, where hundreds of rows
+ * re-reading them may cost more than the launches saved).
+ */
+export const FUSED_DEFAULT_MAX_C = 64;
 
 /**
  * The block design a decoder records unless told. On a GPU, 'fused' for models up to
  * FUSED_DEFAULT_MAX_C channels: at the loops' batches (8-512 rows) the layered step launches 27
  * dispatches for `small`, most of them one to four 64x64 tiles, and is bound by launch latency;
  * the fused one launches 9 with a workgroup per row. Wider models re-read too many weights per
- * row, and CPU adapters (SwiftShader) pay more for the fused kernels' barriers than they save
+ * row (FUSED_DEFAULT_MAX_C), and CPU adapters (SwiftShader) pay more for the fused kernels' barriers than they save
  * (`npm run bench` measures both side by side: fusedVsLayeredBlocks). This default is a design
  * choice not yet measured on a GPU.
  */
@@ -130,8 +134,7 @@ export class Decoder {
   private prefillCap = PREFILL_ROWS;
   /** prefill forwards by `Q,G` and cache forks by `G,upTo`, recorded when first needed */
   private readonly prefillLists = new Map<string, Dispatch[]>();
-  /** the block design this decoder records (see BlockKernel) */
-  blockKernel: BlockKernel = 'layered';
+  private design: BlockKernel = 'layered';
   /** what the last generate() ran (for tests and the bench) */
   lastTrace: GenerateTrace = { decodeSteps: 0, prefilled: 0, sharedGroup: 1, submits: 0 };
 
@@ -143,6 +146,11 @@ export class Decoder {
   }
 
   private readonly owned = new Set<GPUBuffer>();
+
+  /** The block design this decoder records, fixed at create() (see BlockKernel). */
+  get blockKernel(): BlockKernel {
+    return this.design;
+  }
 
   private own(r: TensorRef): TensorRef {
     this.owned.add(r.buffer);
@@ -196,7 +204,7 @@ export class Decoder {
     for (let l = 0; l < cfg.nLayer; l++) {
       const p = P.layers[l], cache = this.caches[l];
       const xin = x[l % 2], xout = x[(l + 1) % 2];
-      if (this.blockKernel === 'fused') {
+      if (this.design === 'fused') {
         list.push(...await decodeBlock(gpu, { xout, q: atty, xin, kcache: cache.k, vcache: cache.v }, p, st, dims, shape));
         continue;
       }
@@ -224,7 +232,7 @@ export class Decoder {
     const P = this.P;
     const why = decodeBlockUnsupported(gpu, dims, P.layers[0]);
     if (blockKernel === 'fused' && why) throw new RangeError(`the fused decode block cannot run this model: ${why}`);
-    this.blockKernel = blockKernel ?? defaultBlockKernel(gpu, cfg, why);
+    this.design = blockKernel ?? defaultBlockKernel(gpu, cfg, why);
     for (let l = 0; l < cfg.nLayer; l++) {
       const buf = (n: number, label: string): TensorRef => this.own(view(gpu.createBuffer(n * 4, label), 0, n));
       this.caches.push({ k: buf(B * Tmax * C, `kcache.${l}`), v: buf(B * Tmax * C, `vcache.${l}`) });

@@ -78,7 +78,7 @@ function fakeResults(): BenchResults {
       B: 64, prompt: 8, maxNew: 16, tokens: 1024, tokensPerS: 512.345, perGenerate: { ...stats, submits: 5 },
       prefill: { promptShare: 1 / 3, distinct: { off: 400, rows: 512.345 }, grouped: { group: 8, off: 400, rows: 500, shared: 600 } },
       fork: { B: 64, prompt: 48, maxNew: 24, group: 4, rows: 300, shared: 450 },
-      blocks: [{ B: 8, layered: 400, fused: 800 }, { B: 64, layered: 2000, fused: 500 }],
+      blocks: [{ B: 8, layered: 400, fused: 800 }, { B: 64, layered: 2000, fused: 500 }], blockKernel: 'layered',
     },
     grpo: { steps: 1, problemsPerStep: 8, groupSize: 8, rolloutS: 1.5, trainS: 0.5, stepS: 2, tokensPerStep: 1200, meanSeqLen: 30, evalProblems: 8, evalN: 8, evalS: 4 },
     page: { adapter: 'test-adapter', runSeconds: 40, longTasks: 3, longestTaskMs: 56.25, tasksOver50: 2 },
@@ -113,6 +113,7 @@ describe('bench report', () => {
     expect(json.forkVsReprefill).toBe(1.5);
     // the decode blocks' two designs, row by row; the JSON ratio at the sampling batch (B = 64)
     expect(json.fusedVsLayeredBlocks).toBe(0.25);
+    expect(text).toContain('the sampling figures above ran layered');
     expect(text).toMatch(/\n *8 +400\.0 +800\.0 +2\.000\n *64 +2000 +500\.0 +0\.250/);
     // ours over onnxruntime-web at B = 64 greedy, in the table row by row (a failed side says so)
     expect([json.sampleVsOrtWebgpu, json.sampleVsOrtWasm]).toEqual([20, 0.5]);

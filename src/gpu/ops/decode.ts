@@ -270,9 +270,10 @@ export function decodeBlockUnsupported(gpu: Gpu, dims: DecodeDims, layer: BlockP
   const HS = checkDims(dims);
   if (dims.C % 4 !== 0) return `C=${dims.C} is not a multiple of 4`;
   if (HS > BLOCK_WG * BLOCK_DMAX) return `head size ${HS} exceeds ${BLOCK_WG * BLOCK_DMAX}`;
-  const bytes = 7 * dims.C * 4 + BLOCK_WG * 28 + 8;
+  const bytes = 7 * dims.C * 4 + BLOCK_WG * 28 + 16; // Dawn rounds each workgroup variable up to 16 bytes
   if (bytes > gpu.limits.maxComputeWorkgroupStorageSize) return `C=${dims.C} needs ${bytes} bytes of workgroup memory; the device has ${gpu.limits.maxComputeWorkgroupStorageSize}`;
   const buffer = layer.ln1w.buffer;
+  if (buffer.size > gpu.limits.maxStorageBufferBindingSize) return `the parameter buffer (${buffer.size} bytes) exceeds one storage binding (${gpu.limits.maxStorageBufferBindingSize})`;
   for (const k of BLOCK_TENSORS) {
     if (layer[k].buffer !== buffer) return `${k} is not in the parameter buffer of ln1w`;
     if (layer[k].offset % 16 !== 0) return `${k} starts at byte ${layer[k].offset}, not a multiple of 16`;
