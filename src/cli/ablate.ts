@@ -1,6 +1,7 @@
 // rlvr-lab ablate (npm run ablate -- --loop svs): runs a loop of the registry from a shipped base
 // policy with several seeds and prints, at the start and the end, the held-out policy entropy and
-// pass@k for k up to evalN, each with its standard error across problems, the seeds' mean with
+// pass@k for k up to evalN, each with its standard error across problems, pass@1's change paired by
+// problem with its standard error, the seeds' mean with
 // its standard error across seeds, and chosen step metrics averaged over each run: the tables of
 // docs/results.md. Runs can be cut at a generated-token budget (`--token-budget`, or
 // `--match-tokens FILE` to give each seed the tokens that seed generated in another ablation's
@@ -54,6 +55,18 @@ export function passWithError(e: EvalEvent, k: number): { mean: number; se: numb
   return { mean: mean(per), se: standardError(per) };
 }
 
+/**
+ * The change of pass@1 from the start to the end evaluation, paired by problem (both evaluate the
+ * same problems, so the spread between problems cancels): the mean of the per-problem differences
+ * and its standard error. NaN when either lacks per-problem counts or they differ in problems.
+ */
+export function pairedChange(start: EvalEvent, end: EvalEvent): { mean: number; se: number } {
+  const a = start.correct, b = end.correct;
+  if (!a || !b || a.length !== b.length || a.length === 0 || start.n === undefined || end.n === undefined) return { mean: NaN, se: NaN };
+  const d = b.map((c, i) => c / (end.n as number) - a[i] / (start.n as number));
+  return { mean: mean(d), se: standardError(d) };
+}
+
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
 const pm = (m: number, se: number) => (Number.isFinite(se) ? `${f3(m)} ± ${f3(se)}` : f3(m));
 
@@ -66,17 +79,19 @@ function reportHead(r: string): string {
 }
 
 export function table(results: readonly SeedResult[], ks: readonly number[], report: readonly string[]): string {
-  const head = ['seed', 'steps', 'generated tokens', 'entropy start', 'entropy end', ...ks.flatMap((k) => [`pass@${k} start`, `pass@${k} end`]), ...report.map(reportHead)];
+  const head = ['seed', 'steps', 'generated tokens', 'entropy start', 'entropy end', ...ks.flatMap((k) => [`pass@${k} start`, `pass@${k} end`]), 'pass@1 change (paired by problem)', ...report.map(reportHead)];
   const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
   const lines = [row(head), row(head.map(() => '---'))];
   for (const r of results) {
     const pk = ks.flatMap((k) => [passWithError(r.start, k), passWithError(r.end, k)].map((p) => pm(p.mean, p.se)));
-    lines.push(row([r.halted ? `${r.seed} (halted at step ${r.steps})` : r.seed, r.steps, r.generatedTokens, f3(r.start.meanEntropy), f3(r.end.meanEntropy), ...pk, ...report.map((k) => f3(r.report[k]))]));
+    const change = pairedChange(r.start, r.end);
+    lines.push(row([r.halted ? `${r.seed} (halted at step ${r.steps})` : r.seed, r.steps, r.generatedTokens, f3(r.start.meanEntropy), f3(r.end.meanEntropy), ...pk, pm(change.mean, change.se), ...report.map((k) => f3(r.report[k]))]));
   }
   const across = (g: (r: SeedResult) => number) => pm(mean(results.map(g)), standardError(results.map(g)));
   lines.push(row([
     `mean ± s.e. over ${results.length} seeds`, across((r) => r.steps), across((r) => r.generatedTokens), across((r) => r.start.meanEntropy), across((r) => r.end.meanEntropy),
     ...ks.flatMap((k) => [across((r) => passWithError(r.start, k).mean), across((r) => passWithError(r.end, k).mean)]),
+    across((r) => pairedChange(r.start, r.end).mean),
     ...report.map((k) => across((r) => r.report[k])),
   ]));
   return lines.join('\n');

@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { ablateCommand, passWithError, standardError, summarise, table, type SeedResult } from '../../src/cli/ablate';
+import { ablateCommand, pairedChange, passWithError, standardError, summarise, table, type SeedResult } from '../../src/cli/ablate';
 import { passAtK } from '../../src/metrics/passk';
 
 const ev = (correct: number[], n = 4) => ({
@@ -31,11 +31,24 @@ describe('ablation statistics', () => {
   it('the table: per seed, then the mean and its standard error over seeds', () => {
     const r = (seed: number, end: number[]): SeedResult => ({ seed, start: ev([1, 1]), end: ev(end), steps: 10, generatedTokens: 1000 * seed, seconds: 1, report: { 'vps/leak': seed / 10 } });
     const md = table([r(1, [2, 2]), r(2, [4, 4])], [1], ['vps/leak']).split('\n');
-    expect(md[0]).toBe('| seed | steps | generated tokens | entropy start | entropy end | pass@1 start | pass@1 end | vps/leak (run mean) |');
-    expect(md[2]).toBe('| 1 | 10 | 1000 | 0.500 | 0.500 | 0.250 ± 0.000 | 0.500 ± 0.000 | 0.100 |');
-    expect(md[4]).toBe('| mean ± s.e. over 2 seeds | 10.000 ± 0.000 | 1500.000 ± 500.000 | 0.500 ± 0.000 | 0.500 ± 0.000 | 0.250 ± 0.000 | 0.750 ± 0.250 | 0.150 ± 0.050 |');
+    expect(md[0]).toBe('| seed | steps | generated tokens | entropy start | entropy end | pass@1 start | pass@1 end | pass@1 change (paired by problem) | vps/leak (run mean) |');
+    expect(md[2]).toBe('| 1 | 10 | 1000 | 0.500 | 0.500 | 0.250 ± 0.000 | 0.500 ± 0.000 | 0.250 ± 0.000 | 0.100 |');
+    expect(md[4]).toBe('| mean ± s.e. over 2 seeds | 10.000 ± 0.000 | 1500.000 ± 500.000 | 0.500 ± 0.000 | 0.500 ± 0.000 | 0.250 ± 0.000 | 0.750 ± 0.250 | 0.500 ± 0.250 | 0.150 ± 0.050 |');
     // a seed that halted itself says so in its row
     expect(table([{ ...r(1, [2, 2]), halted: 'the run halted at step 10: …' }], [1], []).split('\n')[2]).toMatch(/^\| 1 \(halted at step 10\) \|/);
+  });
+});
+
+describe('pass@1 change paired by problem', () => {
+  it('is the mean of the per-problem differences with their standard error; none without counts', () => {
+    // problems 0..3 at n = 4: 0/4 → 2/4, 1/4 → 1/4, 4/4 → 3/4, 2/4 → 4/4: differences .5, 0, −.25, .5
+    const r = pairedChange(ev([0, 1, 4, 2]), ev([2, 1, 3, 4]));
+    expect(r.mean).toBeCloseTo(0.1875, 12);
+    expect(r.se).toBeCloseTo(standardError([0.5, 0, -0.25, 0.5]), 12);
+    // smaller than the unpaired errors when problems differ much more than the change
+    expect(r.se).toBeLessThan(Math.hypot(passWithError(ev([0, 1, 4, 2]), 1).se, passWithError(ev([2, 1, 3, 4]), 1).se));
+    expect(Number.isNaN(pairedChange({ ...ev([1]), correct: undefined }, ev([2])).mean)).toBe(true);
+    expect(Number.isNaN(pairedChange(ev([1, 2]), ev([2])).se)).toBe(true);
   });
 });
 
