@@ -58,9 +58,10 @@ export interface SampleResult {
    */
   fork: { B: number; prompt: number; maxNew: number; group: number; rows: number; shared: number };
   /**
-   * The decode block's two designs (src/model/decoder.ts BlockKernel), tokens/s side by side on
-   * the same prompts and seeds at a few batch sizes: 'layered' (the training forward's kernels,
-   * 11 dispatches a block) and 'fused' (two kernels a block, one workgroup per row).
+   * The decode block's two designs (src/model/decoder.ts BlockKernel), decode steps alone side by
+   * side (rows × steps per second, same prompts and seeds) at a few batch sizes: 'layered' (the
+   * training forward's kernels, 11 dispatches a block) and 'fused' (two kernels a block, one
+   * workgroup per row).
    */
   blocks: { B: number; layered: number; fused: number }[];
   /** the block design the figures above ran (the decoder's default on this adapter) */
@@ -192,35 +193,41 @@ async function benchFork(gpu: Gpu, s: Setup, params: GPUBuffer, plan: BenchPlan,
   }
 }
 
-/** Both decode-block designs at batch sizes 8 and plan.sample.B, alternated so load drifts hit both alike. */
+/**
+ * Both decode-block designs at batch sizes 8 and plan.sample.B: decode steps alone (each a full
+ * step: embedding, blocks, final LayerNorm, logits, sampling; no prefill, no readback), from the
+ * prompts' first token over prompt + maxNew - 1 positions, one command buffer a repetition; the
+ * designs alternate so load drifts hit both alike. Rows × steps per second.
+ */
 async function benchBlocks(gpu: Gpu, s: Setup, params: GPUBuffer, plan: BenchPlan, log: (s: string) => void): Promise<SampleResult['blocks']> {
   const { prompt, maxNew, reps } = plan.sample;
   const V = s.cfg.vocabSize;
+  const steps = prompt + maxNew - 1;
   const out: SampleResult['blocks'] = [];
   for (const B of [...new Set([8, plan.sample.B])]) {
-    log(`sampling B=${B}: layered against fused decode blocks`);
+    log(`decode steps B=${B}: layered against fused blocks`);
     const rand = mulberry32(plan.seed + 4);
     const prompts = Array.from({ length: B }, () => Array.from({ length: prompt }, () => Math.floor(rand() * V)));
     const opts = { temperature: 1, topK: 0, topP: 1, seed: plan.seed, eosToken: V, maxNew };
     const decoders = {} as Record<BlockKernel, Decoder>;
-    const seconds_ = { layered: 0, fused: 0 } as Record<BlockKernel, number>;
-    const tokens = { layered: 0, fused: 0 } as Record<BlockKernel, number>;
+    const elapsed = { layered: 0, fused: 0 } as Record<BlockKernel, number>;
+    const run = async (d: Decoder, seed: number) => {
+      d.start(prompts, { ...opts, seed });
+      d.runSteps(steps);
+      await gpu.sync();
+    };
     try {
       for (const k of ['layered', 'fused'] as const) {
         decoders[k] = await Decoder.create(gpu, s.cfg, s.table, params, { B, Tmax: prompt + maxNew, blockKernel: k });
-        await decoders[k].generate(prompts, opts);
+        await run(decoders[k], plan.seed);
       }
       for (let r = 0; r < reps; r++) {
-        for (const k of ['layered', 'fused'] as const) {
-          seconds_[k] += await seconds(async () => {
-            tokens[k] += (await decoders[k].generate(prompts, { ...opts, seed: plan.seed + r + 1 })).responseLen.reduce((a, n) => a + n, 0);
-          });
-        }
+        for (const k of ['layered', 'fused'] as const) elapsed[k] += await seconds(() => run(decoders[k], plan.seed + r + 1));
       }
     } finally {
       for (const d of Object.values(decoders)) d.destroy();
     }
-    out.push({ B, layered: tokens.layered / seconds_.layered, fused: tokens.fused / seconds_.fused });
+    out.push({ B, layered: (B * steps * reps) / elapsed.layered, fused: (B * steps * reps) / elapsed.fused });
   }
   return out;
 }

@@ -34,7 +34,7 @@ export interface BenchSummary {
   sharedPrefillVsTokenByToken: number;
   /** DATPO's branches: tokens/s with the fork's prefix prefilled once and its cache copied, over re-prefilling it per branch */
   forkVsReprefill: number;
-  /** tokens/s of the fused decode block over the layered one at the sampling batch (src/model/decoder.ts BlockKernel) */
+  /** decode steps per second of the fused decode block over the layered one at the sampling batch (src/model/decoder.ts BlockKernel) */
   fusedVsLayeredBlocks: number;
   /** our sampler's tokens/s over onnxruntime-web's WebGPU / wasm backend on the same policy, B = 64 greedy, in Chromium (null: not measured or failed) */
   sampleVsOrtWebgpu: number | null;
@@ -136,10 +136,10 @@ function sampleSection(r: BenchResults): string {
     formatTable(['prompts', 'token by token', 'prefilled per row', 'prefilled per group', 'best / token by token'], rows) +
     `\n\nDATPO's branches, tokens/s side by side: ${s.fork.B / s.fork.group} fork prefixes of ${s.fork.prompt} tokens × ${s.fork.group} branches of ${s.fork.maxNew} new tokens\n` +
     formatTable(['prefix re-prefilled per branch', 'prefix prefilled once, cache forked', 'forked / re-prefilled'], [[fmt(s.fork.rows), fmt(s.fork.shared), fmt(s.fork.shared / s.fork.rows)]]) +
-    `\n\nDecode blocks, tokens/s side by side (prompt ${s.prompt} + ${s.maxNew} new tokens; same tokens in both columns up to rounding). ` +
+    `\n\nDecode blocks, decode steps alone side by side (rows × steps per second; ${s.prompt + s.maxNew - 1} steps from each prompt's first token, no prefill or readback; same tokens up to rounding). ` +
     'Layered: the training forward\'s kernels, 11 dispatches a block; fused: two kernels a block, one workgroup per row ' +
     '(meant for GPUs, where the layered step should be bound by launch latency: not yet measured on one; the default there for models up to 64 channels, ' +
-    `layered on CPU adapters; the sampling figures above ran ${s.blockKernel}). Each column times whole generations (prefill, final LayerNorm, logits, sampling too)\n` +
+    `layered on CPU adapters; the sampling figures above ran ${s.blockKernel}). A step also embeds, projects to logits and samples\n` +
     formatTable(['B', 'layered', 'fused', 'fused / layered'], s.blocks.map((b) => [String(b.B), fmt(b.layered), fmt(b.fused), fmt(b.fused / b.layered)]));
 }
 
