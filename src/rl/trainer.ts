@@ -7,7 +7,7 @@ import type { GPTConfig } from '../model/config';
 import { assignAdvantages } from './advantages';
 import { filterZeroVariance } from './filter';
 import { makePgLossHead, type PgLossHead } from './loss_head';
-import { packBatch, packedRows, positionsOf, type PackedBatch, type Trajectory } from './trajectory';
+import { packBatch, packedRows, positionsOf, rowPositions, type PackedBatch, type Trajectory } from './trajectory';
 import type { PgMetrics } from '../gpu/ops/pg';
 import { constantNormOf, pgHyperOf, type RlCoreConfig } from './config';
 import { PAD } from '../world/tokenizer';
@@ -92,10 +92,11 @@ export class PolicyTrainer {
     for (let epoch = 0; epoch < rl.epochs; epoch++) {
       for (let i = 0; i < kept.length; i += perMini) {
         const mini = kept.slice(i, i + perMini);
-        const pack = (B: number) => packBatch(mini, {
-          T: this.model.lengthFor(positionsOf(mini)), B, aggregation: rl.aggregation, constantNormTokens: constantNormOf(rl, this.maxNewTokens), maskTruncated: rl.maskTruncated, seqMeanCount: rl.seqMeanCount, padToken: PAD,
+        const pack = (list: readonly Trajectory[], B: number) => packBatch(list, {
+          T: this.model.lengthFor(positionsOf(list)), B, aggregation: rl.aggregation, constantNormTokens: constantNormOf(rl, this.maxNewTokens), maskTruncated: rl.maskTruncated, seqMeanCount: rl.seqMeanCount, padToken: PAD,
         });
-        const m = mini.length <= rows ? await this.stepOnce(pack(rows)) : await this.stepAccumulated(pack(mini.length));
+        // more rows than the model has: micro-batches of similar lengths (shortest first), each at its own length
+        const m = mini.length <= rows ? await this.stepOnce(pack(mini, rows)) : await this.stepAccumulated(pack(byLength(mini), mini.length));
         const [status, normSq] = await Promise.all([this.model.gpu.readU32(this.model.status), this.model.gpu.readF32(this.model.normSq)]);
         if (status[0] !== 0) stats.rejectedSteps++;
         stats.optimiserSteps++;
@@ -120,7 +121,10 @@ export class PolicyTrainer {
     const stats: Float32Array[] = [];
     this.model.zeroGrads();
     for (let r = 0; r < packed.B; r += rows) {
-      const micro = packedRows(packed, r, Math.min(r + rows, packed.B), rows, PAD);
+      const r1 = Math.min(r + rows, packed.B);
+      let need = 1;
+      for (let b = r; b < r1; b++) need = Math.max(need, rowPositions(packed, b));
+      const micro = packedRows(packed, r, r1, rows, PAD, this.model.lengthFor(need));
       this.model.setBatch(micro.tokens, micro.targets);
       this.head.setBatch(micro);
       this.model.accumulate();
@@ -131,4 +135,10 @@ export class PolicyTrainer {
     stats.reduce((off, x) => (all.set(x, off), off + x.length), 0);
     return this.head.metricsOf(all, stats.length * rows);
   }
+}
+
+/** Trajectories shortest first (stable): gradient accumulation's micro-batches then pad little. */
+function byLength(trajs: readonly Trajectory[]): Trajectory[] {
+  const len = (tr: Trajectory) => tr.promptTokens.length + tr.responseTokens.length;
+  return trajs.map((tr, i) => ({ tr, i })).sort((a, b) => len(a.tr) - len(b.tr) || a.i - b.i).map((x) => x.tr);
 }

@@ -184,29 +184,42 @@ export function positionsOf(trajs: readonly Trajectory[]): number {
   return trajs.reduce((m, tr) => Math.max(m, tr.promptTokens.length + tr.responseTokens.length - 1), 1);
 }
 
+/** The positions row `b` of a packed batch takes (prompt + response − 1; a padding row: 1). */
+export function rowPositions(p: PackedBatch, b: number): number {
+  return Math.max(1, p.responseStart[b] + p.responseLength[b]);
+}
+
 /**
  * Rows [r0, r1) of a packed batch as a batch of `rows` rows (the rest padding): the micro-batches
  * of gradient accumulation. The aggregation weights stay those of the whole batch, so the
- * micro-batches' gradients add up to the whole batch's.
+ * micro-batches' gradients add up to the whole batch's. With `T` (at most the batch's), each row
+ * keeps its first T positions: a micro-batch of short rows runs at a shorter length; every row
+ * must fit (rowPositions ≤ T).
  */
-export function packedRows(p: PackedBatch, r0: number, r1: number, rows: number, padToken = 0): PackedBatch {
+export function packedRows(p: PackedBatch, r0: number, r1: number, rows: number, padToken = 0, T = p.T): PackedBatch {
   const n = r1 - r0;
   if (!(Number.isInteger(r0) && Number.isInteger(r1) && r0 >= 0 && r1 <= p.B && n >= 1 && n <= rows)) {
     throw new Error(`packedRows: rows [${r0}, ${r1}) of a ${p.B}-row batch into ${rows} rows`);
   }
-  const T = p.T;
-  const cut = <A extends Float32Array | Uint32Array | Int32Array>(a: A, make: (n: number) => A, per: number, fill = 0): A => {
+  if (!(Number.isInteger(T) && T >= 1 && T <= p.T)) throw new Error(`packedRows: T = ${T} must be an integer in 1..${p.T}`);
+  for (let b = r0; b < r1; b++) {
+    if (rowPositions(p, b) > T) throw new Error(`packedRows: row ${b} takes ${rowPositions(p, b)} positions, more than T = ${T}`);
+  }
+  // per position (B, T) arrays keep the first T columns of each row; per row arrays copy through
+  const cut = <A extends Float32Array | Uint32Array | Int32Array>(a: A, make: (n: number) => A, perPosition: boolean, fill = 0): A => {
+    const per = perPosition ? T : 1;
     const out = make(rows * per);
     if (fill !== 0) out.fill(fill);
-    out.set(a.subarray(r0 * per, r1 * per));
+    if (!perPosition || T === p.T) out.set(a.subarray(r0 * per, r1 * per));
+    else for (let b = r0; b < r1; b++) out.set(a.subarray(b * p.T, b * p.T + T), (b - r0) * T);
     return out;
   };
   return {
     B: rows, T, nSeq: Math.max(0, Math.min(p.nSeq, r1) - r0),
-    tokens: cut(p.tokens, (k) => new Uint32Array(k), T, padToken), targets: cut(p.targets, (k) => new Uint32Array(k), T, padToken),
-    mask: cut(p.mask, (k) => new Float32Array(k), T), coef: cut(p.coef, (k) => new Float32Array(k), T),
-    oldLogp: cut(p.oldLogp, (k) => new Float32Array(k), T), refLogp: p.refLogp ? cut(p.refLogp, (k) => new Float32Array(k), T) : null,
-    adv: cut(p.adv, (k) => new Float32Array(k), T), entropy: cut(p.entropy, (k) => new Float32Array(k), T),
-    responseStart: cut(p.responseStart, (k) => new Int32Array(k), 1), responseLength: cut(p.responseLength, (k) => new Int32Array(k), 1),
+    tokens: cut(p.tokens, (k) => new Uint32Array(k), true, padToken), targets: cut(p.targets, (k) => new Uint32Array(k), true, padToken),
+    mask: cut(p.mask, (k) => new Float32Array(k), true), coef: cut(p.coef, (k) => new Float32Array(k), true),
+    oldLogp: cut(p.oldLogp, (k) => new Float32Array(k), true), refLogp: p.refLogp ? cut(p.refLogp, (k) => new Float32Array(k), true) : null,
+    adv: cut(p.adv, (k) => new Float32Array(k), true), entropy: cut(p.entropy, (k) => new Float32Array(k), true),
+    responseStart: cut(p.responseStart, (k) => new Int32Array(k), false), responseLength: cut(p.responseLength, (k) => new Int32Array(k), false),
   };
 }

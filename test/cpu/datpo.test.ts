@@ -13,6 +13,7 @@ import { decode, encode, EOS, evaluate, parseExpr } from '../../src/world/index'
 import { scriptedEngine, type Script } from '../helpers/scriptedEngine';
 import { collect, runOnCpu } from '../helpers/loops';
 import { loadCheckpointDir } from '../../src/model/checkpoint_node';
+import type { Trajectory } from '../../src/rl/trajectory';
 
 describe('DATPO budget and forks by hand', () => {
   it('the budget table: leaves 52, 40, 20, 8, 4 for v = 0, ¼, ½, ¾, 1 (N = 4, bp_max 3, bn_max 4)', () => {
@@ -120,31 +121,52 @@ async function runScripted(config: Partial<DatpoConfig> & Record<string, unknown
 describe('DATPO on a scripted policy', () => {
   it('grows 3 branches from each root\'s fork prefix, trains every block with its tree advantage', async () => {
     const { engine, step, records } = await runScripted({ alphaStart: 0 });
-    // 4 roots + 4 forks × 3 branches
-    expect(step.metrics).toMatchObject({ reward: 0.25, 'tree/leaves': 16, 'tree/blocks': 20, 'leaves/low': 16, 'tree/pass_rate': 1 });
+    // 4 roots + 4 forks × 3 branches; 20 blocks in 16 rows (a root path's two blocks are one row)
+    expect(step.metrics).toMatchObject({ reward: 0.25, 'tree/leaves': 16, 'tree/blocks': 20, 'tree/trajectories': 16, 'leaves/low': 16, 'tree/pass_rate': 1 });
     expect(step.metrics['tree/leaf_accuracy']).toBeCloseTo(5 / 16, 12);
     // branch prompts are the problem's prompt and the fork's prefix
     expect(prompts.filter((p) => p.endsWith('=#'))).toHaveLength(4 * 3);
     const batch = engine.updates[0];
-    expect(batch).toHaveLength(20);
+    expect(batch).toHaveLength(16);
     const r9 = (x: number) => Math.round(x * 1e9) / 1e9;
-    const A = (pred: (t: (typeof batch)[number]) => boolean) => batch.filter(pred).map((t) => r9(t.advantage as number)).sort();
-    const prompt = (t: (typeof batch)[number]) => decode(Array.from(t.promptTokens));
-    // V(problem) = v = ¼; every fork's branches are 1 of 3 right: V(fork) = ⅓
-    expect(A((t) => t.dataType === 'root' && !prompt(t).endsWith('#'))).toEqual(Array(4).fill(r9(1 / 3 - 1 / 4)));
-    expect(A((t) => t.dataType === 'root' && prompt(t).endsWith('#'))).toEqual([...Array(3).fill(r9(-1 / 3)), r9(2 / 3)].sort());
-    expect(A((t) => t.dataType === 'branch')).toEqual([...Array(8).fill(r9(-1 / 3)), ...Array(4).fill(r9(2 / 3))].sort());
+    const advs = (t: (typeof batch)[number]) => (typeof t.advantage === 'number' ? Array.from(t.responseTokens, () => t.advantage as number) : Array.from(t.advantage as ArrayLike<number>)).map(r9);
+    // V(problem) = v = ¼; every fork's branches are 1 of 3 right: V(fork) = ⅓. A root path: its
+    // first block ('#', up to the fork) then the rest
+    const rootRows = batch.filter((t) => t.dataType === 'root');
+    expect(rootRows).toHaveLength(4);
+    for (const t of rootRows) {
+      const a = advs(t);
+      expect(a[0]).toBe(r9(1 / 3 - 1 / 4));
+      expect(new Set(a.slice(1)).size).toBe(1);
+    }
+    expect(rootRows.map((t) => advs(t)[1]).sort()).toEqual([...Array(3).fill(r9(-1 / 3)), r9(2 / 3)].sort());
+    expect(batch.filter((t) => t.dataType === 'branch').map((t) => advs(t)[0]).sort()).toEqual([...Array(8).fill(r9(-1 / 3)), ...Array(4).fill(r9(2 / 3))].sort());
     // the tree browser: every leaf, branches shown as prefix ⟨fork⟩ continuation
     expect(records).toHaveLength(16);
     expect(records.filter((r) => r.fork === 1)).toHaveLength(12);
     expect(records.find((r) => r.fork === 1)?.path).toMatch(/^# ⟨fork⟩ \d+<eos>$/);
   });
 
+  it('one row per root path trains every token with the advantage it has as a block of its own: same (context, token, advantage, log π) multiset; a sequence-level aggregation keeps one row per block', async () => {
+    const perToken = (batch: readonly Trajectory[]) => batch.flatMap((t) => Array.from(t.responseTokens, (tok, j) => {
+      const a = typeof t.advantage === 'number' ? t.advantage : (t.advantage as ArrayLike<number>)[j];
+      return `${decode([...Array.from(t.promptTokens), ...Array.from(t.responseTokens).slice(0, j)])}|${tok}|${a.toFixed(9)}|${t.oldLogp[j]}|${t.lossMask[j]}`;
+    })).sort();
+    const merged = (await runScripted({ alphaSchedule: 'constant' })).engine.updates[0];
+    const perBlock = await runScripted({ alphaSchedule: 'constant', rl: { aggregation: 'seq_mean_token_mean' } } as Record<string, unknown>);
+    expect(merged).toHaveLength(16);
+    expect(perBlock.engine.updates[0]).toHaveLength(20);
+    expect(perBlock.step.metrics['tree/trajectories']).toBe(20);
+    expect(perBlock.engine.updates[0].every((t) => typeof t.advantage === 'number')).toBe(true);
+    expect(perToken(merged)).toEqual(perToken(perBlock.engine.updates[0]));
+  });
+
   it('the diversity bonus goes to blocks with a positive base advantage, or to all of them (the ablation)', async () => {
-    const base = (await runScripted({ alphaStart: 0 })).engine.updates[0].map((t) => t.advantage as number);
+    const flat = (batch: readonly Trajectory[]) => batch.flatMap((t) => (typeof t.advantage === 'number' ? Array.from(t.responseTokens, () => t.advantage as number) : Array.from(t.advantage as ArrayLike<number>)));
+    const base = flat((await runScripted({ alphaStart: 0 })).engine.updates[0]);
     // one step: annealed, α would already be 0 there; constant keeps 0.2
-    const pos = (await runScripted({ alphaSchedule: 'constant' })).engine.updates[0].map((t) => t.advantage as number);
-    const all = (await runScripted({ alphaSchedule: 'constant', diversityOn: 'all' })).engine.updates[0].map((t) => t.advantage as number);
+    const pos = flat((await runScripted({ alphaSchedule: 'constant' })).engine.updates[0]);
+    const all = flat((await runScripted({ alphaSchedule: 'constant', diversityOn: 'all' })).engine.updates[0]);
     // (1 − mean cosine) ≥ 0: a bonus never lowers an advantage; siblings that read alike get none
     base.forEach((b, i) => {
       if (b > 0) expect(pos[i]).toBeGreaterThanOrEqual(b);
@@ -163,7 +185,7 @@ describe('DATPO on a scripted policy', () => {
     const evs = await collect(driveLoop(def, engine, cfg));
     const step = evs.find((e) => e.type === 'step') as Extract<LoopEvent, { type: 'step' }>;
     expect(step.metrics).toMatchObject({ reward: 1, 'tree/leaves': 8, 'leaves/v1': 4, frac_reward_zero_std: 1 });
-    expect(engine.updates[0].every((t) => t.advantage === 0)).toBe(true);
+    expect(engine.updates[0].every((t) => (typeof t.advantage === 'number' ? [t.advantage] : Array.from(t.advantage as ArrayLike<number>)).every((a) => a === 0))).toBe(true);
   });
 });
 

@@ -1,7 +1,7 @@
 // Packing trajectories into the [B, T] batch, and the aggregation weights of every mode by hand.
 import { describe, expect, it } from 'vitest';
 import { expectClose } from '../helpers/tolerance';
-import { aggregationCoefs, packBatch, positionsOf, type Trajectory } from '../../src/rl/trajectory';
+import { aggregationCoefs, packBatch, packedRows, positionsOf, rowPositions, type Trajectory } from '../../src/rl/trajectory';
 import { lengthBuckets } from '../../src/model/gpt';
 import { pgLossRef } from '../../src/reference/pg';
 import type { PgHyper } from '../../src/gpu/ops/pg';
@@ -131,5 +131,38 @@ describe('length buckets of the trainer', () => {
     expect(positionsOf(trajs)).toBe(4);
     expect(() => packBatch(trajs, { T: 3, aggregation: 'token_mean' })).toThrow(/need 4 positions/);
     expect(packBatch(trajs, { T: positionsOf(trajs), aggregation: 'token_mean' }).T).toBe(4);
+  });
+});
+
+describe('micro-batches of a packed batch (packedRows)', () => {
+  const trajs = [traj([9, 9], [1, 2, 3], { advantage: [1, 2, 3], refLogp: [-1, -2, -3] }), traj([9], [4], { advantage: -1, refLogp: [-4] }), traj([9, 9, 9], [5, 6], { advantage: 0.5, refLogp: [-5, -6] })];
+  const p = packBatch(trajs, { T: 8, B: 4, aggregation: 'seq_mean_token_mean', padToken: 7 });
+
+  it('rowPositions is each row\'s prompt + response − 1 (a padding row: 1)', () => {
+    expect([0, 1, 2, 3].map((b) => rowPositions(p, b))).toEqual([4, 1, 4, 1]);
+  });
+
+  it('at a shorter T keeps each row\'s first T positions: every value where a repack at that T puts it, with the whole batch\'s weights', () => {
+    const m = packedRows(p, 1, 3, 3, 7, 4);
+    // the same two rows packed alone at T = 4, but the weights of the whole three-sequence batch
+    const alone = packBatch(trajs.slice(1), { T: 4, B: 3, aggregation: 'seq_mean_token_mean', padToken: 7 });
+    expect(m.T).toBe(4);
+    expect(m.B).toBe(3);
+    expect(m.nSeq).toBe(2);
+    for (const k of ['tokens', 'targets', 'mask', 'oldLogp', 'refLogp', 'adv', 'entropy', 'responseStart', 'responseLength'] as const) {
+      expect(Array.from(m[k] as ArrayLike<number>), k).toEqual(Array.from(alone[k] as ArrayLike<number>));
+    }
+    // seq_mean over 3 sequences, not 2: row 0 of m (one token) weighs 1/3, row 1 (two tokens) 1/6 each
+    expectClose('row 0', m.coef.slice(0, 4), [1 / 3, 0, 0, 0], { atol: 1e-7, rtol: 0 });
+    expectClose('row 1', m.coef.slice(4, 8), [0, 0, 1 / 6, 1 / 6], { atol: 1e-7, rtol: 0 });
+    expect(Array.from(m.coef.slice(8))).toEqual([0, 0, 0, 0]);
+  });
+
+  it('at the batch\'s own T is a plain row slice; a row that does not fit, or a T out of range, is refused', () => {
+    const m = packedRows(p, 0, 2, 2, 7);
+    expect(m.T).toBe(8);
+    expect(Array.from(m.tokens)).toEqual(Array.from(p.tokens.slice(0, 16)));
+    expect(() => packedRows(p, 0, 2, 2, 7, 3)).toThrow(/row 0 takes 4 positions, more than T = 3/);
+    expect(() => packedRows(p, 0, 2, 2, 7, 9)).toThrow(/T = 9 must be an integer in 1\.\.8/);
   });
 });

@@ -14,7 +14,9 @@ import { resolveRlConfig } from '../../src/rl/config';
 import { validateGrpoConfig } from '../../src/loops/grpo/config';
 import { runGrpo } from '../helpers/loops';
 import type { LoopEvent } from '../../src/loops/events';
-import { EOS, solvePrompt } from '../../src/world/index';
+import { EOS, makeRng, solvePrompt } from '../../src/world/index';
+import type { Trajectory } from '../../src/rl/trajectory';
+import { expectClose } from '../helpers/tolerance';
 
 const cfg = GPT_PRESETS.tiny;
 const table = buildTensorTable(cfg);
@@ -79,6 +81,39 @@ describe('GRPO on the tiny policy', () => {
     expect(last, `reward rate by step: ${rates.map((r) => r.toFixed(2)).join(' ')}`).toBeGreaterThan(first + 0.3);
     decoder.destroy();
     trainer.destroy();
+  });
+
+  it.each(['token_mean', 'seq_mean_token_mean'] as const)('gradient accumulation over micro-batches of mixed lengths gives the one-batch gradient and metrics (%s)', async (aggregation) => {
+    // 7 trajectories from 3 to 50 positions: 2-row micro-batches run shortest first, each at its own length
+    const rl = resolveRlConfig('datpo', { epochs: 1, aggregation, maxGradNorm: 1e9 });
+    const rand = makeRng(17);
+    const tok = (n: number) => Array.from({ length: n }, () => 3 + Math.floor(rand() * 60));
+    const shapes = [[20, 30], [2, 2], [9, 6], [3, 12], [12, 39], [4, 1], [6, 9]];
+    const trajs: Trajectory[] = shapes.map(([P, R], g) => ({
+      role: 'solve', groupId: g, reward: 0, truncated: false, promptTokens: tok(P), responseTokens: tok(R),
+      lossMask: Array.from({ length: R }, (_, j) => (j % 5 === 4 ? 0 : 1)), oldLogp: Array.from({ length: R }, () => -1 - 4 * rand()), entropy: new Array(R).fill(1),
+      advantage: g % 2 ? rand() - 0.5 : Array.from({ length: R }, () => rand() - 0.5),
+    }));
+    const run = async (rows: number) => {
+      const trainer = await PolicyTrainer.create(gpu, cfg, init, rl, { rows, T: cfg.nPositions, maxNewTokens: 40 });
+      const lengths: number[] = [];
+      const setBatch = trainer.model.setBatch.bind(trainer.model);
+      trainer.model.setBatch = (tokens, targets, w, e) => (lengths.push(tokens.length / rows), setBatch(tokens, targets, w, e));
+      const stats = await trainer.train(trajs);
+      const grads = await trainer.model.readGrads();
+      trainer.destroy();
+      return { stats, grads, lengths };
+    };
+    const one = await run(8);
+    const acc = await run(2);
+    expect(one.lengths).toEqual([64]);
+    // sorted by length: (3, 4) and (14, 14) positions run at 16, (14, 49) and (50) at 64 (unsorted: 64 every time)
+    expect(acc.lengths).toEqual([16, 16, 64, 64]);
+    expectClose('gradient', acc.grads, one.grads, { atol: 2e-6, rtol: 1e-4 });
+    for (const k of ['loss', 'ratio/mean', 'clip_ratio/region_mean', 'entropy']) {
+      expect(typeof one.stats.metrics[k], k).toBe('number');
+      expect(acc.stats.metrics[k], k).toBeCloseTo(one.stats.metrics[k], 5);
+    }
   });
 
   it('the same seed gives the same run', async () => {

@@ -23,7 +23,7 @@ import type { LoopEngine, RewardFn } from '../engine';
 import { samplesOf } from '../samples';
 import { cosine, mean, renameEntropy } from '../stats';
 import type { DatpoConfig } from './config';
-import { alphaAt, budget, choosePositions, localisation, siblingGroups, treeBlocks, type Block, type RootPath } from './tree';
+import { alphaAt, blockTrajectories, budget, choosePositions, localisation, siblingGroups, treeBlocks, type Block, type RootPath } from './tree';
 
 interface Problem {
   text: string;
@@ -112,12 +112,26 @@ class DatpoRun {
     let flat = 0;
     let solved = 0;
     const leafRewards: number[] = [];
-    for (let i = 0; i < problems.length; i++) {
+    const trees = problems.map((_, i) => {
       const paths: RootPath[] = roots[i].map((r, ri) => ({
         tokens: r.tokens, reward: r.reward,
         forks: forks[i][ri].map((f, k) => ({ pos: f.pos, branches: (branches.get(`${i}/${ri}/${k}`) ?? []).map((b) => ({ tokens: b.tokens, reward: b.reward })) })),
       }));
-      const { blocks, leaves } = treeBlocks(paths);
+      return { paths, ...treeBlocks(paths) };
+    });
+    // where each block's tokens were sampled: its root's response, or its branch's continuation
+    const branchOf = (i: number) => (b: Block): Sampled => (branches.get(`${i}/${b.root}/${b.parentFork}`) as Sampled[])[b.branch];
+    const src = (i: number, b: Block): Sampled => (b.branch < 0 ? roots[i][b.root] : branchOf(i)(b));
+    // the sibling groups of every tree, embedded in one call
+    const groups = trees.map((t) => siblingGroups(t.blocks).filter((g) => g.length > 1));
+    const members = groups.flatMap((gs, i) => gs.flat().map((bi) => ({ i, bi })));
+    const vecs = members.length ? await this.engine.embed(members.map(({ i, bi }) => { const b = trees[i].blocks[bi]; return [BOS, ...src(i, b).tokens.slice(b.start, b.end)]; })) : [];
+    const vecOf = new Map(members.map((m, k) => [`${m.i}/${m.bi}`, vecs[k]]));
+    // the blocks of a root path train as one trajectory where that leaves the loss unchanged
+    const merge = c.rl.aggregation === 'token_mean' && c.rl.ratioLevel === 'token';
+    let blockCount = 0;
+    for (let i = 0; i < problems.length; i++) {
+      const { paths, blocks, leaves } = trees[i];
       leavesTotal += leaves.length;
       leafRewards.push(...leaves);
       if (leaves.every((r) => r === leaves[0])) flat++;
@@ -131,31 +145,15 @@ class DatpoRun {
         const l10 = localisation(fs.map((f) => f.pos / R), 0.1);
         if (l5 && l10) loc.push({ nnd: l5.nnd, mpd: l5.mpd, wcr5: l5.wcr, wcr10: l10.wcr });
       }
-      // the tokens of each block, and where its log-probs come from
-      const src = (b: Block): Sampled => (b.branch < 0 ? roots[i][b.root] : (branches.get(`${i}/${b.root}/${b.parentFork}`) as Sampled[])[b.branch]);
-      const prefixOf = (b: Block): number[] => (b.branch < 0 ? roots[i][b.root].tokens.slice(0, b.start) : roots[i][b.root].tokens.slice(0, b.prefix));
       const bonus = new Array<number>(blocks.length).fill(0);
-      const groups = siblingGroups(blocks).filter((g) => g.length > 1);
-      if (groups.length > 0) {
-        const members = groups.flat();
-        const vecs = await this.engine.embed(members.map((bi) => [BOS, ...src(blocks[bi]).tokens.slice(blocks[bi].start, blocks[bi].end)]));
-        const vecOf = new Map(members.map((bi, m) => [bi, vecs[m]]));
-        for (const g of groups) for (const bi of g) {
-          const d = 1 - mean(g.filter((bj) => bj !== bi).map((bj) => cosine(vecOf.get(bi) as Float32Array, vecOf.get(bj) as Float32Array)));
-          sibDivs.push(d);
-          if (c.diversityOn === 'all' || blocks[bi].base > 0) bonus[bi] = alpha * d;
-        }
+      for (const g of groups[i]) for (const bi of g) {
+        const vec = (bj: number) => vecOf.get(`${i}/${bj}`) as Float32Array;
+        const d = 1 - mean(g.filter((bj) => bj !== bi).map((bj) => cosine(vec(bi), vec(bj))));
+        sibDivs.push(d);
+        if (c.diversityOn === 'all' || blocks[bi].base > 0) bonus[bi] = alpha * d;
       }
-      blocks.forEach((b, bi) => {
-        const s = src(b);
-        const tokens = s.tokens.slice(b.start, b.end);
-        if (tokens.length === 0) return;
-        trajs.push({
-          role: 'solve', dataType: b.branch < 0 ? 'root' : 'branch', groupId: trajs.length, promptTokens: [...prompts[i], ...prefixOf(b)], responseTokens: tokens,
-          lossMask: tokens.map(() => 1), oldLogp: s.oldLogp.slice(b.start, b.end), entropy: s.entropy.slice(b.start, b.end),
-          reward: b.reward ?? 0, advantage: b.base + bonus[bi], truncated: b.leaf && s.truncated,
-        });
-      });
+      blockCount += blocks.filter((b) => b.end > b.start).length;
+      trajs.push(...blockTrajectories(prompts[i], blocks, blocks.map((b, bi) => b.base + bonus[bi]), roots[i], branchOf(i), { merge, maskTruncated: c.rl.maskTruncated, groupIdBase: trajs.length }));
       records.push(...this.records(step, problems[i], v[i], budgets[i], paths, blocks, bonus, forks[i].map((fs) => fs.map((f) => f.score))));
     }
     const stats = trajs.length ? await this.engine.train(trajs) : null;
@@ -166,7 +164,9 @@ class DatpoRun {
       'tree/pass_rate': solved / problems.length,
       'tree/leaf_accuracy': mean(leafRewards),
       'tree/leaves': leavesTotal,
-      'tree/blocks': trajs.length,
+      'tree/blocks': blockCount,
+      // rows of the update: a root path's blocks are one when the aggregation allows it
+      'tree/trajectories': trajs.length,
       alpha,
       // every sampled token, roots and branches
       entropy: mean(sampledAll.flatMap((t) => t.entropy)),

@@ -2,6 +2,7 @@
 // root accuracy, sentences of a trace and the fork choice (sentence entropy and the ablation's
 // alternatives), the tree's blocks with their node values and base advantages, the sibling
 // diversity bonus and α's schedule, and the fork-localisation figures (NND, MPD, WCR@w).
+import type { Trajectory } from '../../rl/trajectory';
 import { STEP_END } from '../../world/index';
 import { decode, encode } from '../../world/index';
 
@@ -170,3 +171,62 @@ export function localisation(rel: readonly number[], w: number): { nnd: number; 
 
 /** A block's text, for its embedding and the browser. */
 export const blockText = (tokens: readonly number[]): string => decode(tokens);
+
+/** Where a block's tokens were sampled: a root's response or a branch's continuation, with their per-token log π and entropy. */
+export interface BlockSource {
+  tokens: readonly number[];
+  oldLogp: readonly number[];
+  entropy: readonly number[];
+  truncated: boolean;
+}
+
+/**
+ * One problem's training trajectories: every block with its advantage (`advantage[i]` for
+ * `blocks[i]`), its path before it as the prompt. With `merge`, the blocks of one root path are
+ * one trajectory with per-token advantages (the path is forwarded once, not once per block with a
+ * growing prompt): the same token losses, so the same update under a token-level aggregation
+ * (token_mean and a token ratio; the caller checks). A truncated root's leaf block is then masked
+ * through its loss mask (maskTruncated), not the whole path. Branches are one block each,
+ * prompted with their root's tokens up to the fork.
+ */
+export function blockTrajectories(
+  prompt: readonly number[], blocks: readonly Block[], advantage: readonly number[],
+  roots: readonly BlockSource[], branch: (b: Block) => BlockSource, opts: { merge: boolean; maskTruncated: boolean; groupIdBase: number },
+): Trajectory[] {
+  const out: Trajectory[] = [];
+  const push = (t: Omit<Trajectory, 'groupId' | 'role'>) => out.push({ role: 'solve', groupId: opts.groupIdBase + out.length, ...t });
+  const merged = new Set<number>();
+  blocks.forEach((b, i) => {
+    if (merged.has(i)) return;
+    const s = b.branch < 0 ? roots[b.root] : branch(b);
+    if (opts.merge && b.branch < 0) {
+      const mine = blocks.map((_, j) => j).filter((j) => blocks[j].root === b.root && blocks[j].branch < 0);
+      mine.forEach((j) => merged.add(j));
+      const end = Math.max(...mine.map((j) => blocks[j].end));
+      if (end === 0) return;
+      const adv = new Array<number>(end).fill(0);
+      const mask = new Array<number>(end).fill(1);
+      for (const j of mine) {
+        for (let t = blocks[j].start; t < blocks[j].end; t++) {
+          adv[t] = advantage[j];
+          if (blocks[j].leaf && s.truncated && opts.maskTruncated) mask[t] = 0;
+        }
+      }
+      const leaf = mine.find((j) => blocks[j].leaf) as number;
+      push({
+        dataType: 'root', promptTokens: [...prompt], responseTokens: s.tokens.slice(0, end), lossMask: mask, oldLogp: s.oldLogp.slice(0, end), entropy: s.entropy.slice(0, end),
+        reward: blocks[leaf].reward ?? 0, advantage: adv, truncated: s.truncated && !opts.maskTruncated,
+      });
+      return;
+    }
+    const tokens = s.tokens.slice(b.start, b.end);
+    if (tokens.length === 0) return;
+    // the path before the block: its root's tokens up to the block (a root block) or up to its fork (a branch)
+    const before = roots[b.root].tokens.slice(0, b.branch < 0 ? b.start : b.prefix);
+    push({
+      dataType: b.branch < 0 ? 'root' : 'branch', promptTokens: [...prompt, ...before], responseTokens: tokens, lossMask: tokens.map(() => 1),
+      oldLogp: s.oldLogp.slice(b.start, b.end), entropy: s.entropy.slice(b.start, b.end), reward: b.reward ?? 0, advantage: advantage[i], truncated: b.leaf && s.truncated,
+    });
+  });
+  return out;
+}
