@@ -4,7 +4,8 @@
 // scripted policy: branches grow from the forks' prefixes, every block trains with its advantage,
 // the diversity bonus goes where the knob says.
 import { describe, expect, it } from 'vitest';
-import { alphaAt, budget, choosePositions, leavesOf, localisation, sentences, siblingGroups, treeBlocks, type RootPath } from '../../src/loops/datpo/tree';
+import { alphaAt, blockTrajectories, budget, choosePositions, leavesOf, localisation, sentences, siblingGroups, treeBlocks, type RootPath } from '../../src/loops/datpo/tree';
+import { packBatch } from '../../src/rl/trajectory';
 import { validateDatpoConfig, type DatpoConfig } from '../../src/loops/datpo/config';
 import { driveLoop } from '../../src/loops/driver';
 import { loopNamed } from '../../src/loops/registry';
@@ -66,6 +67,42 @@ describe('DATPO budget and forks by hand', () => {
     ]);
     // siblings: the roots' first blocks; at each fork its branches (the root's own continuation has none)
     expect(siblingGroups(blocks)).toEqual([[0, 7], [3, 4], [5, 6]]);
+  });
+
+  it('blockTrajectories: a root path as one row packs every token with the context, advantage and loss weight it has as separate blocks (truncated leaf masked or not)', () => {
+    const t = (n: number, o: number) => Array.from({ length: n }, (_, i) => 3 + ((i * 7 + o) % 50));
+    const src = (n: number, o: number, truncated = false) => ({ tokens: t(n, o), oldLogp: t(n, o).map((x) => -x / 100), entropy: t(n, o).map(() => 1), truncated });
+    const roots = [src(9, 1, true), src(7, 2)];
+    const br = [[src(4, 3), src(5, 4)], [src(2, 5, true), src(3, 6)]];
+    const paths: RootPath[] = [
+      { tokens: roots[0].tokens, reward: 0, forks: [{ pos: 3, branches: br[0].map((b, i) => ({ tokens: b.tokens, reward: i })) }, { pos: 6, branches: br[1].map((b) => ({ tokens: b.tokens, reward: 1 })) }] },
+      { tokens: roots[1].tokens, reward: 1, forks: [] },
+    ];
+    const { blocks } = treeBlocks(paths);
+    const adv = blocks.map((b, i) => b.base + i / 100);
+    const branchOf = (b: { parentFork: number; branch: number }) => br[b.parentFork][b.branch];
+    // (context, token) → (advantage, loss weight) of every trained token, after packing
+    const tokens = (merge: boolean, maskTruncated: boolean) => {
+      const trajs = blockTrajectories([1, 2], blocks, adv, roots, branchOf, { merge, maskTruncated, groupIdBase: 0 });
+      const p = packBatch(trajs, { T: 16, aggregation: 'token_mean', maskTruncated });
+      const out: string[] = [];
+      for (let b = 0; b < p.B; b++) for (let k = 0; k < p.T; k++) {
+        const r = k - p.responseStart[b];
+        if (r < 0 || r >= p.responseLength[b]) continue;
+        out.push(`${Array.from(p.tokens.slice(b * p.T, b * p.T + k + 1)).join(' ')}>${p.targets[b * p.T + k]} A ${p.adv[b * p.T + k].toFixed(6)} w ${p.coef[b * p.T + k].toFixed(6)} old ${p.oldLogp[b * p.T + k]}`);
+      }
+      return { n: trajs.length, out: out.sort() };
+    };
+    for (const maskTruncated of [false, true]) {
+      const one = tokens(true, maskTruncated);
+      const each = tokens(false, maskTruncated);
+      // root 0: 3 blocks, root 1: 1; 4 branches
+      expect([one.n, each.n]).toEqual([2 + 4, 4 + 4]);
+      expect(one.out).toEqual(each.out);
+      // the truncated root's leaf block (3 tokens) and the truncated branch (2) weigh 0 when masked
+      const zero = one.out.filter((x) => x.includes(' w 0.000000 ')).length;
+      expect(zero).toBe(maskTruncated ? 3 + 2 : 0);
+    }
   });
 
   it('α anneals linearly in the run\'s progress step/steps, reaching α₁ at the last step (the released code); constant stays at α₀', () => {
@@ -159,6 +196,11 @@ describe('DATPO on a scripted policy', () => {
     expect(perBlock.step.metrics['tree/trajectories']).toBe(20);
     expect(perBlock.engine.updates[0].every((t) => typeof t.advantage === 'number')).toBe(true);
     expect(perToken(merged)).toEqual(perToken(perBlock.engine.updates[0]));
+    // a sequence-level ratio, or more than one mini-batch (rows split by count), keep a row per block too
+    for (const rl of [{ ratioLevel: 'sequence', clipLow: 3e-4, clipHigh: 4e-4 }, { miniBatches: 2 }]) {
+      const r = await runScripted({ alphaSchedule: 'constant', rl } as Record<string, unknown>);
+      expect(r.engine.updates[0], JSON.stringify(rl)).toHaveLength(20);
+    }
   });
 
   it('the diversity bonus goes to blocks with a positive base advantage, or to all of them (the ablation)', async () => {

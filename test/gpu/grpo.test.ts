@@ -107,7 +107,7 @@ describe('GRPO on the tiny policy', () => {
     const one = await run(8);
     const acc = await run(2);
     expect(one.lengths).toEqual([64]);
-    // sorted by length: (3, 4) and (14, 14) positions run at 16, (14, 49) and (50) at 64 (unsorted: 64 every time)
+    // sorted by length: (3, 4) and (14, 14) positions run at 16, (14, 49) and (50) at 64 (before sorting: 64 every time)
     expect(acc.lengths).toEqual([16, 16, 64, 64]);
     expectClose('gradient', acc.grads, one.grads, { atol: 2e-6, rtol: 1e-4 });
     for (const k of ['loss', 'ratio/mean', 'clip_ratio/region_mean', 'entropy']) {

@@ -127,8 +127,9 @@ class DatpoRun {
     const members = groups.flatMap((gs, i) => gs.flat().map((bi) => ({ i, bi })));
     const vecs = members.length ? await this.engine.embed(members.map(({ i, bi }) => { const b = trees[i].blocks[bi]; return [BOS, ...src(i, b).tokens.slice(b.start, b.end)]; })) : [];
     const vecOf = new Map(members.map((m, k) => [`${m.i}/${m.bi}`, vecs[k]]));
-    // the blocks of a root path train as one trajectory where that leaves the loss unchanged
-    const merge = c.rl.aggregation === 'token_mean' && c.rl.ratioLevel === 'token';
+    // the blocks of a root path train as one trajectory where that leaves the update unchanged: a
+    // token mean, a ratio per token, and one mini-batch (more split the rows by count)
+    const merge = c.rl.aggregation === 'token_mean' && c.rl.ratioLevel === 'token' && c.rl.miniBatches === 1;
     let blockCount = 0;
     for (let i = 0; i < problems.length; i++) {
       const { paths, blocks, leaves } = trees[i];

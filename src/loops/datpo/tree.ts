@@ -185,8 +185,10 @@ export interface BlockSource {
  * `blocks[i]`), its path before it as the prompt. With `merge`, the blocks of one root path are
  * one trajectory with per-token advantages (the path is forwarded once, not once per block with a
  * growing prompt): the same token losses, so the same update under a token-level aggregation
- * (token_mean and a token ratio; the caller checks). A truncated root's leaf block is then masked
- * through its loss mask (maskTruncated), not the whole path. Branches are one block each,
+ * (token_mean, a token ratio and one mini-batch; the caller checks). A truncated root's leaf block
+ * is then masked through its loss mask when `maskTruncated` (which must be the trainer's), not the
+ * whole path, and the merged row says `truncated: false` so that the trainer does not mask the rest
+ * (its `truncated` means "masked whole"). Branches are one block each,
  * prompted with their root's tokens up to the fork.
  */
 export function blockTrajectories(
