@@ -137,8 +137,8 @@ export class PolicyTrainer {
   }
 }
 
-/** Trajectories shortest first (stable): gradient accumulation's micro-batches then pad little. */
+/** Trajectories shortest first (Array.prototype.sort is stable): gradient accumulation's micro-batches then pad little. */
 function byLength(trajs: readonly Trajectory[]): Trajectory[] {
   const len = (tr: Trajectory) => tr.promptTokens.length + tr.responseTokens.length;
-  return trajs.map((tr, i) => ({ tr, i })).sort((a, b) => len(a.tr) - len(b.tr) || a.i - b.i).map((x) => x.tr);
+  return [...trajs].sort((a, b) => len(a) - len(b));
 }

@@ -155,6 +155,11 @@ async function runScripted(config: Partial<DatpoConfig> & Record<string, unknown
   return { engine, step, records };
 }
 
+/** A trajectory's advantage of each response token (one number for the row, or one per token). */
+function tokenAdvantages(t: Trajectory): number[] {
+  return typeof t.advantage === 'number' ? Array.from(t.responseTokens, () => t.advantage as number) : Array.from(t.advantage as ArrayLike<number>);
+}
+
 describe('DATPO on a scripted policy', () => {
   it('grows 3 branches from each root\'s fork prefix, trains every block with its tree advantage', async () => {
     const { engine, step, records } = await runScripted({ alphaStart: 0 });
@@ -166,7 +171,7 @@ describe('DATPO on a scripted policy', () => {
     const batch = engine.updates[0];
     expect(batch).toHaveLength(16);
     const r9 = (x: number) => Math.round(x * 1e9) / 1e9;
-    const advs = (t: (typeof batch)[number]) => (typeof t.advantage === 'number' ? Array.from(t.responseTokens, () => t.advantage as number) : Array.from(t.advantage as ArrayLike<number>)).map(r9);
+    const advs = (t: Trajectory) => tokenAdvantages(t).map(r9);
     // V(problem) = v = ¼; every fork's branches are 1 of 3 right: V(fork) = ⅓. A root path: its
     // first block ('#', up to the fork) then the rest
     const rootRows = batch.filter((t) => t.dataType === 'root');
@@ -185,10 +190,10 @@ describe('DATPO on a scripted policy', () => {
   });
 
   it('one row per root path trains every token with the advantage it has as a block of its own: same (context, token, advantage, log π) multiset; a sequence-level aggregation keeps one row per block', async () => {
-    const perToken = (batch: readonly Trajectory[]) => batch.flatMap((t) => Array.from(t.responseTokens, (tok, j) => {
-      const a = typeof t.advantage === 'number' ? t.advantage : (t.advantage as ArrayLike<number>)[j];
-      return `${decode([...Array.from(t.promptTokens), ...Array.from(t.responseTokens).slice(0, j)])}|${tok}|${a.toFixed(9)}|${t.oldLogp[j]}|${t.lossMask[j]}`;
-    })).sort();
+    const perToken = (batch: readonly Trajectory[]) => batch.flatMap((t) => {
+      const a = tokenAdvantages(t);
+      return Array.from(t.responseTokens, (tok, j) => `${decode([...Array.from(t.promptTokens), ...Array.from(t.responseTokens).slice(0, j)])}|${tok}|${a[j].toFixed(9)}|${t.oldLogp[j]}|${t.lossMask[j]}`);
+    }).sort();
     const merged = (await runScripted({ alphaSchedule: 'constant' })).engine.updates[0];
     const perBlock = await runScripted({ alphaSchedule: 'constant', rl: { aggregation: 'seq_mean_token_mean' } } as Record<string, unknown>);
     expect(merged).toHaveLength(16);
@@ -204,7 +209,7 @@ describe('DATPO on a scripted policy', () => {
   });
 
   it('the diversity bonus goes to blocks with a positive base advantage, or to all of them (the ablation)', async () => {
-    const flat = (batch: readonly Trajectory[]) => batch.flatMap((t) => (typeof t.advantage === 'number' ? Array.from(t.responseTokens, () => t.advantage as number) : Array.from(t.advantage as ArrayLike<number>)));
+    const flat = (batch: readonly Trajectory[]) => batch.flatMap(tokenAdvantages);
     const base = flat((await runScripted({ alphaStart: 0 })).engine.updates[0]);
     // one step: annealed, α would already be 0 there; constant keeps 0.2
     const pos = flat((await runScripted({ alphaSchedule: 'constant' })).engine.updates[0]);
@@ -227,7 +232,7 @@ describe('DATPO on a scripted policy', () => {
     const evs = await collect(driveLoop(def, engine, cfg));
     const step = evs.find((e) => e.type === 'step') as Extract<LoopEvent, { type: 'step' }>;
     expect(step.metrics).toMatchObject({ reward: 1, 'tree/leaves': 8, 'leaves/v1': 4, frac_reward_zero_std: 1 });
-    expect(engine.updates[0].every((t) => (typeof t.advantage === 'number' ? [t.advantage] : Array.from(t.advantage as ArrayLike<number>)).every((a) => a === 0))).toBe(true);
+    expect(engine.updates[0].every((t) => tokenAdvantages(t).every((a) => a === 0))).toBe(true);
   });
 });
 
