@@ -88,6 +88,7 @@ export const KERNELS = {
   attention_decode: { file: 'attention_decode.wgsl', bindings: ['storage', 'read', 'read', 'read', 'read', 'uniform'] },
   // direct design for CPU adapters: one invocation per (sequence, head), no workgroup memory
   attention_decode_direct: { file: 'attention_decode_direct.wgsl', bindings: ['storage', 'read', 'read', 'read', 'read', 'uniform'] },
+  attention_decode_direct_scalar: { file: 'attention_decode_direct.wgsl', entry: 'main_scalar', bindings: ['storage', 'read', 'read', 'read', 'read', 'uniform'] },
   sample_step: { file: 'sample_step.wgsl', bindings: ['storage', 'storage', 'storage', 'storage', 'read', 'read', 'read', 'uniform'] },
   // direct design for CPU adapters: one invocation per sequence, the tiled kernel's sums in its order
   sample_step_direct: { file: 'sample_step_direct.wgsl', bindings: ['storage', 'storage', 'storage', 'storage', 'read', 'read', 'read', 'uniform'] },

@@ -51,8 +51,10 @@ describe('encoder_decode', () => {
 });
 
 // Both designs on any adapter: 'tiled' (a workgroup per head, chunks of 64 positions, tree
-// reductions) and 'direct' (an invocation per head, serial online softmax, no workgroup memory).
-describe.each(['tiled', 'direct'] as const)('kv_cache_write + attention_decode (%s)', (variant) => {
+// reductions) and 'direct' (an invocation per head, serial online softmax, no workgroup memory),
+// the latter in both entries: vec4 slots (heads of a multiple of 4) and the f32 array (any head).
+describe.each(['tiled', 'direct', 'direct-scalar'] as const)('kv_cache_write + attention_decode (%s)', (design) => {
+  const variant = design === 'tiled' ? 'tiled' : 'direct';
   // HS 16, 32 and 64 (the direct design's largest); Tmax above the 64-position chunk of the
   // tiled kernel; scale 4 makes scores of several hundred (near one-hot softmax), exercising the
   // running max.
@@ -61,6 +63,10 @@ describe.each(['tiled', 'direct'] as const)('kv_cache_write + attention_decode (
     { C: 64, NH: 2, Tmax: 67, scale: 4 },
     { C: 32, NH: 1, Tmax: 5, scale: 1 },
     { C: 128, NH: 2, Tmax: 9, scale: 1 },
+    // head size 10: the direct design's vec4 entry cannot take it
+    { C: 40, NH: 4, Tmax: 6, scale: 1 },
+    // head size 4 (one vec4 slot), five heads
+    { C: 20, NH: 5, Tmax: 7, scale: 2 },
   ])('match the references step by step for C=$C NH=$NH Tmax=$Tmax qkv scale $scale', async ({ C, NH, Tmax, scale }) => {
     const gpu = await testGpu();
     const dims: DecodeDims = { B: 3, C, NH, Tmax, V: 8 };
@@ -76,8 +82,11 @@ describe.each(['tiled', 'direct'] as const)('kv_cache_write + attention_decode (
     const qkvBuf = asRef(gpu.createBuffer(dims.B * 3 * C * 4, 'qkv'));
     const out = asRef(gpu.createBuffer(dims.B * C * 4, 'att'));
     const st = createDecodeBuffers(gpu, dims.B, Tmax);
-    const step = [await kvCacheWrite(gpu, kc, vc, qkvBuf, st, dims), await attentionDecode(gpu, out, qkvBuf, kc, vc, st, dims, { variant })];
-    expect((step[1].label ?? '').includes('attention_decode_direct')).toBe(variant === 'direct');
+    const direct = design === 'direct-scalar' ? 'scalar' : undefined;
+    const step = [await kvCacheWrite(gpu, kc, vc, qkvBuf, st, dims), await attentionDecode(gpu, out, qkvBuf, kc, vc, st, dims, { variant, direct })];
+    const label = step[1].label ?? '';
+    expect(label.includes('attention_decode_direct')).toBe(variant === 'direct');
+    expect(label.includes('attention_decode_direct_scalar')).toBe(design === 'direct-scalar' || (design === 'direct' && (C / NH) % 4 !== 0));
     const checked = new Set([0, 1, 2, 63, 64, 65, Tmax - 1]);
     for (let s = 0; s < Tmax; s++) {
       const qkv = randn(rand, dims.B * 3 * C, scale);

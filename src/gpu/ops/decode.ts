@@ -84,7 +84,8 @@ const ATTN_DMAX = 4; // DMAX in attention_decode.wgsl
 const ATTN_DIRECT_WG = 16;
 const SAMPLE_DIRECT_WG = 16;
 const SAMPLE_DIRECT_VMAX = 256; // VMAX in sample_step_direct.wgsl
-const ATTN_DIRECT_HMAX = 64; // HMAX in attention_decode_direct.wgsl
+const ATTN_DIRECT_HMAX = 64; // HMAX in attention_decode_direct.wgsl (main_scalar)
+const ATTN_DIRECT_H4MAX = 16; // vec4 slots of attention_decode_direct.wgsl's main
 
 /** Allocates the decoding state, zero-filled (WebGPU zero-initialises buffers). */
 export function createDecodeBuffers(gpu: Gpu, B: number, Tmax: number): DecodeBuffers {
@@ -134,7 +135,7 @@ export async function attentionDecode(
   vcache: TensorRef,
   st: DecodeBuffers,
   dims: DecodeDims,
-  opts: { variant?: KernelVariant; shape?: PrefillShape } = {},
+  opts: { variant?: KernelVariant; shape?: PrefillShape; /** forces the direct design's scalar entry (tests, bench) */ direct?: 'scalar' } = {},
 ): Promise<Dispatch> {
   const HS = checkDims(dims);
   if (HS > ATTN_WG * ATTN_DMAX) throw new RangeError(`attentionDecode: head size ${HS} exceeds ${ATTN_WG * ATTN_DMAX}`);
@@ -143,9 +144,13 @@ export async function attentionDecode(
   const R = rowsOf(dims, shape);
   const params = gpu.uniform(packParams(u32(R), u32(C), u32(NH), u32(Tmax), f32(1 / Math.sqrt(HS)), u32(shape.Q), u32(shape.G)), 'attention_decode.params');
   const bindings = [out, qkv, kcache, vcache, st.step, params];
-  // the direct design keeps a head in registers: up to ATTN_DIRECT_HMAX channels
+  // the direct design keeps a head in registers: vec4 slots when the head and the width are
+  // multiples of 4 (main), otherwise one f32 array (main_scalar), up to ATTN_DIRECT_HMAX channels
   if (kernelVariant(gpu, opts.variant) === 'direct' && HS <= ATTN_DIRECT_HMAX) {
-    return gpu.kernel('attention_decode_direct', bindings, grid1d(R * NH, ATTN_DIRECT_WG), { WG: ATTN_DIRECT_WG });
+    if (HS % 4 === 0 && HS / 4 <= ATTN_DIRECT_H4MAX && opts.direct !== 'scalar') {
+      return gpu.kernel('attention_decode_direct', bindings, grid1d(R * NH, ATTN_DIRECT_WG), { WG: ATTN_DIRECT_WG, HS4: HS / 4 });
+    }
+    return gpu.kernel('attention_decode_direct_scalar', bindings, grid1d(R * NH, ATTN_DIRECT_WG), { WG: ATTN_DIRECT_WG });
   }
   if (R > gpu.limits.maxComputeWorkgroupsPerDimension) throw new RangeError(`attentionDecode: ${R} query rows exceed the ${gpu.limits.maxComputeWorkgroupsPerDimension} workgroups of one grid dimension`);
   return gpu.kernel('attention_decode', bindings, [NH, R], { WG: ATTN_WG });
