@@ -18,14 +18,17 @@ export interface RowLayout {
  * tree (barriers there are fiber switches), and on GPUs keeps rows of this size a few microseconds. Longer rows get a tree over
  * LANES invocations, about two loads per lane, a warp at least.
  */
-function rowLayout(C: number, vec4: boolean, forced?: RowLayout): RowLayout {
+function rowLayout(C: number, vec4: boolean, N: number, forced?: RowLayout): RowLayout {
   if (forced) {
     const { LANES, ROWS } = forced;
     if (LANES !== nextPow2(LANES) || LANES * ROWS > 256 || ROWS < 1) throw new GpuError(`bad row layout ${LANES}x${ROWS}`);
     return forced;
   }
   const perRow = vec4 ? C / 4 : C;
-  if (perRow <= 32) return { LANES: 1, ROWS: 64 };
+  // 64 rows a workgroup, fewer when that leaves fewer than 8 workgroups (a decode step's 64 rows):
+  // CPU drivers run a workgroup on one core, so one workgroup of 64 rows used one core of many;
+  // on a GPU rows this short cost the same in one workgroup or four
+  if (perRow <= 32) return { LANES: 1, ROWS: Math.min(64, Math.max(8, nextPow2(Math.ceil(N / 8)))) };
   const LANES = Math.min(256, Math.max(32, nextPow2(Math.ceil(perRow / 2))));
   return { LANES, ROWS: 256 / LANES };
 }
@@ -55,7 +58,7 @@ export function layernormForward(
   const { N, C } = dims;
   checkPositive('layernormForward', dims);
   const vec4 = C % 4 === 0;
-  const layout = rowLayout(C, vec4, opts.layout);
+  const layout = rowLayout(C, vec4, N, opts.layout);
   const params = gpu.uniform(packParams(u32(N), u32(C)), 'layernorm_forward.params');
   return gpu.kernel(vec4 ? 'layernorm_forward_vec4' : 'layernorm_forward', [out, mean, rstd, inp, weight, bias, params], grid1d(N, layout.ROWS), { LANES: layout.LANES, ROWS: layout.ROWS });
 }
@@ -81,7 +84,7 @@ export function layernormBackward(
   const { N, C } = dims;
   checkPositive('layernormBackward', dims);
   const vec4 = C % 4 === 0;
-  const layout = rowLayout(C, vec4, opts.layout);
+  const layout = rowLayout(C, vec4, N, opts.layout);
   const rowParams = gpu.uniform(packParams(u32(N), u32(C)), 'layernorm_backward_dinp.params');
   // About sqrt(N) chunks of about sqrt(N) rows balances the two passes; at most 4096 chunks
   // keeps the grid's y below 65535.
