@@ -65,6 +65,15 @@ export function meanPool(hidden: ArrayLike<number>, seqs: readonly (readonly num
   });
 }
 
+/**
+ * The indices of `lengths` shortest first (a stable sort: equal lengths keep their order). The
+ * frozen policy chunks in this order, so a chunk runs at the length bucket of its own longest
+ * sequence rather than at the longest of an arbitrary mix; results go back in input order.
+ */
+export function lengthOrder(lengths: readonly number[]): number[] {
+  return lengths.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b]);
+}
+
 export class FrozenPolicy {
   private constructor(private readonly model: GPT) {}
 
@@ -93,37 +102,45 @@ export class FrozenPolicy {
     this.model.setTemperature(t);
   }
 
-  /** `trajs` with refLogp set: one forward and one readback per chunk of at most `rows` trajectories. */
+  /**
+   * `trajs` (in their order) with refLogp set: one forward and one readback per chunk of at most
+   * `rows` trajectories, chunked shortest first (lengthOrder).
+   */
   async annotate<Tr extends Trajectory>(trajs: readonly Tr[]): Promise<WithRefLogp<Tr>[]> {
     const { B } = this.model;
-    const out: WithRefLogp<Tr>[] = [];
+    const order = lengthOrder(trajs.map((tr) => positionsOf([tr])));
+    const out: WithRefLogp<Tr>[] = new Array(trajs.length);
     for (let i = 0; i < trajs.length; i += B) {
-      const chunk = trajs.slice(i, i + B);
+      const idx = order.slice(i, i + B);
+      const chunk = idx.map((k) => trajs[k]);
       // the shortest recorded length that holds the chunk (referenceRows says when none does)
       const T = this.model.lengthFor(positionsOf(chunk));
       const rows = referenceRows(chunk, { B, T });
       this.model.setBatch(rows.tokens, rows.targets);
       this.model.forward();
       const logp = await this.model.gpu.readF32({ ...this.model.batch.logp, size: B * T * 4 });
-      out.push(...withReferenceLogp(chunk, logp, T));
+      withReferenceLogp(chunk, logp, T).forEach((r, j) => (out[idx[j]] = r));
     }
     return out;
   }
 
   /**
    * Text embeddings: the mean over each sequence's positions of the final hidden states (after
-   * ln_f) of this frozen policy, one forward and one readback per chunk of at most `rows`.
+   * ln_f) of this frozen policy, in the order of `seqs`: one forward and one readback per chunk
+   * of at most `rows`, chunked shortest first (lengthOrder).
    */
   async embed(seqs: readonly (readonly number[])[]): Promise<Float32Array[]> {
     const { B } = this.model;
-    const out: Float32Array[] = [];
+    const order = lengthOrder(seqs.map((s) => s.length));
+    const out: Float32Array[] = new Array(seqs.length);
     for (let i = 0; i < seqs.length; i += B) {
-      const chunk = seqs.slice(i, i + B);
+      const idx = order.slice(i, i + B);
+      const chunk = idx.map((k) => seqs[k]);
       const T = this.model.lengthFor(Math.max(...chunk.map((s) => s.length)));
       const tokens = embedRows(chunk, { B, T });
       this.model.setBatch(tokens, tokens.slice().fill(PAD));
       this.model.forward();
-      out.push(...meanPool(await this.model.readHidden(), chunk, T, this.model.cfg.nEmbd));
+      meanPool(await this.model.readHidden(), chunk, T, this.model.cfg.nEmbd).forEach((e, j) => (out[idx[j]] = e));
     }
     return out;
   }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { expectClose } from '../helpers/tolerance';
 import { aggregationCoefs, packBatch, packedRows, positionsOf, rowPositions, type Trajectory } from '../../src/rl/trajectory';
 import { lengthBuckets } from '../../src/model/gpt';
+import { lengthOrder } from '../../src/rl/frozen_policy';
 import { pgLossRef } from '../../src/reference/pg';
 import type { PgHyper } from '../../src/gpu/ops/pg';
 import type { Aggregation } from '../../src/rl/config';
@@ -164,5 +165,22 @@ describe('micro-batches of a packed batch (packedRows)', () => {
     expect(Array.from(m.tokens)).toEqual(Array.from(p.tokens.slice(0, 16)));
     expect(() => packedRows(p, 0, 2, 2, 7, 3)).toThrow(/row 0 takes 4 positions, more than T = 3/);
     expect(() => packedRows(p, 0, 2, 2, 7, 9)).toThrow(/T = 9 must be an integer in 1\.\.8/);
+  });
+});
+
+describe('the frozen policy chunks shortest first (lengthOrder)', () => {
+  it('sorts indices by length, equal lengths in input order', () => {
+    expect(lengthOrder([4, 10, 1, 21, 4])).toEqual([2, 0, 4, 1, 3]);
+    expect(lengthOrder([3, 3, 3])).toEqual([0, 1, 2]);
+    expect(lengthOrder([])).toEqual([]);
+  });
+
+  it('gives chunks of lengths no longer than input order gives them', () => {
+    // 7 lengths in chunks of 3: sorted chunks need buckets for 2, 8, 9; input order would need 9, 8, 2
+    const lens = [9, 2, 5, 8, 1, 5, 2];
+    const order = lengthOrder(lens);
+    const chunkMax = [0, 3, 6].map((i) => Math.max(...order.slice(i, i + 3).map((k) => lens[k])));
+    expect(chunkMax).toEqual([2, 8, 9]);
+    expect([...order].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 });
