@@ -5,7 +5,12 @@ import react from '@vitejs/plugin-react';
 export default defineConfig({
   plugins: [react()],
   server: { port: Number(process.env.PORT ?? 5173) },
-  preview: { port: Number(process.env.PORT ?? 5173) },
+  preview: {
+    port: Number(process.env.PORT ?? 5173),
+    // the sampling benchmark's page (src/bench/browser.ts): cross-origin isolated, so that
+    // onnxruntime-web's wasm backend gets its worker threads
+    headers: process.env.RLVR_PREVIEW_ISOLATED ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {},
+  },
   worker: { format: 'es' },
   // bench.html: the sampling benchmark's page (npm run bench), beside the app
   build: { target: 'es2022', chunkSizeWarningLimit: 2000, rollupOptions: { input: { main: 'index.html', bench: 'bench.html' } } },

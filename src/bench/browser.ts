@@ -30,10 +30,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startPreview(port: number): Promise<ChildProcess> {
+/**
+ * Serves the build with `vite preview`. `isolated` adds the COOP/COEP headers that make the page
+ * cross-origin isolated (vite.config.ts reads RLVR_PREVIEW_ISOLATED), which onnxruntime-web's wasm
+ * backend needs for its worker threads.
+ */
+export async function startPreview(port: number, opts: { isolated?: boolean } = {}): Promise<ChildProcess> {
   const vite = path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
   const args = [vite, 'preview', '--outDir', DIST, '--port', String(port), '--strictPort', '--host', '127.0.0.1'];
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = { ...process.env, RLVR_PREVIEW_ISOLATED: opts.isolated ? '1' : '' };
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout!.on('data', (d) => (log += d));
   child.stderr!.on('data', (d) => (log += d));
@@ -105,12 +111,14 @@ export function lowerGpuProcessPriority(): number {
  * Serves the build and opens headless Chromium on it for `f` (the page at `pathAndQuery`), then
  * closes both, also when `f` throws. Checks the build page and the browser first.
  */
-export async function withBuiltPage<T>(pathAndQuery: string, buildFile: string, f: (page: import('playwright-core').Page) => Promise<T>): Promise<T> {
+export async function withBuiltPage<T>(
+  pathAndQuery: string, buildFile: string, f: (page: import('playwright-core').Page) => Promise<T>, opts: { isolated?: boolean } = {},
+): Promise<T> {
   if (!existsSync(path.join(ROOT, DIST, buildFile))) throw new Error(`no ${buildFile} in ${DIST}/: run \`npm run build\` first (npm run bench does)`);
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium package`);
   const { chromium } = await import('playwright-core');
   const port = await freePort();
-  const server = await startPreview(port);
+  const server = await startPreview(port, opts);
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

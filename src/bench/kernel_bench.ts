@@ -6,6 +6,7 @@
 import { view, type Dispatch, type Gpu } from '../gpu/runtime';
 import { matmul } from '../gpu/ops/matmul';
 import { attentionBackward, attentionForward } from '../gpu/ops/attention';
+import { attentionDecode, createDecodeBuffers } from '../gpu/ops/decode';
 import { fillNormal, mulberry32 } from '../model/init';
 import type * as TF from '@tensorflow/tfjs-core';
 import type { Tfjs } from './tfjs_env';
@@ -135,4 +136,50 @@ export async function benchAttention(gpu: Gpu, plan: BenchPlan, log: (s: string)
     results.push(await attentionAt(gpu, T, plan));
   }
   return results;
+}
+
+/** One decode step's attention at `s + 1` cached positions, ms per dispatch, by design. */
+export interface DecodeAttentionResult {
+  s: number;
+  /** the GPU design: a workgroup per (row, head), chunks of 64 positions, tree reductions */
+  tiled: number;
+  /** the CPU-adapter design, the head in vec4 register slots (attention_decode_direct.wgsl main) */
+  slots: number;
+  /** the CPU-adapter design, the head in an f32 array (main_scalar) */
+  scalar: number;
+}
+
+/**
+ * Decode attention of B rows (the sampling batch) over s + 1 cached positions, the three
+ * designs side by side, each replayed in one command buffer (random queries and caches).
+ */
+export async function benchDecodeAttention(gpu: Gpu, plan: BenchPlan, log: (s: string) => void): Promise<DecodeAttentionResult[]> {
+  const { B, C, NH, Tmax, positions } = plan.decodeAttention;
+  const dims = { B, C, NH, Tmax, V: 1 };
+  const cacheLen = B * C * Tmax;
+  const qkv = gpu.upload(normal(B * 3 * C, 5), 'bench.dqkv');
+  const k = gpu.upload(normal(cacheLen, 6), 'bench.kcache');
+  const v = gpu.upload(normal(cacheLen, 7), 'bench.vcache');
+  const out = gpu.createBuffer(B * C * 4, 'bench.datt');
+  const st = createDecodeBuffers(gpu, B, Tmax);
+  const results: DecodeAttentionResult[] = [];
+  try {
+    const r = (buf: GPUBuffer, n: number) => view(buf, 0, n);
+    const args = [r(out, B * C), r(qkv, B * 3 * C), r(k, cacheLen), r(v, cacheLen), st, dims] as const;
+    const designs = {
+      tiled: await attentionDecode(gpu, ...args, { variant: 'tiled' }),
+      slots: await attentionDecode(gpu, ...args, { variant: 'direct' }),
+      scalar: await attentionDecode(gpu, ...args, { variant: 'direct', direct: 'scalar' }),
+    };
+    for (const s of positions) {
+      log(`decode attention B=${B} at ${s + 1} cached positions: tiled, direct (vec4 slots), direct (f32 array)`);
+      gpu.write(st.step, new Uint32Array(B).fill(s));
+      const ms = async (d: Dispatch) => (await measure(replay(gpu, [d]), plan)).perRepS * 1000;
+      results.push({ s, tiled: await ms(designs.tiled), slots: await ms(designs.slots), scalar: await ms(designs.scalar) });
+    }
+    return results;
+  } finally {
+    for (const buf of [qkv, k, v, out]) buf.destroy();
+    for (const ref of Object.values(st)) ref.buffer.destroy();
+  }
 }

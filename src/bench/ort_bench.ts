@@ -17,5 +17,5 @@ export async function benchOrtSampling(cases: readonly SamplingCase[], maxNew: n
     });
     log(`sampling side by side in Chromium: ours, onnxruntime-web WebGPU and wasm; ${cases.map((c) => `B=${c.B} ${c.greedy ? 'greedy' : 'T=1'}`).join(', ')}; ${maxNew} new tokens`);
     return page.evaluate(([cs, n]) => (window as unknown as { rlvrSamplingBench: (c: SamplingCase[], n: number) => Promise<SamplingPageResult> }).rlvrSamplingBench(cs, n), [cases as SamplingCase[], maxNew] as const);
-  });
+  }, { isolated: true });
 }

@@ -19,6 +19,8 @@ export interface BenchPlan {
   /** Upper bound on repetitions of one kernel measurement. */
   maxReps: number;
   attention: { B: number; C: number; NH: number; Ts: number[] };
+  /** one decode step's attention, by design: B rows at each count of cached positions − 1 */
+  decodeAttention: { B: number; C: number; NH: number; Tmax: number; positions: number[] };
   train: { B: number; T: number; warmup: number; steps: number; tfjsWarmup: number; tfjsSteps: number; lr: number };
   /** sampling; `group`: rows per shared prompt in the prefill comparison */
   sample: { B: number; prompt: number; maxNew: number; reps: number; group: number };
@@ -54,6 +56,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       targetS: 0.25,
       maxReps: 50,
       attention: { B: 4, C: 64, NH: 2, Ts: [64, 128, 256] },
+      decodeAttention: { B: 64, C: 64, NH: 2, Tmax: 128, positions: [32, 96] },
       train: { B: 4, T: 32, warmup: 1, steps: 2, tfjsWarmup: 1, tfjsSteps: 1, lr: 3e-3 },
       sample: { B: 64, prompt: 8, maxNew: 16, reps: 4, group: 8 },
       fork: { B: 64, prompt: 48, maxNew: 24, reps: 2, group: 4 },
@@ -68,6 +71,7 @@ export function benchPlan(quick: boolean): BenchPlan {
     targetS: 2,
     maxReps: 500,
     attention: { B: 4, C: 64, NH: 2, Ts: [64, 128, 256] },
+    decodeAttention: { B: 64, C: 64, NH: 2, Tmax: 128, positions: [32, 96] },
     train: { B: 16, T: 64, warmup: 3, steps: 10, tfjsWarmup: 2, tfjsSteps: 3, lr: 3e-3 },
     sample: { B: 64, prompt: 8, maxNew: 56, reps: 3, group: 8 },
     fork: { B: 64, prompt: 48, maxNew: 24, reps: 3, group: 4 },

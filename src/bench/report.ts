@@ -1,6 +1,6 @@
 // The bench's output: a readable table with ratios, then one JSON summary line (the last line
 // of stdout, for scripts and CI to parse).
-import type { MatmulResult, AttentionResult } from './kernel_bench';
+import type { MatmulResult, AttentionResult, DecodeAttentionResult } from './kernel_bench';
 import type { SampleResult, TrainResult } from './model_bench';
 import type { GrpoStepResult } from './grpo_bench';
 import type { BenchPlan } from './plan';
@@ -13,6 +13,8 @@ export interface BenchResults {
   plan: BenchPlan;
   matmul: MatmulResult[];
   attention: AttentionResult[];
+  /** absent in older results */
+  decodeAttention?: DecodeAttentionResult[];
   train: TrainResult;
   sample: SampleResult;
   grpo: GrpoStepResult;
@@ -28,6 +30,8 @@ export interface BenchSummary {
   matmulVsTfjs: number;
   trainStepVsTfjs: number;
   attnFwdBwdMs: Record<string, number>;
+  /** decode attention's direct design, f32-array head over vec4-slot head (ms over ms), at the most cached positions measured; null: not measured */
+  decodeAttnSlotsVsScalar: number | null;
   trainTokensPerS: number;
   sampleTokensPerS: number;
   /** tokens/s of G rows per prompt prefilled once per group over the same fed token by token */
@@ -68,6 +72,7 @@ export function summarize(r: BenchResults): BenchSummary {
     matmulVsTfjs: round3(geomean(r.matmul.map((m) => m.ratio))),
     trainStepVsTfjs: round3(r.train.ratio),
     attnFwdBwdMs: Object.fromEntries(r.attention.map((a) => [String(a.T), round3(a.ms)])),
+    decodeAttnSlotsVsScalar: r.decodeAttention?.length ? round3(r.decodeAttention[r.decodeAttention.length - 1].scalar / r.decodeAttention[r.decodeAttention.length - 1].slots) : null,
     trainTokensPerS: round3(r.train.ours.tokensPerS),
     sampleTokensPerS: round3(r.sample.tokensPerS),
     sharedPrefillVsTokenByToken: round3(r.sample.prefill.grouped.shared / r.sample.prefill.grouped.off),
@@ -96,6 +101,15 @@ function attentionSection(r: BenchResults): string {
   const { B, C, NH } = r.plan.attention;
   const rows = r.attention.map((a) => [`T=${a.T}`, fmt(a.ms), String(a.reps)]);
   return `Causal attention forward + backward (ours; B=${B}, C=${C}, NH=${NH})\n` + formatTable(['length', 'ms', 'reps'], rows);
+}
+
+function decodeAttentionSection(r: BenchResults): string {
+  if (!r.decodeAttention?.length) return 'Decode attention: not measured';
+  const { B, C, NH } = r.plan.decodeAttention;
+  const rows = r.decodeAttention.map((d) => [String(d.s + 1), fmt(d.tiled), fmt(d.slots), fmt(d.scalar), fmt(d.scalar / d.slots), fmt(d.tiled / d.slots)]);
+  return `Decode attention, one step's dispatch side by side (ours; B=${B} rows, C=${C}, NH=${NH}; ms). Tiled: the GPU design (a workgroup per row and head); ` +
+    'direct: the CPU-adapter design (an invocation per row and head, no workgroup memory), its head in vec4 register slots or in an f32 array\n' +
+    formatTable(['cached positions', 'tiled', 'direct, slots', 'direct, array', 'array / slots', 'tiled / slots'], rows);
 }
 
 function trainSection(r: BenchResults): string {
@@ -183,6 +197,6 @@ function ortSection(o: OrtResult | null, error?: string): string {
 export function renderReport(r: BenchResults): string {
   const head = `rlvr-lab bench (${r.plan.mode} mode${r.plan.mode === 'quick' ? ': smaller shapes and fewer repetitions, for a smoke check' : ''})\n` +
     `adapter: ${r.adapter} (ours and TF.js's WebGPU backend, each with its own device on this adapter)`;
-  const sections = [head, matmulSection(r), attentionSection(r), trainSection(r), sampleSection(r), ortSection(r.ort ?? null, r.ortError), grpoSection(r), trafficSection(r), pageSection(r.page)];
+  const sections = [head, matmulSection(r), attentionSection(r), decodeAttentionSection(r), trainSection(r), sampleSection(r), ortSection(r.ort ?? null, r.ortError), grpoSection(r), trafficSection(r), pageSection(r.page)];
   return sections.join('\n\n') + '\n\n' + JSON.stringify(summarize(r)) + '\n';
 }

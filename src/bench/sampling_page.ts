@@ -5,6 +5,10 @@
 // back) and its wasm backend, on the page's one adapter. Greedy and temperature 1, B rows,
 // maxNew tokens each (no end token stops a row, so every side generates the same count).
 import * as ort from 'onnxruntime-web/all';
+// onnxruntime-web's wasm glue and binary as files of their own: its worker threads load the glue
+// from this URL (loaded from the bundle, they would run this page's chunk, which needs a document)
+import ortMjs from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.mjs?url';
+import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
 import { createBrowserGpu } from '../gpu/browser';
 import { Decoder } from '../model/decoder';
 import { buildTensorTable } from '../model/params';
@@ -109,6 +113,7 @@ export async function samplingBench(cases: readonly SamplingCase[], maxNew: numb
   const params = gpu.upload(policy.params, 'bench.params');
   const onnx = exportOnnxWithPast(cfg, table, policy.params);
   ort.env.wasm.numThreads = crossOriginIsolated ? Math.min(4, navigator.hardwareConcurrency) : 1;
+  ort.env.wasm.wasmPaths = { mjs: new URL(ortMjs, window.location.href), wasm: new URL(ortWasm, window.location.href) };
   const present = Array.from({ length: cfg.nLayer }, (_, l) => [`present.${l}.key`, `present.${l}.value`]).flat();
   const sessions: Record<'webgpu' | 'wasm', ort.InferenceSession | Error> = {
     webgpu: await ort.InferenceSession.create(onnx, { executionProviders: ['webgpu'], preferredOutputLocation: Object.fromEntries(present.map((n) => [n, 'gpu-buffer'])) }).catch((e: Error) => e),

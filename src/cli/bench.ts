@@ -6,7 +6,7 @@ import { parseArgs } from './args';
 import { createNodeGpu } from '../gpu/node';
 import { loadTfjsWebGpu } from '../bench/tfjs_env';
 import { benchPlan } from '../bench/plan';
-import { benchAttention, benchMatmul } from '../bench/kernel_bench';
+import { benchAttention, benchDecodeAttention, benchMatmul } from '../bench/kernel_bench';
 import { benchSample, benchTrain } from '../bench/model_bench';
 import { renderReport } from '../bench/report';
 import { benchGrpoStep } from '../bench/grpo_bench';
@@ -24,6 +24,7 @@ export async function benchCommand(argv: string[]): Promise<void> {
     const { tf } = await loadTfjsWebGpu(gpu.adapterName);
     const matmul = await benchMatmul(gpu, tf, plan, log);
     const attention = await benchAttention(gpu, plan, log);
+    const decodeAttention = await benchDecodeAttention(gpu, plan, log);
     const train = await benchTrain(gpu, tf, plan, log);
     const sample = await benchSample(gpu, plan, log);
     const grpo = await benchGrpoStep(gpu, plan, 'public/models/small', log);
@@ -32,7 +33,7 @@ export async function benchCommand(argv: string[]): Promise<void> {
     let ortError: string | undefined;
     const ort = f['skip-ort'] ? null : await benchOrtSampling(plan.ort.cases, plan.ort.maxNew, log).catch((e: Error) => ((ortError = e.message), null));
     log('done');
-    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, train, sample, grpo, page, ort, ...(ortError ? { ortError } : {}) }));
+    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, decodeAttention, train, sample, grpo, page, ort, ...(ortError ? { ortError } : {}) }));
   } finally {
     gpu.destroy();
   }

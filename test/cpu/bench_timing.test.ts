@@ -73,6 +73,7 @@ function fakeResults(): BenchResults {
       c, ours: { perRepS: 0.01, reps: 3 }, tfjs: { perRepS: 0.02, reps: 2 }, oursGflops: 2, tfjsGflops: 1, ratio: i === 0 ? 8 : 2,
     })),
     attention: [64, 128, 256].map((T) => ({ T, ms: T / 10, reps: 2 })),
+    decodeAttention: [{ s: 32, tiled: 8, slots: 0.5, scalar: 1.5 }, { s: 96, tiled: 20, slots: 1, scalar: 2.5 }],
     train: { B: 4, T: 32, params: 112384, ours: side(300), tfjs: side(100), ratio: 3, perStep: stats, pipelinesAfterWarmup: 0 },
     sample: {
       B: 64, prompt: 8, maxNew: 16, tokens: 1024, tokensPerS: 512.345, perGenerate: { ...stats, submits: 5 },
@@ -99,7 +100,7 @@ describe('bench report', () => {
     const lines = text.trimEnd().split('\n');
     const json = JSON.parse(lines[lines.length - 1]);
     expect(Object.keys(json)).toEqual([
-      'adapter', 'matmulVsTfjs', 'trainStepVsTfjs', 'attnFwdBwdMs', 'trainTokensPerS', 'sampleTokensPerS',
+      'adapter', 'matmulVsTfjs', 'trainStepVsTfjs', 'attnFwdBwdMs', 'decodeAttnSlotsVsScalar', 'trainTokensPerS', 'sampleTokensPerS',
       'sharedPrefillVsTokenByToken', 'forkVsReprefill', 'fusedVsLayeredBlocks', 'sampleVsOrtWebgpu', 'sampleVsOrtWasm', 'grpoStepSeconds', 'dispatchesPerStep', 'submitsPerStep', 'readbackBytesPerStep', 'pipelinesAfterWarmup', 'longTaskMaxMs', 'longTasksOver50',
     ]);
     expect([json.longTaskMaxMs, json.longTasksOver50]).toEqual([56.3, 2]);
@@ -111,6 +112,9 @@ describe('bench report', () => {
     expect(text).toMatch(/8 prompts × 8 rows +400\.0 +500\.0 +600\.0 +1\.500/);
     expect(text).toMatch(/whole step +2\.000 s/);
     expect(json.forkVsReprefill).toBe(1.5);
+    // decode attention's designs row by row; the JSON ratio at the most cached positions
+    expect(json.decodeAttnSlotsVsScalar).toBe(2.5);
+    expect(text).toMatch(/\n *33 +8\.000 +0\.500 +1\.500 +3\.000 +16\.00\n *97 +20\.00 +1\.000 +2\.500 +2\.500 +20\.00/);
     // the decode blocks' two designs, row by row; the JSON ratio at the sampling batch (B = 64)
     expect(json.fusedVsLayeredBlocks).toBe(0.25);
     expect(text).toContain('the sampling figures above ran layered');
@@ -124,8 +128,10 @@ describe('bench report', () => {
   });
 
   it('says when the page was not measured, with null figures', () => {
-    const r = { ...fakeResults(), page: null };
+    const r = { ...fakeResults(), page: null, decodeAttention: undefined };
     expect(renderReport(r)).toContain('not measured (--skip-page)');
+    expect(renderReport(r)).toContain('Decode attention: not measured');
+    expect(summarize(r).decodeAttnSlotsVsScalar).toBeNull();
     expect(summarize(r)).toMatchObject({ longTaskMaxMs: null, longTasksOver50: null });
   });
 
