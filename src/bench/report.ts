@@ -189,7 +189,7 @@ function ortSection(o: OrtResult | null, error?: string): string {
   const ratio = (a: number | null, b: number | null) => (a === null || b === null ? '' : fmt(a / b));
   const rows = o.rows.map((x) => [String(x.B), x.greedy ? 'greedy' : 'T = 1', cell(x.ours), cell(x.ortWebgpu), cell(x.ortWasm), ratio(x.ours, x.ortWebgpu), ratio(x.ours, x.ortWasm)]);
   const errors = [...new Set(o.rows.flatMap((x) => x.errors))];
-  return `Sampling side by side in headless Chromium, one adapter (${o.adapter}): the shipped small policy, ${o.promptTokens}-token prompts + ${o.maxNew} new tokens, tokens/s; onnxruntime-web runs the with-past ONNX export of the same parameters (WebGPU: the cache stays on the GPU; wasm: ${o.wasmThreads} thread${o.wasmThreads === 1 ? '' : 's'})\n` +
+  return `Sampling side by side in headless Chromium, one adapter (${o.adapter}): the shipped small policy, ${o.promptTokens}-token prompts + ${o.maxNew} new tokens, tokens/s (each side's best of 3 runs after a warm-up); onnxruntime-web runs the with-past ONNX export of the same parameters (WebGPU: the cache stays on the GPU; wasm: ${o.wasmThreads} thread${o.wasmThreads === 1 ? '' : 's'})\n` +
     formatTable(['B', 'sampling', 'ours', 'ort WebGPU', 'ort wasm', 'ours / WebGPU', 'ours / wasm'], rows) +
     (errors.length ? `\nfailures: ${errors.join('; ')}` : '');
 }
