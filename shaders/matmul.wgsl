@@ -2,7 +2,8 @@
 //   op(A) = A stored [M,K], or with TRANS_A, A stored [K,M] (op(A) = A^T)
 //   op(B) = B stored [K,N], or with TRANS_B, B stored [N,K] (op(B) = B^T)
 // Accumulation: out `=` by default; `+=` with ACCUMULATE (parameter gradients, residual adds,
-// LoRA deltas). out must not share a buffer with a, b or bias (WebGPU forbids a buffer bound
+// LoRA deltas). GELU applies GPT-2's GELU to each result after the bias (the decoder's MLP;
+// not with ACCUMULATE, which the twin rejects). out must not share a buffer with a, b or bias (WebGPU forbids a buffer bound
 // writable and read-only in one dispatch). Without HAS_BIAS the bias binding is never read.
 //
 // Tiling: a 16x16 workgroup computes a 64x64 tile of out; invocation (tx, ty) owns the 4x4
@@ -26,6 +27,7 @@ override TRANS_A: bool = false;
 override TRANS_B: bool = false;
 override ACCUMULATE: bool = false;
 override HAS_BIAS: bool = false;
+override GELU: bool = false;
 
 const TILE = 64u;    // rows and columns of out per workgroup
 const BK = 8u;       // K depth of one staged tile
@@ -56,6 +58,12 @@ fn tileOf(wid: vec3<u32>, nwg: vec3<u32>) -> Tile {
   let tilesM = (p.M + TILE - 1u) / TILE;
   let t = wid.x + wid.y * nwg.x;
   return Tile((t / tilesN) * TILE, (t % tilesN) * TILE, t < tilesM * tilesN);
+}
+
+// gelu_forward.wgsl's GELU (tanh approximation, argument clamped), for the GELU epilogue
+fn gelu4(x: vec4<f32>) -> vec4<f32> {
+  let u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
+  return 0.5 * x * (1.0 + tanh(clamp(u, vec4<f32>(-10.0), vec4<f32>(10.0))));
 }
 
 fn multiplyStagedTiles(tx: u32, ty: u32) {
@@ -120,6 +128,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
       var r = p.alpha * acc[i][j];
       if (ACCUMULATE) { r += out[m * p.N + n]; }
       if (HAS_BIAS) { r += bias[n]; }
+      if (GELU) { r = gelu4(vec4<f32>(r)).x; }
       out[m * p.N + n] = r;
     }
   }
@@ -181,6 +190,7 @@ fn main_vec4(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id
     var r = p.alpha * acc[i];
     if (ACCUMULATE) { r += out4[o]; }
     if (HAS_BIAS) { r += bias4[n / 4u]; }
+    if (GELU) { r = gelu4(r); }
     out4[o] = r;
   }
 }

@@ -8,7 +8,8 @@
 // xOff + zo * xOuter + zi * xInner (attention: zo = sequence, zi = head; element offsets reach
 // inside rows, which binding offsets, multiples of 256 bytes, cannot).
 // Accumulation: out `=` by default, `+=` with ACCUMULATE. out must not share a buffer with a, b
-// or bias. Without HAS_BIAS the bias binding is never read.
+// or bias. Without HAS_BIAS the bias binding is never read. GELU applies GPT-2's GELU to each
+// result after the bias (the decoder's MLP; not with ACCUMULATE, which the twin rejects).
 //
 // Why a separate design: on a CPU driver every invocation-dependent load is a 4-lane gather
 // (SwiftShader's Subzero backend emulates it with a branch per lane) and workgroup memory is
@@ -37,6 +38,7 @@ override TRANS_A: bool = false;
 override TRANS_B: bool = false;
 override ACCUMULATE: bool = false;
 override HAS_BIAS: bool = false;
+override GELU: bool = false;
 override CAUSAL: u32 = 0u;
 override WG: u32 = 16u;
 
@@ -48,11 +50,18 @@ const BLOCK = 8u;  // rows and columns of out per invocation
 @group(0) @binding(3) var<storage, read> bias: array<f32>;       // [N]
 @group(0) @binding(4) var<uniform> p: Params;
 
-// out[row + n] = alpha * v (+ out) (+ bias[n])
+// gelu_forward.wgsl's GELU (tanh approximation, argument clamped), for the GELU epilogue
+fn gelu(x: f32) -> f32 {
+  let u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
+  return 0.5 * x * (1.0 + tanh(clamp(u, -10.0, 10.0)));
+}
+
+// out[row + n] = alpha * v (+ out) (+ bias[n]), then GELU'd with GELU
 fn put(row: u32, n: u32, v: f32) {
   var r = p.alpha * v;
   if (ACCUMULATE) { r += out[row + n]; }
   if (HAS_BIAS) { r += bias[n]; }
+  if (GELU) { r = gelu(r); }
   out[row + n] = r;
 }
 

@@ -60,7 +60,7 @@ export interface SampleResult {
   /**
    * The decode block's two designs (src/model/decoder.ts BlockKernel), decode steps alone side by
    * side (rows × steps per second, same prompts and seeds) at a few batch sizes: 'layered' (the
-   * training forward's kernels, 11 dispatches a block) and 'fused' (two kernels a block, one
+   * training forward's kernels, 8 dispatches a block) and 'fused' (two kernels a block, one
    * workgroup per row).
    */
   blocks: { B: number; layered: number; fused: number }[];

@@ -151,7 +151,7 @@ function sampleSection(r: BenchResults): string {
     `\n\nDATPO's branches, tokens/s side by side: ${s.fork.B / s.fork.group} fork prefixes of ${s.fork.prompt} tokens × ${s.fork.group} branches of ${s.fork.maxNew} new tokens\n` +
     formatTable(['prefix re-prefilled per branch', 'prefix prefilled once, cache forked', 'forked / re-prefilled'], [[fmt(s.fork.rows), fmt(s.fork.shared), fmt(s.fork.shared / s.fork.rows)]]) +
     `\n\nDecode blocks, decode steps alone side by side (rows × steps per second; ${s.prompt + s.maxNew - 1} steps from each prompt's first token, no prefill or readback; same tokens up to rounding). ` +
-    'Layered: the training forward\'s kernels, 11 dispatches a block; fused: two kernels a block, one workgroup per row ' +
+    'Layered: the training forward\'s kernels, 8 dispatches a block (projections add into the residual stream, GELU in the MLP matmul\'s epilogue); fused: two kernels a block, one workgroup per row ' +
     '(meant for GPUs, where the layered step should be bound by launch latency: not yet measured on one; the default there for models up to 64 channels, ' +
     `layered on CPU adapters; the sampling figures above ran ${s.blockKernel}). A step also embeds, projects to logits and samples\n` +
     formatTable(['B', 'layered', 'fused', 'fused / layered'], s.blocks.map((b) => [String(b.B), fmt(b.layered), fmt(b.fused), fmt(b.fused / b.layered)]));

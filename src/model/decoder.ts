@@ -14,8 +14,7 @@
 // entropies are bit for bit those of the token-by-token path (tested).
 import { Gpu, view, type Dispatch, type TensorRef } from '../gpu/runtime';
 import { matmul, matmulForward } from '../gpu/ops/matmul';
-import { geluForward, layernormForward } from '../gpu/ops/layers';
-import { residualForward } from '../gpu/ops/elementwise';
+import { layernormForward } from '../gpu/ops/layers';
 import {
   attentionDecode, createDecodeBuffers, decodeAdvance, decodeBlock, decodeBlockUnsupported, encoderDecode, kvCacheWrite, kvFork, sampleStep,
   type DecodeBuffers, type DecodeDims, type PrefillShape, type SampleOpts,
@@ -61,8 +60,9 @@ export type PrefillMode = 'shared' | 'rows' | 'off';
 
 /**
  * How a decode step runs a transformer block: 'fused' in two kernels with one workgroup per row
- * (shaders/decode_block.wgsl: 2 dispatches a block), 'layered' as the training forward's kernels
- * (LayerNorm, matmuls, cache write, attention, GELU, residuals: 11 dispatches a block). Prefills
+ * (shaders/decode_block.wgsl: 2 dispatches a block), 'layered' with the training forward's kernels
+ * (LayerNorms, matmuls, cache write, attention: 8 dispatches a block; the projections add into
+ * the residual stream in place and the MLP's first matmul applies GELU on its way out). Prefills
  * use the same design as the decode steps, so the token-by-token and prefilled paths stay equal
  * bit for bit within either; the two designs agree to rounding.
  */
@@ -80,7 +80,7 @@ export interface GenerateTrace {
 interface Scratch {
   x: TensorRef[];
   ln: TensorRef; mean: TensorRef; rstd: TensorRef;
-  qkv: TensorRef; atty: TensorRef; proj: TensorRef; res2: TensorRef; fch: TensorRef; fchGelu: TensorRef;
+  qkv: TensorRef; atty: TensorRef; fchGelu: TensorRef;
 }
 
 /**
@@ -186,8 +186,7 @@ export class Decoder {
     return {
       x: [buf(R * C, `${tag}.x0`), buf(R * C, `${tag}.x1`)],
       ln: buf(R * C, `${tag}.ln`), mean: buf(R, `${tag}.mean`), rstd: buf(R, `${tag}.rstd`),
-      qkv: buf(R * 3 * C, `${tag}.qkv`), atty: buf(R * C, `${tag}.atty`), proj: buf(R * C, `${tag}.proj`),
-      res2: buf(R * C, `${tag}.res2`), fch: buf(R * 4 * C, `${tag}.fch`), fchGelu: buf(R * 4 * C, `${tag}.fchGelu`),
+      qkv: buf(R * 3 * C, `${tag}.qkv`), atty: buf(R * C, `${tag}.atty`), fchGelu: buf(R * 4 * C, `${tag}.fchGelu`),
     };
   }
 
@@ -199,7 +198,7 @@ export class Decoder {
     const { gpu, cfg, st, dims, P } = this;
     const C = cfg.nEmbd;
     const R = (this.B / shape.G) * shape.Q;
-    const { x, ln, mean, rstd, qkv, atty, proj, res2, fch, fchGelu } = sc;
+    const { x, ln, mean, rstd, qkv, atty, fchGelu } = sc;
     const list: Dispatch[] = [await encoderDecode(gpu, x[0], st, P.wte, P.wpe, dims, shape)];
     for (let l = 0; l < cfg.nLayer; l++) {
       const p = P.layers[l], cache = this.caches[l];
@@ -208,21 +207,20 @@ export class Decoder {
         list.push(...await decodeBlock(gpu, { xout, q: atty, xin, kcache: cache.k, vcache: cache.v }, p, st, dims, shape));
         continue;
       }
+      // the residual stream stays in x[0]: x += proj(attention) and x += proj(GELU(fc(LN(x))))
+      const xs = x[0];
       list.push(
-        await layernormForward(gpu, ln, mean, rstd, xin, p.ln1w, p.ln1b, { N: R, C }),
+        await layernormForward(gpu, ln, mean, rstd, xs, p.ln1w, p.ln1b, { N: R, C }),
         await matmulForward(gpu, qkv, ln, p.qkvw, p.qkvb, { M: R, K: C, N: 3 * C }),
         await kvCacheWrite(gpu, cache.k, cache.v, qkv, st, dims, shape),
         await attentionDecode(gpu, atty, qkv, cache.k, cache.v, st, dims, { shape }),
-        await matmulForward(gpu, proj, atty, p.attprojw, p.attprojb, { M: R, K: C, N: C }),
-        await residualForward(gpu, res2, xin, proj, R * C),
-        await layernormForward(gpu, ln, mean, rstd, res2, p.ln2w, p.ln2b, { N: R, C }),
-        await matmulForward(gpu, fch, ln, p.fcw, p.fcb, { M: R, K: C, N: 4 * C }),
-        await geluForward(gpu, fchGelu, fch, R * 4 * C),
-        await matmulForward(gpu, proj, fchGelu, p.fcprojw, p.fcprojb, { M: R, K: 4 * C, N: C }),
-        await residualForward(gpu, xout, res2, proj, R * C),
+        await matmul(gpu, xs, atty, p.attprojw, p.attprojb, { M: R, K: C, N: C }, { accumulate: true }),
+        await layernormForward(gpu, ln, mean, rstd, xs, p.ln2w, p.ln2b, { N: R, C }),
+        await matmul(gpu, fchGelu, ln, p.fcw, p.fcb, { M: R, K: C, N: 4 * C }, { gelu: true }),
+        await matmul(gpu, xs, fchGelu, p.fcprojw, p.fcprojb, { M: R, K: 4 * C, N: C }, { accumulate: true }),
       );
     }
-    return { list, last: x[cfg.nLayer % 2] };
+    return { list, last: this.design === 'fused' ? x[cfg.nLayer % 2] : x[0] };
   }
 
   private async record(table: TensorTable, params: GPUBuffer, blockKernel?: BlockKernel): Promise<void> {

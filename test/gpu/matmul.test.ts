@@ -4,6 +4,7 @@ import { expectClose, type Tolerance } from '../helpers/tolerance';
 import { mulberry32, randArray } from '../helpers/rng';
 import { matmul, matmulBackward, matmulStrided, type BatchedDims, type CausalMode, type KernelVariant, type MatmulDims, type MatmulOpts, type StridedLayout } from '../../src/gpu/ops/matmul';
 import { matmulBackwardRef, matmulRef } from '../../src/reference/matmul';
+import { geluForwardRef } from '../../src/reference/layers';
 import { view, type Gpu, type TensorRef } from '../../src/gpu/runtime';
 
 // Tolerance. Inputs are exact float32 values, so the only error is the kernel's float32
@@ -151,6 +152,40 @@ describe('matmul', () => {
     const gpu = await testGpu();
     const small = ref(gpu, new Float32Array(10), 'small');
     await expect(matmul(gpu, small, small, small, null, { M: 4, K: 4, N: 4 })).rejects.toThrow(/out holds 10 elements, needs 16/);
+  });
+
+  // The decoder's MLP: fch = GELU(ln @ W + b) in one dispatch. Results of both signs and up to
+  // ~±12 (GELU's flat, curved and linear parts), on the vec4 and scalar entries of each variant.
+  it.each([
+    { M: 33, K: 64, N: 256 },
+    { M: 9, K: 13, N: 11 },
+  ].flatMap((d) => VARIANTS.map((variant) => ({ ...d, variant }))))('applies the GELU epilogue after the bias ($M x $K x $N, $variant)', async ({ variant, ...dims }) => {
+    const gpu = await testGpu();
+    const { M, K, N } = dims;
+    const rand = mulberry32(M + N);
+    const a = randArray(rand, M * K, 1.5);
+    const b = randArray(rand, K * N, 1.5);
+    const bias = randArray(rand, N, 2);
+    const out = ref(gpu, new Float32Array(M * N).fill(NaN), 'out');
+    const d = await matmul(gpu, out, ref(gpu, a, 'a'), ref(gpu, b, 'b'), ref(gpu, bias, 'bias'), dims, { gelu: true, variant });
+    expect(d.label).toContain('gelu');
+    gpu.run([d]);
+    const pre = new Float64Array(M * N);
+    matmulRef(pre, a, b, bias, dims);
+    expect(Math.min(...pre)).toBeLessThan(-3);
+    expect(Math.max(...pre)).toBeGreaterThan(3);
+    const want = new Float64Array(M * N);
+    geluForwardRef(want, pre, M * N);
+    // GELU's slope is at most 1.13: the matmul's rounding carries over; tanh adds ~1e-7 relative
+    const t = tolFor(K, 2.25);
+    expectClose(`${d.label} ${M}x${K}x${N}`, await gpu.readF32(out), want, { atol: t.atol * 1.2, rtol: 1e-5 });
+  });
+
+  it('rejects the GELU epilogue with accumulate', async () => {
+    const gpu = await testGpu();
+    const x = ref(gpu, new Float32Array(16), 'x');
+    const y = ref(gpu, new Float32Array(16), 'y');
+    await expect(matmul(gpu, x, y, y, null, { M: 4, K: 4, N: 4 }, { gelu: true, accumulate: true })).rejects.toThrow(/GELU epilogue/);
   });
 });
 

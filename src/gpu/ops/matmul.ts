@@ -29,7 +29,15 @@ export function kernelVariant(gpu: Gpu, explicit?: KernelVariant): KernelVariant
 }
 
 export interface MatmulDims { M: number; K: number; N: number }
-export interface MatmulOpts { transA?: boolean; transB?: boolean; accumulate?: boolean; alpha?: number; variant?: KernelVariant }
+export interface MatmulOpts {
+  transA?: boolean;
+  transB?: boolean;
+  accumulate?: boolean;
+  alpha?: number;
+  /** GPT-2's GELU on each result after the bias (gelu_forward's function); not with accumulate */
+  gelu?: boolean;
+  variant?: KernelVariant;
+}
 
 /** Rows and columns of out per workgroup (TILE in shaders/matmul.wgsl). */
 const TILE = 64;
@@ -68,22 +76,24 @@ export async function matmul(
   const transB = opts.transB ?? false;
   const accumulate = opts.accumulate ?? false;
   const alpha = opts.alpha ?? 1;
+  const gelu = opts.gelu ?? false;
+  if (gelu && accumulate) throw new GpuError('matmul: the GELU epilogue applies to a fresh result, not with accumulate');
   checkSize('matmul', 'out', out, M * N);
   checkSize('matmul', 'a', a, M * K);
   checkSize('matmul', 'b', b, K * N);
   if (bias) checkSize('matmul', 'bias', bias, N);
   if (kernelVariant(gpu, opts.variant) === 'direct') {
     const layout = { lda: transA ? M : K, ldb: transB ? K : N, ldc: N };
-    return matmulCpu(gpu, out, a, b, bias, { M, K, N, batch: 1, inner: 1 }, layout, { transA, transB, accumulate, alpha });
+    return matmulCpu(gpu, out, a, b, bias, { M, K, N, batch: 1, inner: 1 }, layout, { transA, transB, accumulate, alpha }, gelu);
   }
   // vec4 path: each stored row of A, B and out (and bias) is a whole number of vec4s; views
   // start at 256-byte offsets, so every row then starts 16-byte aligned.
   const vec4 = (transA ? M : K) % 4 === 0 && (transB ? K : N) % 4 === 0 && N % 4 === 0;
   const name = vec4 ? 'matmul_vec4' : 'matmul';
-  const flags = [transA && 'tA', transB && 'tB', accumulate && 'acc', bias && 'bias'].filter(Boolean).join(',');
+  const flags = [transA && 'tA', transB && 'tB', accumulate && 'acc', bias && 'bias', gelu && 'gelu'].filter(Boolean).join(',');
   const label = flags ? `${name}[${flags}]` : name;
   const params = gpu.uniform(packParams(u32(M), u32(K), u32(N), f32(alpha)), `${label}.params`);
-  const overrides = { TRANS_A: +transA, TRANS_B: +transB, ACCUMULATE: +accumulate, HAS_BIAS: +(bias !== null) };
+  const overrides = { TRANS_A: +transA, TRANS_B: +transB, ACCUMULATE: +accumulate, HAS_BIAS: +(bias !== null), GELU: +gelu };
   // without a bias the shader never reads binding 3; b stands in (two read-only views may alias)
   const bindings = [out, a, b, bias ?? b, params];
   return gpu.kernel(name, bindings, grid1d(ceilDiv(M, TILE) * ceilDiv(N, TILE), 1), overrides, label);
@@ -173,11 +183,12 @@ function matmulCpu(
   dims: BatchedDims,
   layout: StridedLayout,
   opts: Required<Omit<StridedOpts, 'causal'>> & { causal?: CausalMode },
+  gelu = false,
 ): Promise<Dispatch> {
   const { M, K, N, batch, inner } = dims;
   const { transA, transB, accumulate, alpha } = opts;
   const causal = opts.causal ?? 'none';
-  const flags = [transA && 'tA', transB && 'tB', accumulate && 'acc', bias && 'bias', batch > 1 && `x${batch}`, causal !== 'none' && causal]
+  const flags = [transA && 'tA', transB && 'tB', accumulate && 'acc', bias && 'bias', gelu && 'gelu', batch > 1 && `x${batch}`, causal !== 'none' && causal]
     .filter(Boolean)
     .join(',');
   const label = flags ? `matmul_direct[${flags}]` : 'matmul_direct';
@@ -192,7 +203,7 @@ function matmulCpu(
     ),
     `${label}.params`,
   );
-  const overrides = { TRANS_A: +transA, TRANS_B: +transB, ACCUMULATE: +accumulate, HAS_BIAS: +(bias !== null), CAUSAL: CAUSAL_CODE[causal], WG: DIRECT_WG };
+  const overrides = { TRANS_A: +transA, TRANS_B: +transB, ACCUMULATE: +accumulate, HAS_BIAS: +(bias !== null), GELU: +gelu, CAUSAL: CAUSAL_CODE[causal], WG: DIRECT_WG };
   const blocks = batch * ceilDiv(M, CPU_BLOCK) * ceilDiv(N, CPU_BLOCK);
   return gpu.kernel('matmul_direct', [out, a, b, bias ?? b, params], grid1d(blocks, DIRECT_WG), overrides, label);
 }
