@@ -11,9 +11,9 @@
 // query and output channels live in 16 named vec4 registers, unrolled by hand, each guarded by
 // the override HS4 = HS / 4 (a constant once the pipeline is built, so the guards fold away).
 // CPU drivers keep a dynamically indexed array in memory, loop trip counts and all: on
-// SwiftShader this layout measured 2.5-2.8x faster than `main_scalar` at B = 64 (attention
-// only, 33 cached positions; `npm run bench` prints the decode step). `main_scalar`: any head
-// size up to HMAX, one f32 array per head.
+// SwiftShader this layout measured 1.7-2.9x faster than `main_scalar` at B = 64 with 33 cached
+// positions and 2.5-2.9x with 97 (`npm run bench` prints the decode-attention table).
+// `main_scalar`: any head size up to HMAX, one f32 array per head.
 
 struct Params { R: u32, C: u32, NH: u32, Tmax: u32, scale: f32, Q: u32, G: u32 }  // R rows = sequences x Q
 
@@ -35,7 +35,7 @@ override WG: u32 = 16u;
 override HS4: u32 = 1u;  // head size / 4, at most 16 (main)
 const HMAX: u32 = 64u;   // the largest head size main_scalar takes (the twin checks)
 
-// The slots below are generated: slot k exists when HS4 > k.
+// The slots below repeat one line per slot k, which exists when HS4 > k.
 @compute @workgroup_size(WG)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
   let i = gid.x + gid.y * nwg.x * WG;  // (r, h) flattened, h fastest; 2-D grid past 65535 workgroups

@@ -1,6 +1,6 @@
 // decode_block: one transformer block of the decoder for a few rows, fused into two kernels with
 // one workgroup per row: the design for decoding at small batch on a GPU, where the layered
-// path (11 dispatches a block, its matmuls launching 1 to 4 workgroups of 64x64 tiles at
+// path (8 dispatches a block, its matmuls launching 1 to 4 workgroups of 64x64 tiles at
 // B = 64 on `small`) is bound by launch latency and idle cores, not arithmetic.
 //
 //   attn_in   x = xin[r]: LN1, qkv = ln @ Wqkv + b; stores k, v of position s into the caches

@@ -184,7 +184,8 @@ export class Decoder {
     const C = this.cfg.nEmbd;
     const buf = (n: number, label: string): TensorRef => this.own(view(this.gpu.createBuffer(n * 4, label), 0, n));
     return {
-      x: [buf(R * C, `${tag}.x0`), buf(R * C, `${tag}.x1`)],
+      // the fused blocks alternate two residual buffers; the layered ones add into one in place
+      x: this.design === 'fused' ? [buf(R * C, `${tag}.x0`), buf(R * C, `${tag}.x1`)] : [buf(R * C, `${tag}.x0`)],
       ln: buf(R * C, `${tag}.ln`), mean: buf(R, `${tag}.mean`), rstd: buf(R, `${tag}.rstd`),
       qkv: buf(R * 3 * C, `${tag}.qkv`), atty: buf(R * C, `${tag}.atty`), fchGelu: buf(R * 4 * C, `${tag}.fchGelu`),
     };

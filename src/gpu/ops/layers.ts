@@ -25,10 +25,11 @@ function rowLayout(C: number, vec4: boolean, N: number, forced?: RowLayout): Row
     return forced;
   }
   const perRow = vec4 ? C / 4 : C;
-  // 64 rows a workgroup, fewer when that leaves fewer than 8 workgroups (a decode step's 64 rows):
-  // CPU drivers run a workgroup on one core, so one workgroup of 64 rows used one core of many;
-  // on a GPU rows this short cost the same in one workgroup or four
-  if (perRow <= 32) return { LANES: 1, ROWS: Math.min(64, Math.max(8, nextPow2(Math.ceil(N / 8)))) };
+  // 64 rows a workgroup, 8 under 512 rows (a decode step's 64 rows): CPU drivers run a workgroup
+  // on one core, so one workgroup of 64 rows used one core of many. Two layouts, not one per row
+  // count: prefills of new lengths compile at most one more pipeline. (On a GPU, 8 short rows a workgroup should
+  // cost about what 64 do at these counts; not measured.)
+  if (perRow <= 32) return { LANES: 1, ROWS: N < 512 ? 8 : 64 };
   const LANES = Math.min(256, Math.max(32, nextPow2(Math.ceil(perRow / 2))));
   return { LANES, ROWS: 256 / LANES };
 }
