@@ -14,7 +14,7 @@ import { Decoder } from '../model/decoder';
 import { loraViews, paramViews } from '../model/buffers';
 import { buildLoraTable, initLora, LORA_TARGETS, loraScale, sameShape, specTargets, targetDims, type LoraTarget } from '../model/lora';
 import { fill } from '../gpu/ops/layers';
-import { PolicyTrainer, prepareUpdate, type TrainStats } from '../rl/trainer';
+import { PolicyTrainer, prepareUpdate, trainRowsFor, type TrainStats } from '../rl/trainer';
 import { FrozenPolicy } from '../rl/frozen_policy';
 import { rollout } from '../rl/rollout';
 import { evaluateSet } from '../eval/evaluate';
@@ -77,7 +77,7 @@ export async function createAdapterEngine(gpu: Gpu, init: EngineInit, settings: 
     const C = cfg.nEmbd;
     const delta = view(mem.createBuffer(4 * C * C * 4, 'lora-merge-delta'), 0, 4 * C * C);
     const B = paramViews(base, table, cfg.nLayer), S = paramViews(sampling, table, cfg.nLayer);
-    const shape = { rows: init.trainRows, T: cfg.nPositions, maxNewTokens: settings.maxNewTokens };
+    const shape = { rows: trainRowsFor(gpu, init.trainRows), T: cfg.nPositions, maxNewTokens: settings.maxNewTokens };
     for (const s of inits) {
       const atable = buildLoraTable(cfg, s.spec);
       const values = s.init ?? initLora(atable, s.seed);
@@ -125,7 +125,7 @@ export async function createAdapterEngine(gpu: Gpu, init: EngineInit, settings: 
     };
     configure(settings);
     let klOn = false;
-    const frozen = async (): Promise<FrozenPolicy> => (reference ??= await FrozenPolicy.create(gpu, cfg, init.reference, { rows: init.trainRows, T: cfg.nPositions }, current.rl.temperature));
+    const frozen = async (): Promise<FrozenPolicy> => (reference ??= await FrozenPolicy.create(gpu, cfg, init.reference, { rows: trainRowsFor(gpu, init.trainRows), T: cfg.nPositions }, current.rl.temperature));
     const zeros = { m: new Float32Array(table.totalFloats), v: new Float32Array(table.totalFloats), step: 0 };
     const train = async (trajs: readonly Trajectory[]): Promise<TrainStats> => {
       const roles = [...new Set(trajs.map((t) => t.role))];

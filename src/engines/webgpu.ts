@@ -5,7 +5,7 @@
 import type { Gpu } from '../gpu/runtime';
 import { buildTensorTable, type TensorTable } from '../model/params';
 import { Decoder } from '../model/decoder';
-import { PolicyTrainer } from '../rl/trainer';
+import { PolicyTrainer, trainRowsFor } from '../rl/trainer';
 import { FrozenPolicy } from '../rl/frozen_policy';
 import { rollout } from '../rl/rollout';
 import { evaluateSet } from '../eval/evaluate';
@@ -17,7 +17,7 @@ export async function createWebGpuEngine(gpu: Gpu, init: EngineInit, settings: T
   if (init.adapters?.length) return createAdapterEngine(gpu, init, settings);
   if (init.reference.length !== init.params.length) throw new Error(`engine: the reference parameters have ${init.reference.length} floats, the policy ${init.params.length}`);
   const table: TensorTable = buildTensorTable(cfg);
-  const shape = { rows: init.trainRows, T: cfg.nPositions };
+  const shape = { rows: trainRowsFor(gpu, init.trainRows), T: cfg.nPositions };
   const trainer = await PolicyTrainer.create(gpu, cfg, init.params, settings.rl, { ...shape, maxNewTokens: settings.maxNewTokens });
   let decoder: Decoder;
   try {

@@ -4,6 +4,8 @@ import { expectClose } from '../helpers/tolerance';
 import { aggregationCoefs, packBatch, packedRows, positionsOf, rowPositions, type Trajectory } from '../../src/rl/trajectory';
 import { lengthBuckets } from '../../src/model/gpt';
 import { lengthOrder } from '../../src/rl/frozen_policy';
+import { CPU_TRAIN_ROWS, trainRowsFor } from '../../src/rl/trainer';
+import type { Gpu } from '../../src/gpu/runtime';
 import { pgLossRef } from '../../src/reference/pg';
 import type { PgHyper } from '../../src/gpu/ops/pg';
 import type { Aggregation } from '../../src/rl/config';
@@ -184,5 +186,15 @@ describe('the frozen policy chunks shortest first (lengthOrder)', () => {
     expect(chunkMax(lens.map((_, i) => i))).toEqual([9, 8, 7]);
     expect(chunkMax(order)).toEqual([2, 7, 9]);
     expect([...order].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
+
+describe('trainer rows by adapter (trainRowsFor)', () => {
+  const gpu = (cpuAdapter: boolean) => ({ cpuAdapter }) as unknown as Gpu;
+  it('caps the rows of a forward at CPU_TRAIN_ROWS on CPU adapters only', () => {
+    expect(trainRowsFor(gpu(true), 64)).toBe(CPU_TRAIN_ROWS);
+    expect(trainRowsFor(gpu(true), 12)).toBe(12);
+    expect(trainRowsFor(gpu(false), 64)).toBe(64);
+    expect(CPU_TRAIN_ROWS).toBeLessThan(64);
   });
 });
