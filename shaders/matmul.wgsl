@@ -2,7 +2,8 @@
 //   op(A) = A stored [M,K], or with TRANS_A, A stored [K,M] (op(A) = A^T)
 //   op(B) = B stored [K,N], or with TRANS_B, B stored [N,K] (op(B) = B^T)
 // Accumulation: out `=` by default; `+=` with ACCUMULATE (parameter gradients, residual adds,
-// LoRA deltas). GELU applies GPT-2's GELU to each result after the bias (the decoder's MLP;
+// LoRA deltas), added after the bias, so a residual add rounds as residual_forward's
+// x + (a @ b + bias) does. GELU applies GPT-2's GELU to each result after the bias (the decoder's MLP;
 // not with ACCUMULATE, which the twin rejects). out must not share a buffer with a, b or bias (WebGPU forbids a buffer bound
 // writable and read-only in one dispatch). Without HAS_BIAS the bias binding is never read.
 //
@@ -126,8 +127,8 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid
       let n = n0 + j;
       if (n >= p.N) { break; }
       var r = p.alpha * acc[i][j];
-      if (ACCUMULATE) { r += out[m * p.N + n]; }
       if (HAS_BIAS) { r += bias[n]; }
+      if (ACCUMULATE) { r += out[m * p.N + n]; }
       if (GELU) { r = gelu4(vec4<f32>(r)).x; }
       out[m * p.N + n] = r;
     }
@@ -188,8 +189,8 @@ fn main_vec4(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id
     if (m >= p.M) { break; }
     let o = (m * p.N + n) / 4u;
     var r = p.alpha * acc[i];
-    if (ACCUMULATE) { r += out4[o]; }
     if (HAS_BIAS) { r += bias4[n / 4u]; }
+    if (ACCUMULATE) { r += out4[o]; }
     if (GELU) { r = gelu4(r); }
     out4[o] = r;
   }

@@ -56,11 +56,12 @@ fn gelu(x: f32) -> f32 {
   return 0.5 * x * (1.0 + tanh(clamp(u, -10.0, 10.0)));
 }
 
-// out[row + n] = alpha * v (+ out) (+ bias[n]), then GELU'd with GELU
+// out[row + n] = alpha * v (+ bias[n]) (+ out), then GELU'd with GELU. The bias goes first: a
+// residual add through ACCUMULATE then rounds as residual_forward's x + (a @ b + bias) does.
 fn put(row: u32, n: u32, v: f32) {
   var r = p.alpha * v;
-  if (ACCUMULATE) { r += out[row + n]; }
   if (HAS_BIAS) { r += bias[n]; }
+  if (ACCUMULATE) { r += out[row + n]; }
   if (GELU) { r = gelu(r); }
   out[row + n] = r;
 }
