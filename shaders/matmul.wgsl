@@ -3,9 +3,10 @@
 //   op(B) = B stored [K,N], or with TRANS_B, B stored [N,K] (op(B) = B^T)
 // Accumulation: out `=` by default; `+=` with ACCUMULATE (parameter gradients, residual adds,
 // LoRA deltas), added after the bias, so a residual add rounds as residual_forward's
-// x + (a @ b + bias) does. GELU applies GPT-2's GELU to each result after the bias (the decoder's MLP;
-// not with ACCUMULATE, which the twin rejects). out must not share a buffer with a, b or bias (WebGPU forbids a buffer bound
-// writable and read-only in one dispatch). Without HAS_BIAS the bias binding is never read.
+// x + (a @ b + bias) does. GELU applies GPT-2's GELU to each result after the bias (the
+// decoder's MLP; not with ACCUMULATE, which the twin rejects). out must not share a buffer with
+// a, b or bias (WebGPU forbids a buffer bound writable and read-only in one dispatch). Without
+// HAS_BIAS the bias binding is never read.
 //
 // Tiling: a 16x16 workgroup computes a 64x64 tile of out; invocation (tx, ty) owns the 4x4
 // block of rows 4ty..4ty+3 and columns 4tx..4tx+3, held in registers. Each K step stages a

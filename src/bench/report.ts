@@ -66,13 +66,19 @@ function blockRatio(r: BenchResults): number {
   return row.fused / row.layered;
 }
 
+/** The decode-attention ratio at the most cached positions measured, null when not measured. */
+function slotsVsScalar(r: BenchResults): number | null {
+  const last = r.decodeAttention?.at(-1);
+  return last ? round3(last.scalar / last.slots) : null;
+}
+
 export function summarize(r: BenchResults): BenchSummary {
   return {
     adapter: r.adapter,
     matmulVsTfjs: round3(geomean(r.matmul.map((m) => m.ratio))),
     trainStepVsTfjs: round3(r.train.ratio),
     attnFwdBwdMs: Object.fromEntries(r.attention.map((a) => [String(a.T), round3(a.ms)])),
-    decodeAttnSlotsVsScalar: r.decodeAttention?.length ? round3(r.decodeAttention[r.decodeAttention.length - 1].scalar / r.decodeAttention[r.decodeAttention.length - 1].slots) : null,
+    decodeAttnSlotsVsScalar: slotsVsScalar(r),
     trainTokensPerS: round3(r.train.ours.tokensPerS),
     sampleTokensPerS: round3(r.sample.tokensPerS),
     sharedPrefillVsTokenByToken: round3(r.sample.prefill.grouped.shared / r.sample.prefill.grouped.off),

@@ -125,7 +125,7 @@ export async function createAdapterEngine(gpu: Gpu, init: EngineInit, settings: 
     };
     configure(settings);
     let klOn = false;
-    const frozen = async (): Promise<FrozenPolicy> => (reference ??= await FrozenPolicy.create(gpu, cfg, init.reference, { rows: trainRowsFor(gpu, init.trainRows), T: cfg.nPositions }, current.rl.temperature));
+    const frozen = async (): Promise<FrozenPolicy> => (reference ??= await FrozenPolicy.create(gpu, cfg, init.reference, { rows: shape.rows, T: cfg.nPositions }, current.rl.temperature));
     const zeros = { m: new Float32Array(table.totalFloats), v: new Float32Array(table.totalFloats), step: 0 };
     const train = async (trajs: readonly Trajectory[]): Promise<TrainStats> => {
       const roles = [...new Set(trajs.map((t) => t.role))];

@@ -10,7 +10,7 @@ import type { Gpu } from '../gpu/runtime';
 import { GPT, lengthBuckets } from '../model/gpt';
 import type { GPTConfig } from '../model/config';
 import { PAD } from '../world/tokenizer';
-import { positionsOf, type Trajectory } from './trajectory';
+import { lengthOrder, positionsOf, type Trajectory } from './trajectory';
 
 export type WithRefLogp<Tr extends Trajectory> = Tr & { refLogp: Float32Array };
 
@@ -63,15 +63,6 @@ export function meanPool(hidden: ArrayLike<number>, seqs: readonly (readonly num
     for (let t = 0; t < s.length; t++) for (let c = 0; c < C; c++) out[c] += hidden[(b * T + t) * C + c];
     return Float32Array.from(out, (x) => x / s.length);
   });
-}
-
-/**
- * The indices of `lengths` shortest first (a stable sort: equal lengths keep their order). The
- * frozen policy chunks in this order, so a chunk runs at the length bucket of its own longest
- * sequence rather than at the longest of an arbitrary mix; results go back in input order.
- */
-export function lengthOrder(lengths: readonly number[]): number[] {
-  return lengths.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b]);
 }
 
 export class FrozenPolicy {

@@ -7,7 +7,7 @@ import type { GPTConfig } from '../model/config';
 import { assignAdvantages } from './advantages';
 import { filterZeroVariance } from './filter';
 import { makePgLossHead, type PgLossHead } from './loss_head';
-import { packBatch, packedRows, positionsOf, rowPositions, type PackedBatch, type Trajectory } from './trajectory';
+import { lengthOrder, packBatch, packedRows, positionsOf, rowPositions, type PackedBatch, type Trajectory } from './trajectory';
 import type { PgMetrics } from '../gpu/ops/pg';
 import { constantNormOf, pgHyperOf, type RlCoreConfig } from './config';
 import { PAD } from '../world/tokenizer';
@@ -137,10 +137,9 @@ export class PolicyTrainer {
   }
 }
 
-/** Trajectories shortest first (Array.prototype.sort is stable): gradient accumulation's micro-batches then pad little. */
+/** Trajectories shortest first (lengthOrder): gradient accumulation's micro-batches then pad little. */
 function byLength(trajs: readonly Trajectory[]): Trajectory[] {
-  const len = (tr: Trajectory) => tr.promptTokens.length + tr.responseTokens.length;
-  return [...trajs].sort((a, b) => len(a) - len(b));
+  return lengthOrder(trajs.map((tr) => tr.promptTokens.length + tr.responseTokens.length)).map((i) => trajs[i]);
 }
 
 /**

@@ -184,6 +184,15 @@ export function positionsOf(trajs: readonly Trajectory[]): number {
   return trajs.reduce((m, tr) => Math.max(m, tr.promptTokens.length + tr.responseTokens.length - 1), 1);
 }
 
+/**
+ * The indices of `lengths` shortest first (a stable sort: equal lengths keep their order). The
+ * trainer's micro-batches and the frozen policy's chunks take rows in this order, so each runs
+ * at the length bucket of its own longest row rather than at the longest of an arbitrary mix.
+ */
+export function lengthOrder(lengths: readonly number[]): number[] {
+  return lengths.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b]);
+}
+
 /** The positions row `b` of a packed batch takes (prompt + response − 1; a padding row: 1). */
 export function rowPositions(p: PackedBatch, b: number): number {
   return Math.max(1, p.responseStart[b] + p.responseLength[b]);

@@ -1,9 +1,8 @@
 // Packing trajectories into the [B, T] batch, and the aggregation weights of every mode by hand.
 import { describe, expect, it } from 'vitest';
 import { expectClose } from '../helpers/tolerance';
-import { aggregationCoefs, packBatch, packedRows, positionsOf, rowPositions, type Trajectory } from '../../src/rl/trajectory';
+import { aggregationCoefs, lengthOrder, packBatch, packedRows, positionsOf, rowPositions, type Trajectory } from '../../src/rl/trajectory';
 import { lengthBuckets } from '../../src/model/gpt';
-import { lengthOrder } from '../../src/rl/frozen_policy';
 import { CPU_TRAIN_ROWS, trainRowsFor } from '../../src/rl/trainer';
 import type { Gpu } from '../../src/gpu/runtime';
 import { pgLossRef } from '../../src/reference/pg';
@@ -170,7 +169,7 @@ describe('micro-batches of a packed batch (packedRows)', () => {
   });
 });
 
-describe('the frozen policy chunks shortest first (lengthOrder)', () => {
+describe('rows shortest first for micro-batches and frozen-policy chunks (lengthOrder)', () => {
   it('sorts indices by length, equal lengths in input order', () => {
     expect(lengthOrder([4, 10, 1, 21, 4])).toEqual([2, 0, 4, 1, 3]);
     expect(lengthOrder([3, 3, 3])).toEqual([0, 1, 2]);

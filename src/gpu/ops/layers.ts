@@ -27,8 +27,8 @@ function rowLayout(C: number, vec4: boolean, N: number, forced?: RowLayout): Row
   const perRow = vec4 ? C / 4 : C;
   // 64 rows a workgroup, 8 under 512 rows (a decode step's 64 rows): CPU drivers run a workgroup
   // on one core, so one workgroup of 64 rows used one core of many. Two layouts, not one per row
-  // count: prefills of new lengths compile at most one more pipeline. (On a GPU, 8 short rows a workgroup should
-  // cost about what 64 do at these counts; not measured.)
+  // count: prefills of new lengths compile at most one more pipeline. (On a GPU, 8 short rows a
+  // workgroup should cost about what 64 do at these counts; not measured.)
   if (perRow <= 32) return { LANES: 1, ROWS: N < 512 ? 8 : 64 };
   const LANES = Math.min(256, Math.max(32, nextPow2(Math.ceil(perRow / 2))));
   return { LANES, ROWS: 256 / LANES };

@@ -84,7 +84,7 @@ export async function matmul(
   if (bias) checkSize('matmul', 'bias', bias, N);
   if (kernelVariant(gpu, opts.variant) === 'direct') {
     const layout = { lda: transA ? M : K, ldb: transB ? K : N, ldc: N };
-    return matmulCpu(gpu, out, a, b, bias, { M, K, N, batch: 1, inner: 1 }, layout, { transA, transB, accumulate, alpha }, gelu);
+    return matmulCpu(gpu, out, a, b, bias, { M, K, N, batch: 1, inner: 1 }, layout, { transA, transB, accumulate, alpha, gelu });
   }
   // vec4 path: each stored row of A, B and out (and bias) is a whole number of vec4s; views
   // start at 256-byte offsets, so every row then starts 16-byte aligned.
@@ -182,11 +182,11 @@ function matmulCpu(
   bias: TensorRef | null,
   dims: BatchedDims,
   layout: StridedLayout,
-  opts: Required<Omit<StridedOpts, 'causal'>> & { causal?: CausalMode },
-  gelu = false,
+  opts: Required<Omit<StridedOpts, 'causal'>> & { causal?: CausalMode; gelu?: boolean },
 ): Promise<Dispatch> {
   const { M, K, N, batch, inner } = dims;
   const { transA, transB, accumulate, alpha } = opts;
+  const gelu = opts.gelu ?? false;
   const causal = opts.causal ?? 'none';
   const flags = [transA && 'tA', transB && 'tB', accumulate && 'acc', bias && 'bias', gelu && 'gelu', batch > 1 && `x${batch}`, causal !== 'none' && causal]
     .filter(Boolean)
