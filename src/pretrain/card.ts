@@ -9,7 +9,7 @@ import type { TensorTable } from '../model/params';
 import { Decoder, type GenerateOpts } from '../model/decoder';
 import {
   EOS, ROLE_LIMITS, ROLES, conceptKey, conceptsOf, loadSet, makeRng, parseChallenge, parsePropose, parseTeach, parseVary,
-  responseText, sampleExample, type Example, type ParseFailure, type Role,
+  responseText, sampleExample, type Example, type ExampleOptions, type ParseFailure, type Role,
 } from '../world/index';
 import type { PretrainConfig, PretrainState } from './run';
 import { evaluateSet, type EvalModel } from '../eval/evaluate';
@@ -42,9 +42,9 @@ async function solveMetrics(gpu: Gpu, model: EvalModel, n: number, seed: number)
 }
 
 /** Parse rate and the role's true-validity diagnostic on prompts drawn like pretraining's. */
-async function roleMetrics(dec: Decoder, role: Exclude<Role, 'solve'>, count: number, seed: number): Promise<Record<string, number>> {
+async function roleMetrics(dec: Decoder, role: Exclude<Role, 'solve'>, count: number, seed: number, opts: ExampleOptions = {}): Promise<Record<string, number>> {
   const rng = makeRng(seed);
-  const examples = Array.from({ length: count }, (_, i) => sampleExample(rng, role, 1 + (i % 3)));
+  const examples = Array.from({ length: count }, (_, i) => sampleExample(rng, role, 1 + (i % 3), opts));
   const prompts = examples.map((e) => e.prompt);
   const texts = await sampleTexts(dec, prompts, { temperature: 1, topK: 0, topP: 1, seed, eosToken: EOS, maxNew: ROLE_LIMITS[role].response });
   return scoreRole(role, examples, texts);
@@ -118,7 +118,7 @@ function recipeText(pc: PretrainConfig): string {
   const rows = pc.pack === false ? 'one per row' : 'packed whole back to back in each row';
   const w = pc.promptWeight;
   const loss = w > 0 ? `loss on response tokens and, at weight ${w}, on prompt tokens after the role token through the prompt's first <sep> (not a propose prompt's earlier proposals)` : 'loss on response tokens';
-  return `gold examples of every role from src/world (sampleExample), ${rows}, ${loss}`;
+  return `gold examples of every role from src/world (sampleExample), ${rows}, ${loss}; vary prompts show the solution alone 2 times in 3 (SvS's format) and the problem before it otherwise (the variantContext ablation); propose prompts show 0-3 earlier problems (TTSP's contextProblems)`;
 }
 
 export async function writeCard(
@@ -128,7 +128,13 @@ export async function writeCard(
   const dec = await Decoder.create(gpu, cfg, table, paramsBuf, { B, Tmax: cfg.nPositions });
   const solve = await solveMetrics(gpu, { cfg, table, params: paramsBuf }, n, pc.seed + 17);
   const roles: Record<string, Record<string, number>> = {};
-  for (const role of ROLES) if (role !== 'solve') roles[role] = await roleMetrics(dec, role, 128, pc.seed + 31);
+  for (const role of ROLES) {
+    if (role === 'vary') {
+      // SvS's format (the solution alone) and its ablation's (the problem before it), each measured
+      roles.vary = await roleMetrics(dec, role, 128, pc.seed + 31, { varyContext: 'solution' });
+      roles.varyWithProblem = await roleMetrics(dec, role, 128, pc.seed + 31, { varyContext: 'problem+solution' });
+    } else if (role !== 'solve') roles[role] = await roleMetrics(dec, role, 128, pc.seed + 31);
+  }
   const hist = state.history;
   const card = {
     model: { ...cfg, params: table.tensors.reduce((a, t) => a + t.size, 0) },

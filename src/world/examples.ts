@@ -17,8 +17,9 @@ import {
   solveResponse,
   teachPrompt,
   teachResponse,
-  varyPrompt,
+  varyPromptFor,
   varyResponse,
+  type VariantContext,
 } from './roles';
 import { randInt, type Rng } from './rng';
 import type { Role } from './tokenizer';
@@ -37,14 +38,31 @@ type Spec = Required<DifficultySpec>;
 type Draft = { example: Omit<Example, 'role'>; problems: string[] } | null;
 
 /**
+ * Choices of an example's format. Unset, a vary example shows the solution alone two times in
+ * three and the problem with it otherwise (SvS's format and its ablation, so a base serves both).
+ */
+export interface ExampleOptions {
+  varyContext?: VariantContext;
+}
+
+/** Share of vary examples in the solution-only format when `varyContext` is unset. */
+export const SOLUTION_ONLY_SHARE = 2 / 3;
+
+/**
+ * Earlier proposals a propose example shows after its target: 0..TTSP's default
+ * `contextProblems` (3), as many as fit the prompt, so the base has seen the context the loop builds.
+ */
+export const PROPOSE_EARLIER_MAX = 3;
+
+/**
  * One gold example of `role` at `difficulty` (the operation count of its main problem; for
  * challenge, documents get ops + 2 statements). Deterministic for a given rng state; never
  * uses a held-out problem; always fits the role's token limits.
  */
-export function sampleExample(rng: Rng, role: Role, difficulty: Difficulty): Example {
+export function sampleExample(rng: Rng, role: Role, difficulty: Difficulty, opts: ExampleOptions = {}): Example {
   const spec = resolveDifficulty(difficulty);
   for (let attempt = 0; attempt < 200; attempt++) {
-    const draft = DRAFTERS[role](rng, spec);
+    const draft = DRAFTERS[role](rng, spec, opts);
     if (draft && acceptable(role, draft)) return { role, ...draft.example };
   }
   throw new Error(`sampleExample: no ${role} example fits the limits at ${JSON.stringify(spec)}`);
@@ -66,17 +84,18 @@ function trainingProblem(rng: Rng, spec: Spec): Problem {
   throw new Error(`sampleExample: every problem drawn at ${JSON.stringify(spec)} is held out or too long`);
 }
 
-const DRAFTERS: Readonly<Record<Role, (rng: Rng, spec: Spec) => Draft>> = {
+const DRAFTERS: Readonly<Record<Role, (rng: Rng, spec: Spec, opts: ExampleOptions) => Draft>> = {
   solve(rng, spec) {
     const p = trainingProblem(rng, spec);
     return { example: { prompt: solvePrompt(p.text), response: solveResponse(p.solution) }, problems: [p.text] };
   },
 
-  vary(rng, spec) {
+  vary(rng, spec, opts) {
+    const context = opts.varyContext ?? (rng() < SOLUTION_ONLY_SHARE ? 'solution' : 'problem+solution');
     const p = trainingProblem(rng, spec);
     const v = goldVariant(rng, p, spec);
     if (!v) return null;
-    return { example: { prompt: varyPrompt(p.text, p.solution), response: varyResponse(v.text) }, problems: [p.text, v.text] };
+    return { example: { prompt: varyPromptFor(context, p.text, p.solution), response: varyResponse(v.text) }, problems: [p.text, v.text] };
   },
 
   challenge(rng, spec) {
@@ -99,7 +118,7 @@ const DRAFTERS: Readonly<Record<Role, (rng: Rng, spec: Spec) => Draft>> = {
   propose(rng, spec) {
     const target = trainingProblem(rng, spec);
     const earlier: string[] = [];
-    for (let i = randInt(rng, 0, 2); i > 0; i--) {
+    for (let i = randInt(rng, 0, PROPOSE_EARLIER_MAX); i > 0; i--) {
       const e = relatedProblem(rng, target, spec, earlier);
       if (e) earlier.push(e.text);
     }

@@ -97,6 +97,10 @@ export {
   solveResponse,
   parseSolve,
   varyPrompt,
+  varyPromptWithProblem,
+  varyPromptFor,
+  VARIANT_CONTEXTS,
+  type VariantContext,
   varyResponse,
   parseVary,
   challengePrompt,
@@ -112,5 +116,5 @@ export {
   type RoleParse,
   type ParsedProblem,
 } from './roles';
-export { sampleExample, type Example } from './examples';
+export { sampleExample, SOLUTION_ONLY_SHARE, PROPOSE_EARLIER_MAX, type Example, type ExampleOptions } from './examples';
 export { listSets, loadSet, isHeldOut, splitTargets, type SetInfo } from './datasets';

@@ -2,7 +2,8 @@
 // supervised pretraining) and a parser of model output that never throws:
 //
 //   solve      <bos><solve>(7+5)*3-4=             → 7+5=12;12*3=36;36-4=32;#32<eos>
-//   vary       <bos><vary>PROBLEM=TRACE<sep>      → a new problem with the same answer<eos>
+//   vary       <bos><vary>TRACE<sep>              → a new problem with the same answer<eos>
+//              (ablation: <bos><vary>PROBLEM=TRACE<sep>, see VariantContext)
 //   challenge  <bos><challenge>WORKED-DOC<sep>    → QUESTION#GOLD<eos>
 //   teach      <bos><teach>PROBLEM<sep>           → NEW-PROBLEM<c:tag>…(at most 3)<eos>
 //   propose    <bos><propose>TARGET<sep>(EARLIER<sep>)*  → PROBLEM=TRACE<eos>
@@ -105,9 +106,24 @@ export function parseSolve(text: string): RoleParse<{ answer: number }> {
 
 // ---- vary (SvS) -------------------------------------------------------------------------
 
-/** The problem and a correct solution of it (the policy's own response in SvS). */
-export const varyPrompt = (problemText: string, solution: string): number[] =>
+/**
+ * What a vary prompt shows. `solution` is SvS's format: "each solution y_i serves as context",
+ * and the released prompt holds only the response (conditioning on the problem invites
+ * rephrasings of it). `problem+solution` is the ablation: the problem, then its solution.
+ */
+export const VARIANT_CONTEXTS = ['solution', 'problem+solution'] as const;
+export type VariantContext = (typeof VARIANT_CONTEXTS)[number];
+
+/** A correct solution alone (the policy's own response in SvS): `<bos><vary>TRACE<sep>`. */
+export const varyPrompt = (solution: string): number[] => prompt('vary', solution, [SEP]);
+
+/** The ablation's prompt: the problem and its solution, `<bos><vary>PROBLEM=TRACE<sep>`. */
+export const varyPromptWithProblem = (problemText: string, solution: string): number[] =>
   prompt('vary', `${problemText}=${solution}`, [SEP]);
+
+/** The vary prompt of `context`; the problem text is read only for `problem+solution`. */
+export const varyPromptFor = (context: VariantContext, problemText: string, solution: string): number[] =>
+  context === 'solution' ? varyPrompt(solution) : varyPromptWithProblem(problemText, solution);
 
 export const varyResponse = (variantText: string): number[] => response(variantText);
 

@@ -18,10 +18,14 @@ import {
   proposePrompt,
   readProblem,
   ROLE_LIMITS,
+  VARIANT_CONTEXTS,
+  varyPrompt,
+  varyPromptFor,
+  varyPromptWithProblem,
   type ParseFailure,
   type RoleParse,
 } from '../../src/world/roles';
-import { BOS, decode, encode, EOS, responseText, ROLE_TOKEN, ROLES, VOCAB_SIZE, type Role } from '../../src/world/tokenizer';
+import { BOS, decode, encode, EOS, responseText, ROLE_TOKEN, ROLES, SEP, VOCAB_SIZE, type Role } from '../../src/world/tokenizer';
 
 const PARSERS: Record<Role, (text: string) => RoleParse<unknown>> = {
   solve: parseSolve,
@@ -54,11 +58,15 @@ function semanticFaults(role: Role, parts: string[], text: string): string[] {
       break;
     }
     case 'vary': {
-      const source = okValue(readProblem(parts[0].split('=')[0]), parts[0]);
+      // `PROBLEM=TRACE` (the ablation's format) has two '=' in its first step, `TRACE` (SvS's) one
+      const withProblem = parts[0].split(';')[0].split('=').length === 3;
+      const trace = withProblem ? parts[0].slice(parts[0].indexOf('=') + 1) : parts[0];
+      const value = Number(trace.slice(trace.lastIndexOf('#') + 1));
       const { problem } = okValue(parseVary(text), text);
-      check(problem.oracleValue === source.oracleValue, 'variant changes the answer');
-      check(problem.text !== source.text && problem.expr.kind === 'op', 'variant is the source or a bare number');
-      const steps = parts[0].slice(parts[0].indexOf('=') + 1).split(';');
+      check(problem.oracleValue === value, 'variant changes the answer');
+      check(problem.expr.kind === 'op', 'variant is a bare number');
+      if (withProblem) check(problem.text !== okValue(readProblem(parts[0].split('=')[0]), parts[0]).text, 'variant is the source');
+      const steps = trace.split(';');
       check(steps.length < 2 || problem.text !== steps[steps.length - 2].split('=')[0], 'variant is the trivial last step');
       break;
     }
@@ -282,5 +290,38 @@ describe('world roles: parsers', () => {
     expect(parts.slice(1)).toEqual(earlier.slice(0, parts.length - 1));
     expect(parts.length).toBeLessThan(earlier.length + 1);
     expect(() => proposePrompt('1+'.repeat(40) + '1', [])).toThrow(/does not fit/);
+  });
+});
+
+describe('world roles: the vary prompt (SvS conditions on the solution alone)', () => {
+  const trace = '7+5=12;12*3=36;#36';
+  it('varyPrompt(s) is <bos><vary>s<sep>, without the problem', () => {
+    expect(varyPrompt(trace)).toEqual([BOS, ROLE_TOKEN.vary, ...encode(trace), SEP]);
+    expect(varyPromptFor('solution', '(7+5)*3', trace)).toEqual(varyPrompt(trace));
+  });
+  it('the ablation shows the problem before its solution', () => {
+    expect(varyPromptWithProblem('(7+5)*3', trace)).toEqual([BOS, ROLE_TOKEN.vary, ...encode(`(7+5)*3=${trace}`), SEP]);
+    expect(varyPromptFor('problem+solution', '(7+5)*3', trace)).toEqual(varyPromptWithProblem('(7+5)*3', trace));
+  });
+  it('pretraining draws both formats, the solution alone about two times in three', () => {
+    const rng = makeRng(5);
+    let solutionOnly = 0;
+    const n = 600;
+    for (let i = 0; i < n; i++) {
+      const part = decode(sampleExample(rng, 'vary', 1 + (i % 3)).prompt.slice(2, -1));
+      if (part.split(';')[0].split('=').length === 2) solutionOnly++;
+    }
+    expect(solutionOnly / n).toBeGreaterThan(0.58);
+    expect(solutionOnly / n).toBeLessThan(0.75);
+    for (const varyContext of VARIANT_CONTEXTS) {
+      const ex = sampleExample(makeRng(9), 'vary', 2, { varyContext });
+      expect(decode(ex.prompt.slice(2, -1)).split(';')[0].split('=').length).toBe(varyContext === 'solution' ? 2 : 3);
+    }
+  });
+  it('propose examples show 0 to 3 earlier problems (TTSP shows up to contextProblems = 3)', () => {
+    const rng = makeRng(11);
+    const counts = new Set<number>();
+    for (let i = 0; i < 400; i++) counts.add(sampleExample(rng, 'propose', 1 + (i % 3)).prompt.filter((t) => t === SEP).length - 1);
+    expect([...counts].sort()).toEqual([0, 1, 2, 3]);
   });
 });

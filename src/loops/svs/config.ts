@@ -3,7 +3,7 @@
 // paper's value as its default; presets; a validator that names the field to change.
 import { defaultsOf, num, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
-import { ROLE_LIMITS } from '../../world/index';
+import { ROLE_LIMITS, VARIANT_CONTEXTS, type VariantContext } from '../../world/index';
 import { BASE_FIELDS, checkSet, checkSetSize, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
 
@@ -19,6 +19,7 @@ export interface SvsConfig extends BaseLoopConfig {
   variantAccLow: number;
   variantAccHigh: number;
   variantReward: VariantReward;
+  variantContext: VariantContext;
   noChallenging: NoChallengingPolicy;
   maxSynthesisSources: number | null;
   maxNewTokens: number;
@@ -42,6 +43,10 @@ const OWN_FIELDS: FieldSpecs<Omit<SvsConfig, keyof BaseLoopConfig>> = {
     default: 'shaped', type: { kind: 'enum', choices: ['shaped', 'naive'] }, paper: 'shaped',
     help: 'shaped: R_v = 1 iff p̂ is in the band (the paper); naive: R_v = 1 iff p̂ > 0, the ablation the policy hacks by leaking the answer into its variants',
   },
+  variantContext: {
+    default: 'solution', type: { kind: 'enum', choices: VARIANT_CONTEXTS }, paper: 'solution',
+    help: 'what the vary prompt shows: solution, the correct solution alone (the paper: "each solution serves as context"; its released prompt holds only the response); problem+solution, the original problem before it (the ablation: variants then tend to rephrase the problem). The shipped bases are pretrained on both',
+  },
   noChallenging: {
     default: 'oqa', type: { kind: 'enum', choices: ['oqa', 'skip'] }, paper: 'oqa (Algorithm 1, LOOPS.md); skip (the released code)',
     help: 'a step with no challenging problem: oqa trains on the kept original groups only; skip makes no update that step, as the released code does',
@@ -58,7 +63,7 @@ export const SVS_FIELDS: FieldSpecs<Omit<SvsConfig, 'rl'>> = {
   seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps, tokenBudget: BASE_FIELDS.tokenBudget,
   problemsPerStep: OWN_FIELDS.problemsPerStep, groupSize: OWN_FIELDS.groupSize, variantsPerSolution: OWN_FIELDS.variantsPerSolution,
   accLow: OWN_FIELDS.accLow, accHigh: OWN_FIELDS.accHigh, variantAccLow: OWN_FIELDS.variantAccLow, variantAccHigh: OWN_FIELDS.variantAccHigh,
-  variantReward: OWN_FIELDS.variantReward, noChallenging: OWN_FIELDS.noChallenging, maxSynthesisSources: OWN_FIELDS.maxSynthesisSources,
+  variantReward: OWN_FIELDS.variantReward, variantContext: OWN_FIELDS.variantContext, noChallenging: OWN_FIELDS.noChallenging, maxSynthesisSources: OWN_FIELDS.maxSynthesisSources,
   maxNewTokens: OWN_FIELDS.maxNewTokens, maxVariantTokens: OWN_FIELDS.maxVariantTokens, topP: OWN_FIELDS.topP,
   lr: BASE_FIELDS.lr, weightDecay: BASE_FIELDS.weightDecay,
   trainSet: OWN_FIELDS.trainSet, trainProblems: OWN_FIELDS.trainProblems,
@@ -78,6 +83,11 @@ export const SVS_PRESETS: Readonly<Record<string, LoopPreset<SvsConfig>>> = {
     title: 'lab (a few minutes here)',
     note: 'sized for a CPU adapter: 6 problems a step, variants from at most 3 solutions, 20 steps, a 16 × 8 evaluation every 10 steps',
     config: { problemsPerStep: 6, maxSynthesisSources: 3, steps: 20, evalProblems: 16, evalN: 8 },
+  },
+  with_problem: {
+    title: 'ablation: variants from problem and solution',
+    note: 'the vary prompt shows the original problem before its solution (the paper argues against it: such variants rephrase the problem, so their diversity is not guaranteed)',
+    config: { variantContext: 'problem+solution' },
   },
   naive: {
     title: 'ablation: naive variant reward',

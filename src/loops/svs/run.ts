@@ -16,7 +16,7 @@ import { answerOf } from '../../eval/score';
 import type { Rollout } from '../../rl/rollout';
 import type { Trajectory } from '../../rl/trajectory';
 import { countedRng, type CountedRng } from '../../util/rng';
-import { EOS, loadSet, promptFits, readProblem, responseText, solvePrompt, varyPrompt } from '../../world/index';
+import { EOS, loadSet, promptFits, readProblem, responseText, solvePrompt, varyPromptFor } from '../../world/index';
 import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine, RewardFn } from '../engine';
@@ -90,13 +90,13 @@ class SvsRun {
     let tooLong = 0;
     for (const t of oqa) {
       if (!challenging[t.groupId] || t.reward !== 1) continue;
-      if (!promptFits('vary', varyPrompt(problems[t.groupId].text, t.text))) tooLong++;
+      if (!promptFits('vary', varyPromptFor(c.variantContext, problems[t.groupId].text, t.text))) tooLong++;
       else sources.push({ problem: t.groupId, solution: t.text });
     }
     if (c.maxSynthesisSources !== null) sources = sources.slice(0, c.maxSynthesisSources);
     // ---- VPS: variants from each source
     const vps = sources.length === 0 ? [] : await this.engine.rollout(
-      sources.map((s) => ({ prompt: varyPrompt(problems[s.problem].text, s.solution), payload: 0 })),
+      sources.map((s) => ({ prompt: varyPromptFor(c.variantContext, problems[s.problem].text, s.solution), payload: 0 })),
       { groupSize: c.variantsPerSolution, role: 'vary', dataType: 'vps', groupIdBase: 0, ...this.sampling(c, step, 1, c.maxVariantTokens) },
       (_x, response) => ({ reward: 0, text: responseText(response).text }),
     );
