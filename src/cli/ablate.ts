@@ -239,7 +239,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
         const k = r.split('@')[0];
         if (Number.isFinite(e.metrics[k]) && e.step <= (upToOf(r) ?? Infinity)) (seen[r] ??= []).push(e.metrics[k]);
       }
-      process.stderr.write(`seed ${seed} step ${e.step} reward ${e.metrics.reward?.toFixed(3)} entropy ${e.metrics.entropy?.toFixed(3)} tokens ${tokens}${budget ? `/${budget.get(seed)}` : ''} (${e.seconds.toFixed(1)} s)\n`);
+      process.stderr.write(`seed ${seed} step ${e.step} reward ${e.metrics.reward?.toFixed(3)} entropy ${e.metrics['entropy/solve']?.toFixed(3)} tokens ${tokens}${budget ? `/${budget.get(seed)}` : ''} (${e.seconds.toFixed(1)} s)\n`);
       if (budget && tokens >= (budget.get(seed) as number)) runs.stopRun(runId);
     });
     if (status.state === 'failed') throw new Error(`seed ${seed}: the run failed at step ${status.step}: ${status.error}`);

@@ -49,7 +49,7 @@ async function readConfigFile(path: string): Promise<Record<string, unknown>> {
 /** The step's headline numbers, those the loop reports of reward, entropy and length. */
 function progress(e: LoopEvent, steps: number): string | null {
   const num = (v: number | undefined, d = 3) => (v === undefined ? '–' : v.toFixed(d));
-  if (e.type === 'step') return `step ${e.step}/${steps} reward ${num(e.metrics.reward)} entropy ${num(e.metrics.entropy)} len ${num(e.metrics['completions/mean_length'], 1)} (${e.seconds.toFixed(1)} s)`;
+  if (e.type === 'step') return `step ${e.step}/${steps} reward ${num(e.metrics.reward)} entropy ${num(e.metrics['entropy/solve'])} len ${num(e.metrics['completions/mean_length'], 1)} (${e.seconds.toFixed(1)} s)`;
   if (e.type === 'eval') return `eval @${e.step} on ${e.set}: pass@1 ${e.passAtK['1'].toFixed(3)} entropy ${e.meanEntropy.toFixed(3)}`;
   return null;
 }

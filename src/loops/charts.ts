@@ -7,11 +7,18 @@ export const REWARD_CHART: MetricChartSpec = {
   note: 'Mean reward of the step\'s sampled responses: 1 when the final answer is right. The signal RL climbs; it should rise.',
 };
 
+/** The pooled sampling entropy: every token a step sampled, all roles (a loop of one role draws it equal to entropy/solve). */
+export const ENTROPY_ALL_CHART: MetricChartSpec = {
+  id: 'entropy-all', key: 'entropy/all', title: 'Entropy of every sampled token (nats per token)', yLabel: 'nats / token', optional: true,
+  note: 'The sampling entropy averaged over every response token the step sampled, all roles pooled (writing variants, questions, problems and proposals included): what veRL logs as actor/entropy over a mixed batch, so what the SvS paper plots. It differs between loops partly by construction; compare loops on entropy while solving.',
+};
+
 export const CORE_CHARTS: readonly MetricChartSpec[] = [
   {
-    id: 'entropy', key: 'entropy', title: 'Policy entropy (nats per token)', yLabel: 'nats / token',
-    note: 'How unsure the policy is at each sampled token (the temperature-scaled distribution, every rollout of the step). GRPO tends to drive it down: the policy commits and explores less, which caps pass@k for large k.',
+    id: 'entropy', key: 'entropy/solve', title: 'Policy entropy while solving (nats per token)', yLabel: 'nats / token',
+    note: 'How unsure the policy is at each sampled token of its answers to problems (the temperature-scaled distribution): the solving tokens only, in every loop (GRPO\'s and DATPO\'s answers, SvS\'s originals and variants, SPICE\'s reasoner, OpenSIR\'s students, TTSP\'s solver), so loops compare on the same tokens. GRPO tends to drive it down: the policy commits and explores less, which caps pass@k for large k. The entropy of every token a step sampled, all roles pooled (what veRL logs as actor/entropy over a mixed batch), is entropy/all.',
   },
+  ENTROPY_ALL_CHART,
   {
     id: 'length', key: 'completions/mean_length', title: 'Response length (tokens)', yLabel: 'tokens',
     note: 'Mean length of the sampled responses, end token included. Step traces grow with problem size; a collapse or a run to the limit is a warning.',
@@ -28,7 +35,7 @@ export const CORE_CHARTS: readonly MetricChartSpec[] = [
   },
   {
     id: 'filtered', key: 'frac_reward_zero_std', title: 'Groups with no signal', unit: true,
-    note: 'Share of groups whose rewards are all equal (all wrong or all right): their advantages are 0, so they teach nothing. DAPO filters them.',
+    note: 'Share of the step\'s solving groups whose rewards are all equal (all wrong or all right), measured before any keep rule of the loop: their advantages are 0, so they teach nothing. DAPO filters them.',
   },
   {
     id: 'genbatches', key: 'gen_batches', title: 'Generation batches per step', optional: true, yLabel: 'batches',

@@ -34,7 +34,7 @@ export function runSummary(d: RunData): RunSummary {
     steps: d.step.length,
     seconds: d.seconds.filter(Number.isFinite).reduce((s, x) => s + x, 0),
     reward: ends(d.series.reward),
-    entropy: ends(d.series.entropy),
+    entropy: ends(d.series['entropy/solve']),
     pass1: two && first.passAtK['1'] !== undefined && last.passAtK['1'] !== undefined ? { from: first.passAtK['1'], to: last.passAtK['1'], fromStep: first.step, toStep: last.step } : null,
     passMax: two && kMax !== undefined && kMax !== '1' && first.passAtK[kMax] !== undefined ? { k: kMax, from: first.passAtK[kMax], to: last.passAtK[kMax] } : null,
   };

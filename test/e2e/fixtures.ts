@@ -13,7 +13,7 @@ export function runJson(seed = 9, opts: { lr?: number[]; evalSteps?: number[] } 
   const evalSteps = opts.evalSteps ?? [0, 3];
   const evalAt = (step: number, p: number) => ({ type: 'eval' as const, step, set: 'eval-mixed', passAtK: { '1': p, '2': p + 0.1, '4': p + 0.2 }, avgAtK: { '1': p }, majAtK: { '1': p }, meanEntropy: 1.2, meanLength: 10, histogram: [3, 1, 0, 1] });
   const data = appendChunk(EMPTY_RUN_DATA, {
-    step: [1, 2, 3], seconds: [2, 2, 2], keys: ['reward', 'entropy', 'lr'], metrics: [0.2, 1.5, lr[0], 0.35, 1.4, lr[1], 0.5, 1.3, lr[2]],
+    step: [1, 2, 3], seconds: [2, 2, 2], keys: ['reward', 'entropy/solve', 'lr'], metrics: [0.2, 1.5, lr[0], 0.35, 1.4, lr[1], 0.5, 1.3, lr[2]],
     samples: [{ type: 'samples', step: 3, samples: [{ prompt: '3+4', response: '3+4=7;#7', reward: 1, entropy: [0.4, 0.2] }] }],
     evals: evalSteps.map((step) => evalAt(step, 0.1 + step / 15)),
   });
