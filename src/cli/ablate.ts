@@ -24,6 +24,8 @@ import { createWebGpuEngine } from '../engines/webgpu';
 import { haltOf, stopOnHalt } from './halts';
 import { passAtK } from '../metrics/passk';
 import { loadSet } from '../world/index';
+import { ABLATION_FORMAT, ABLATION_VERSION, type SweepSeries } from '../explore/format';
+import { SeriesRecorder } from '../explore/series';
 
 type EvalEvent = Extract<LoopEvent, { type: 'eval' }>;
 
@@ -38,6 +40,10 @@ export interface SeedResult {
   report: Record<string, number>;
   /** why the run stopped itself before its end (a rejected or non-finite step), if it did */
   halted?: string;
+  /** every step's metrics (format version 2; docs/sweep-format.md) */
+  series?: SweepSeries;
+  /** every evaluation of the run, the start and end ones included */
+  evals?: EvalEvent[];
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
@@ -226,6 +232,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     const evals: EvalEvent[] = [];
     // every reported metric's values by step; summarised per `--report` entry at the end
     const seen: Record<string, number[]> = {};
+    const series = new SeriesRecorder();
     let tokens = 0, steps = 0;
     let done: Extract<LoopEvent, { type: 'done' }> | null = null;
     const t0 = Date.now();
@@ -235,6 +242,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
       if (e.type !== 'step') return;
       steps = e.step;
       tokens += e.metrics['tokens/generated'] ?? 0;
+      series.add(e.step, e.seconds, tokens, e.metrics);
       for (const r of report) {
         const k = r.split('@')[0];
         if (Number.isFinite(e.metrics[k]) && e.step <= (upToOf(r) ?? Infinity)) (seen[r] ??= []).push(e.metrics[k]);
@@ -250,9 +258,9 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     if (budget && tokens < (budget.get(seed) as number)) process.stderr.write(`seed ${seed}: --steps ${f.steps} ran out at ${tokens} of ${budget.get(seed)} tokens; raise --steps\n`);
     const halted = haltOf(status) ?? undefined;
     if (halted) process.stderr.write(`seed ${seed}: ${halted}; its row says so\n`);
-    results.push({ seed, start: evals[0], end, steps, generatedTokens: tokens, seconds: (Date.now() - t0) / 1000, report: Object.fromEntries(report.map((k) => [k, summarise(k, seen[k] ?? [])])), ...(halted ? { halted } : {}) });
+    results.push({ seed, start: evals[0], end, steps, generatedTokens: tokens, seconds: (Date.now() - t0) / 1000, report: Object.fromEntries(report.map((k) => [k, summarise(k, seen[k] ?? [])])), ...(halted ? { halted } : {}), series: series.toJSON(), evals: end === evals[evals.length - 1] ? evals : [...evals, end] });
     // each seed's result is kept as soon as it is done: a long ablation cut short keeps its finished seeds
-    if (f.json) await writeFile(f.json, JSON.stringify({ loop: f.loop, base: ckptDir, config: configOf(seeds[0]), partial: results.length < seeds.length, results }, null, 1));
+    if (f.json) await writeFile(f.json, JSON.stringify({ format: ABLATION_FORMAT, version: ABLATION_VERSION, loop: f.loop, base: ckptDir, config: configOf(seeds[0]), partial: results.length < seeds.length, results }, null, 1));
   }
   gpu.destroy();
   const ks = Object.keys(results[0].start.passAtK).map(Number).sort((a, b) => a - b);
@@ -260,7 +268,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
   const budgetText = f['match-tokens'] ? ` --match-tokens ${f['match-tokens']}` : f['token-budget'] ? ` --token-budget ${f['token-budget']}` : '';
   const cmd = `npm run ablate -- --loop ${f.loop} --seeds ${f.seeds} --steps ${f.steps} --eval-n ${f['eval-n']} --eval-problems ${f['eval-problems']}${f.ckpt ? ` --ckpt ${f.ckpt}` : ` --preset ${f.preset}`}${f.config ? ` --config ${f.config}` : ''}${f.target ? ` --target ${f.target}` : ''}${budgetText}${report.length ? ` --report ${report.join(',')}` : ''}`;
   process.stdout.write(md + '\n');
-  if (f.json) await writeFile(f.json, JSON.stringify({ command: cmd, loop: f.loop, base: ckptDir, config: configOf(seeds[0]), partial: false, results }, null, 1));
+  if (f.json) await writeFile(f.json, JSON.stringify({ format: ABLATION_FORMAT, version: ABLATION_VERSION, command: cmd, loop: f.loop, base: ckptDir, config: configOf(seeds[0]), partial: false, results }, null, 1));
   if (f.markdown) {
     const when = new Date().toISOString().slice(0, 10);
     const body = [`## ${f.loop} from ${ckptDir} (${when})`, '', '```sh', cmd, '```', '', `Adapter: ${gpu.adapterName}; held-out set ${results[0].start.set}, ${f['eval-problems']} problems × ${f['eval-n']} samples; ${results.map((r) => `seed ${r.seed}: ${r.steps} steps, ${r.seconds.toFixed(0)} s`).join('; ')}.`, '', md, ''];
