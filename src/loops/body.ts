@@ -14,9 +14,18 @@ export interface StepResult {
   records?: CurriculumRecord[];
 }
 
+/** What the driver tells a step about the run around it. */
+export interface StepContext {
+  /**
+   * Whether this step is the run's last, given the tokens it generated (its `tokens/generated`):
+   * step == steps, or those tokens bring the run to its tokenBudget (the driver stops after it).
+   */
+  last(generated: number): boolean;
+}
+
 export interface LoopRun<C extends BaseLoopConfig> {
-  /** Step `step` (1-based) under config `c` (live changes applied). */
-  step(step: number, c: C): Promise<StepResult>;
+  /** Step `step` (1-based) under config `c` (live changes applied); `ctx` is absent outside the driver. */
+  step(step: number, c: C, ctx?: StepContext): Promise<StepResult>;
   /** The state to resume from after the last completed step, as plain JSON (null: none). */
   state(): unknown;
 }

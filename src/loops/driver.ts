@@ -75,6 +75,11 @@ export function evalDue(c: Pick<BaseLoopConfig, 'steps' | 'evalEvery'>, step: nu
   return (c.evalEvery > 0 && step % c.evalEvery === 0) || step === c.steps;
 }
 
+/** True when `spent` generated tokens reach the run's token budget (0 = no budget). */
+export function budgetReached(c: Pick<BaseLoopConfig, 'tokenBudget'>, spent: number): boolean {
+  return c.tokenBudget > 0 && spent >= c.tokenBudget;
+}
+
 /** Applies live changes; returns the config they produce, validated by the loop's own validator. */
 export function applyKnobs<C extends BaseLoopConfig>(validate: (obj: unknown, where?: string) => C, c: C, k: Partial<LiveKnobs>): C {
   const { lr, ...rl } = k;
@@ -145,10 +150,12 @@ export async function* driveLoop<C extends BaseLoopConfig>(def: LoopDefinition<C
     }
     yield { type: 'phase', step, phase: 'step', detail: '' };
     const t0 = performance.now();
-    const r = await run.step(step, c);
+    // a body that does something after its last step (TTSP's target evaluation) asks with its own token count
+    const before = spent, at = step, cc = c;
+    const r = await run.step(step, c, { last: (generated) => at === cc.steps || budgetReached(cc, before + generated) });
     yield { type: 'step', step, seconds: (performance.now() - t0) / 1000, metrics: { ...r.metrics, ...knobMetrics(c) } };
     spent += r.metrics['tokens/generated'] ?? 0;
-    spentOut = c.tokenBudget > 0 && spent >= c.tokenBudget;
+    spentOut = budgetReached(c, spent);
     if (c.samplesPerStep > 0 && r.samples?.length) yield { type: 'samples', step, samples: r.samples.slice(0, c.samplesPerStep) };
     if (r.records?.length) yield { type: 'records', step, records: r.records };
     if (evalDue(c, step) || spentOut) {

@@ -3,7 +3,10 @@
 // from the solver pass rate (invalid → invalidReward), the replay buffer (drawn, re-answered,
 // kept iff 0 < p < 1), two updates (proposer, then solver) each of one role, the target's
 // evaluation (the frozen base once, the solver every M steps and after the last), and the
-// answer-only gate ablation. Also the config's checks, shipped targets, and adapter starts.
+// answer-only gate ablation; the oracle diagnostics (proposals equal in value to the target or
+// containing it, relatedness against its baseline, the frozen base's pass rate on the fresh
+// problems), the target evaluated at a token-budget stop, the entropies and zero-signal groups.
+// Also the config's checks, shipped targets, and adapter starts.
 import { describe, expect, it } from 'vitest';
 import { scriptedEngine, type Script } from '../helpers/scriptedEngine';
 import { driveLoop } from '../../src/loops/driver';
@@ -16,6 +19,10 @@ import { frontierReward } from '../../src/loops/frontier';
 import type { EvalOptions, EvalResult } from '../../src/eval/evaluate';
 import type { LoopEvent } from '../../src/loops/events';
 import { readFileSync } from 'node:fs';
+import { relatedBaseProblems, RELATED_BASE_N } from '../../src/loops/ttsp/run';
+import { cosine } from '../../src/metrics/diversity';
+import { BOS, encode, PROPOSE_EARLIER_MAX } from '../../src/world/index';
+import type { EvalProblem } from '../../src/eval/evaluate';
 
 const TARGET = '6*(2+3)';
 
@@ -33,11 +40,14 @@ const script: Script = (prompt, role, g) => {
 function ttspEngine(s: Script) {
   const e = scriptedEngine(s);
   const targetEvals: EvalOptions[] = [];
+  const baseEvals: { problems: readonly EvalProblem[]; opts: EvalOptions }[] = [];
   e.evaluate = async (problems, opts): Promise<EvalResult> => {
-    if (problems.length === 1 && problems[0].text === TARGET) targetEvals.push(opts);
+    const target = problems.length === 1 && problems[0].text === TARGET;
+    if (target) targetEvals.push(opts);
+    else if (opts.frozenBase) baseEvals.push({ problems, opts });
     else e.evaluations.push(opts);
-    // the base solves the target 2 of 8 times, the adapted solver 5 of 8
-    const c = opts.frozenBase ? 2 : 5;
+    // the base solves the target 2 of 8 times, the adapted solver 5 of 8; the base solves a synthetic problem once
+    const c = opts.frozenBase ? (target ? 2 : 1) : 5;
     return {
       problems: problems.map((p) => ({ id: p.id, n: opts.n, c, gold: p.answer, answers: [] })), passAtK: { '1': 0 }, avgAtK: { '1': 0 },
       majAtK: { '1': 0, [String(opts.n)]: opts.frozenBase ? 0 : 1 }, histogram: { counts: [1] } as EvalResult['histogram'],
@@ -46,7 +56,7 @@ function ttspEngine(s: Script) {
   };
   const loads: unknown[] = [];
   Object.assign(e, { adapters: { names: ['proposer', 'solver'], read: async () => [], load: (s: unknown) => loads.push(s) } });
-  return { e, targetEvals, loads };
+  return { e, targetEvals, baseEvals, loads };
 }
 
 const CONFIG: Partial<TtspConfig> = {
@@ -55,13 +65,14 @@ const CONFIG: Partial<TtspConfig> = {
 };
 
 async function run(config: Partial<TtspConfig>, s: Script = script) {
-  const { e, targetEvals } = ttspEngine(s);
+  const { e, targetEvals, baseEvals } = ttspEngine(s);
   const c = validateTtspConfig(config);
   const events: LoopEvent[] = [];
   for await (const ev of driveLoop(TTSP, e, c)) events.push(ev);
   const steps = events.filter((x): x is Extract<LoopEvent, { type: 'step' }> => x.type === 'step');
   const records = events.filter((x): x is Extract<LoopEvent, { type: 'records' }> => x.type === 'records');
-  return { e, steps, records, targetEvals };
+  const checkpoints = events.filter((x): x is Extract<LoopEvent, { type: 'checkpoint' }> => x.type === 'checkpoint');
+  return { e, c, steps, records, targetEvals, baseEvals, checkpoints };
 }
 
 describe('TTSP step on scripted outcomes', () => {
@@ -134,6 +145,102 @@ describe('TTSP step on scripted outcomes', () => {
   it('refuses the CPU engine, which has no adapter sets', () => {
     const e = scriptedEngine(script);
     expect(() => TTSP.body(e, validateTtspConfig(CONFIG), null)).toThrow(/WebGPU engine/);
+  });
+});
+
+describe('TTSP oracle diagnostics, budget stop and the compared metrics', () => {
+  // with target 2*max(4,5): a proposal containing it, one of its value only, an unrelated one, nonsense
+  const EQUIV = ['max(2*max(4,5),2)=max(4,5)=5;2*5=10;max(10,2)=10;#10', '2*5=2*5=10;#10', '2+3=2+3=5;#5', 'hello'];
+  const equivScript: Script = (_prompt, role, g) => (role === 'propose' ? EQUIV[g] : '#10');
+  const EQUIV_CONFIG: Partial<TtspConfig> = { ...CONFIG, target: '2*max(4,5)', proposalsPerContext: 4, steps: 1 };
+
+  it('refuses a proposal containing the target (refuseContainsTarget, the default) or passes it, and both oracle metrics count it', async () => {
+    expect(validateTtspConfig({}).refuseContainsTarget).toBe(true);
+    const on = await run(EQUIV_CONFIG, equivScript);
+    expect(on.records[0].records.map((r) => r.verdict)).toEqual(['contains_target', 'valid', 'valid', 'unparseable']);
+    const m = on.steps[0].metrics;
+    expect(m['rejected/contains_target']).toBe(1);
+    expect(m['proposer/valid']).toBe(2 / 4);
+    // over the three proposals whose reference checks and that are new: one contains the target, two carry its value
+    expect(m['proposal/contains_target']).toBeCloseTo(1 / 3, 12);
+    expect(m['proposal/target_valued']).toBeCloseTo(2 / 3, 12);
+    // the refused proposal is never solved nor trained on by the solver
+    expect(on.e.updates[1]).toHaveLength(2 * 4);
+    const off = await run({ ...EQUIV_CONFIG, refuseContainsTarget: false }, equivScript);
+    expect(off.records[0].records.map((r) => r.verdict)).toEqual(['valid', 'valid', 'valid', 'unparseable']);
+    const mo = off.steps[0].metrics;
+    expect(mo['rejected/contains_target']).toBe(0);
+    expect(mo['proposal/contains_target']).toBeCloseTo(1 / 3, 12);
+    expect(mo['proposal/target_valued']).toBeCloseTo(2 / 3, 12);
+  });
+
+  it('reports relatedness beside its baseline of random training problems, measured once and kept in the state', async () => {
+    const picked = relatedBaseProblems(1, TARGET);
+    expect(picked).toHaveLength(RELATED_BASE_N);
+    expect(new Set(picked).size).toBe(RELATED_BASE_N);
+    expect(picked).not.toContain(TARGET);
+    expect(relatedBaseProblems(1, TARGET)).toEqual(picked);
+    expect(relatedBaseProblems(2, TARGET)).not.toEqual(picked);
+    const { e, c, steps, checkpoints } = await run({ ...CONFIG, steps: 2 });
+    const [t, ...vs] = await e.embed([TARGET, ...relatedBaseProblems(c.seed, TARGET)].map((x) => [BOS, ...encode(x)]));
+    const base = vs.reduce((a, v) => a + cosine(v, t), 0) / vs.length;
+    for (const s of steps) expect(s.metrics['proposal/related_base']).toBeCloseTo(base, 12);
+    const m1 = steps[0].metrics;
+    expect(m1['proposal/related_minus_base']).toBeCloseTo(m1['proposal/related'] - base, 12);
+    // step 2 has no valid proposal: no relatedness, the baseline still drawn
+    expect('proposal/related' in steps[1].metrics).toBe(false);
+    const state = checkpoints[checkpoints.length - 1].state as { relatedBase: number };
+    expect(state.relatedBase).toBeCloseTo(base, 12);
+    // a resumed run reads the baseline from its state
+    const e2 = ttspEngine(script).e;
+    e2.configure({ rl: c.rl, lr: c.lr, weightDecay: c.weightDecay, maxNewTokens: c.maxNewTokens });
+    const resumed = TTSP.body(e2, c, { step: 1, state: { ...state, relatedBase: 0.125 } });
+    expect((await resumed.step(2, c)).metrics['proposal/related_base']).toBe(0.125);
+  });
+
+  it('evaluates the target at the step that reaches the token budget', async () => {
+    const free = await run({ ...CONFIG, steps: 3, targetEvalEvery: 5 });
+    const spent = free.steps.map((s) => s.metrics['tokens/generated']);
+    const budget = spent[0] + spent[1] + spent[2];
+    expect(budget).toBeGreaterThan(spent[0] + spent[1]);
+    const { steps } = await run({ ...CONFIG, steps: 10, targetEvalEvery: 5, tokenBudget: budget });
+    expect(steps.map((s) => s.step)).toEqual([1, 2, 3]);
+    expect(steps.map((s) => 'target/mean' in s.metrics)).toEqual([false, false, true]);
+    expect(steps[2].metrics['target/mean']).toBe(5 / 8);
+  });
+
+  it('measures the frozen base on the step\'s fresh valid problems, G_S attempts each, graded against their references', async () => {
+    const { steps, baseEvals } = await run(CONFIG);
+    expect(baseEvals).toHaveLength(1);
+    expect(baseEvals[0].problems.map((p) => [p.text, p.answer])).toEqual([['2+3', 5], ['7-1', 6], ['9-1', 8]]);
+    expect(baseEvals[0].opts).toMatchObject({ n: 4, frozenBase: true, maxNew: validateTtspConfig(CONFIG).maxNewTokens });
+    expect(steps[0].metrics['synthetic/base_pass_rate']).toBe(1 / 4);
+    expect(steps[0].metrics.reward).toBe(0.5);
+    // no fresh valid problem at steps 2 and 3: nothing to measure
+    expect(steps.slice(1).map((s) => 'synthetic/base_pass_rate' in s.metrics)).toEqual([false, false]);
+    const off = await run({ ...CONFIG, basePassRate: false });
+    expect(off.baseEvals).toHaveLength(0);
+    expect('synthetic/base_pass_rate' in off.steps[0].metrics).toBe(false);
+  });
+
+  it('logs the solving entropy and the pooled one (no bare entropy), and zero-signal solver groups before the replay\'s keep rule', async () => {
+    const { steps } = await run(CONFIG);
+    for (const s of steps) {
+      expect('entropy' in s.metrics).toBe(false);
+      expect(s.metrics['entropy/all']).toBe(0.5);
+    }
+    expect(steps[0].metrics['entropy/solve']).toBe(0.5);
+    // step 1: 2+3 half right, 7-1 always, 9-1 never; the proposer's one group has spread rewards
+    expect(steps[0].metrics.frac_reward_zero_std).toBeCloseTo(2 / 3, 12);
+    expect(steps[0].metrics['frac_reward_zero_std/propose']).toBe(0);
+    // step 2: only replayed groups, counted whether or not the keep rule trains them
+    const m2 = steps[1].metrics;
+    expect(m2.frac_reward_zero_std).toBeCloseTo(1 - m2['replay/kept'] / m2['replay/drawn'], 12);
+  });
+
+  it('defaults contextProblems to the most earlier problems pretraining showed', () => {
+    expect(validateTtspConfig({}).contextProblems).toBe(PROPOSE_EARLIER_MAX);
+    expect(TTSP.spec.fields.contextProblems.help).toMatch(new RegExp(`0 to ${PROPOSE_EARLIER_MAX} earlier problems`));
   });
 });
 

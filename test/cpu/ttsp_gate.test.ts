@@ -1,10 +1,17 @@
 // TTSP's validity gate and replay buffer (LOOPS.md §6), groundwork for the loop: crafted proposals
 // land in their categories (valid, cut at the limit, unparseable, a reference that does not check
 // step by step, a stated answer the steps do not reach, a duplicate of an earlier problem or the
-// target), counts cover every category, and the buffer draws distinct entries, keeps a replayed
+// target, a proposal containing the target), counts cover every category, and the buffer draws distinct entries, keeps a replayed
 // problem only at 0 < p < 1, and round-trips as a run's state.
 import { describe, expect, it } from 'vitest';
-import { gate, keepReplayed, problemForm, ReplayBuffer, verdictCounts } from '../../src/loops/ttsp/gate';
+import { containsTarget, gate, keepReplayed, problemForm, ReplayBuffer, verdictCounts } from '../../src/loops/ttsp/gate';
+import { readProblem } from '../../src/world/index';
+
+const expr = (text: string) => {
+  const p = readProblem(text);
+  if (!p.ok) throw new Error(`${text}: ${p.reason}`);
+  return p.value.expr;
+};
 
 describe('TTSP validity gate', () => {
   const seen = new Set([problemForm('9-2') as string]);
@@ -35,8 +42,34 @@ describe('TTSP validity gate', () => {
     expect(problemForm('hello')).toBeNull();
   });
 
+  it('finds the target inside a problem up to the order of commutative operands, not a rewrite of its value', () => {
+    const t = expr('2*max(4,5)');
+    for (const inside of ['max(2*max(4,5),2)', '2*max(4,5)', 'max(5,4)*2', '3*max(5,4)*2', '(2*3)*max(4,5)', '9-2*max(4,5)', 'mod(max(4,5)*2+1,7)']) expect(containsTarget(expr(inside), t), inside).toBe(true);
+    // same value (10) or a part of the target only: not the target
+    for (const outside of ['2*5', '(1+1)*max(4,5)', 'max(4,5)+max(4,5)', 'max(4,5)', '2*max(4,6)', '2+max(4,5)', 'max(2*4,5)']) expect(containsTarget(expr(outside), t), outside).toBe(false);
+    // a target that is no chain: a subtree of the same form
+    expect(containsTarget(expr('max(9-2,1)'), expr('9-2'))).toBe(true);
+    expect(containsTarget(expr('max(2-9,1)'), expr('9-2'))).toBe(false);
+    expect(containsTarget(expr('max(max(4,5),4)'), expr('max(4,4)'))).toBe(true);
+    expect(containsTarget(expr('max(4,5)'), expr('max(4,4)'))).toBe(false);
+  });
+
+  it('refuses a proposal containing the target as contains_target when asked, in both gate modes, after the duplicate check', () => {
+    const target = expr('2*max(4,5)');
+    const seenT = new Set([problemForm('2*max(4,5)') as string]);
+    const proposal = 'max(2*max(4,5),2)=max(4,5)=5;2*5=10;max(10,2)=10;#10';
+    expect(gate(proposal, true, seenT)).toMatchObject({ verdict: 'valid', problem: 'max(2*max(4,5),2)', answer: 10 });
+    expect(gate(proposal, true, seenT, 'full', target)).toEqual({ verdict: 'contains_target', problem: 'max(2*max(4,5),2)', answer: 10, reason: null });
+    expect(gate('max(2*max(4,5),2)=#10', true, seenT, 'answer-only', target).verdict).toBe('contains_target');
+    // the target itself stays a duplicate; a rewrite of its value passes (the oracle's metric counts it)
+    expect(gate('max(5,4)*2=max(5,4)=5;5*2=10;#10', true, seenT, 'full', target).verdict).toBe('duplicate');
+    expect(gate('2*5=2*5=10;#10', true, seenT, 'full', target).verdict).toBe('valid');
+    // a failing reference is still its own category
+    expect(gate('max(2*max(4,5),2)=max(4,5)=4;#4', true, seenT, 'full', target).verdict).toBe('bad_reference');
+  });
+
   it('counts a step\'s verdicts, every category present', () => {
-    expect(verdictCounts(['valid', 'valid', 'duplicate', 'cut'])).toEqual({ valid: 2, cut: 1, unparseable: 0, bad_reference: 0, answer_mismatch: 0, duplicate: 1 });
+    expect(verdictCounts(['valid', 'valid', 'duplicate', 'cut', 'contains_target'])).toEqual({ valid: 2, cut: 1, unparseable: 0, bad_reference: 0, answer_mismatch: 0, duplicate: 1, contains_target: 1 });
   });
 });
 

@@ -1,5 +1,6 @@
 // TTSP on the WebGPU engine from the shipped `small` base: the base is bit-identical at the end
-// while both adapter sets moved, every metric is finite, the checkpoint carries both sets with
+// while both adapter sets moved, every metric is finite (the relatedness baseline and the frozen
+// base's pass rate on the fresh problems included), the checkpoint carries both sets with
 // their optimiser states, and a run resumed from step 1's checkpoint (adapters, optimiser states,
 // the body's buffer) continues exactly as the uninterrupted one.
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +32,12 @@ describe('TTSP on the WebGPU engine (small policy)', () => {
     expect(steps).toHaveLength(2);
     for (const s of steps) for (const [k, v] of Object.entries(s.metrics)) expect(Number.isFinite(v), `step ${s.step} ${k}`).toBe(true);
     expect(steps.every((s) => s.metrics['target/mean'] !== undefined)).toBe(true);
+    // the oracle's baselines on the real engine: relatedness's (the frozen embedder, one value a run) and the frozen base's pass rate
+    const relatedBase = steps[0].metrics['proposal/related_base'];
+    expect(relatedBase).toBeGreaterThan(-1);
+    expect(relatedBase).toBeLessThanOrEqual(1);
+    expect(steps.every((s) => s.metrics['proposal/related_base'] === relatedBase && s.metrics['entropy/all'] > 0 && !('entropy' in s.metrics))).toBe(true);
+    for (const s of steps) if ('proposal/related' in s.metrics) expect(s.metrics['synthetic/base_pass_rate'], `step ${s.step}`).toBeGreaterThanOrEqual(0);
     const done = a[a.length - 1] as Extract<LoopEvent, { type: 'done' }>;
     expect(same(done.params, base.params)).toBe(true);
     expect(done.adapters?.map((x) => x.spec.name)).toEqual(['proposer', 'solver']);

@@ -5,7 +5,7 @@
 // validator that names the field to change.
 import { defaultsOf, num, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
-import { proposePrompt, readProblem, ROLE_LIMITS } from '../../world/index';
+import { PROPOSE_EARLIER_MAX, proposePrompt, readProblem, ROLE_LIMITS } from '../../world/index';
 import { BASE_FIELDS, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import { FRONTIER_SHAPES, frontierHelp, type FrontierShape } from '../frontier';
 import type { LoopPreset } from '../spec';
@@ -35,6 +35,7 @@ export interface TtspConfig extends BaseLoopConfig {
   proposalsPerContext: number;
   contextProblems: number;
   gate: GateMode;
+  refuseContainsTarget: boolean;
   solverAttempts: number;
   proposerReward: FrontierShape;
   tau: number;
@@ -42,6 +43,7 @@ export interface TtspConfig extends BaseLoopConfig {
   replay: number;
   targetEvalEvery: number;
   targetEvalN: number;
+  basePassRate: boolean;
   maxNewTokens: number;
   maxProposalTokens: number;
   topP: number;
@@ -64,18 +66,29 @@ const OWN_FIELDS: FieldSpecs<Omit<TtspConfig, keyof BaseLoopConfig>> = {
   },
   proposerContexts: { default: 2, type: int(1), paper: '2', help: 'proposer contexts per step: the target plus a sample of earlier synthetic problems' },
   proposalsPerContext: { default: 8, type: int(2), paper: '8', help: 'proposals per context (one proposer advantage group)' },
-  contextProblems: { default: 3, type: int(0), paper: 'a sample of history', help: 'earlier valid synthetic problems shown in a proposer context after the target (as many as fit the prompt)' },
+  contextProblems: {
+    default: PROPOSE_EARLIER_MAX, type: int(0), paper: 'a sample of history',
+    help: `earlier valid synthetic problems shown in a proposer context after the target (as many as fit the prompt); the shipped bases were pretrained on propose prompts with 0 to ${PROPOSE_EARLIER_MAX} earlier problems, so the default ${PROPOSE_EARLIER_MAX} is the most they have seen (more is a context they were not trained on)`,
+  },
   gate: {
     default: 'full', type: { kind: 'enum', choices: ['full', 'answer-only'] }, paper: 'full',
     help: 'the validity gate: full = the proposal parses, its reference solution checks step by step in the interpreter, its result is the answer it states, and it is not a duplicate; answer-only = the ablation: any parsed problem with a stated answer passes, and the solver is rewarded against that answer, right or wrong',
+  },
+  refuseContainsTarget: {
+    default: true, type: { kind: 'boolean' }, paper: '— (no such case: the paper has no exact checker)',
+    help: 'the gate also refuses a proposal that contains the target as a sub-expression (up to the order of +, *, min, max operands, e.g. max(2*max(4,5),2) for 2*max(4,5)), counted as contains_target: the interpreter would otherwise certify the target\'s own answer inside it, a verifier on the target. The paper\'s proposer checks its problems with its own tests, not an exact checker, so it has no such case; false = measure them (proposal/contains_target) without refusing',
   },
   solverAttempts: { default: 8, type: int(2), paper: '8', help: 'G_S: solver attempts per valid problem (one solver advantage group); their pass rate sets the proposer\'s reward' },
   proposerReward: { default: 'gaussian', type: { kind: 'enum', choices: FRONTIER_SHAPES }, paper: 'gaussian (SPICE\'s)', help: frontierHelp('proposer') },
   tau: { default: 0.01, type: num(0, { minExclusive: true }), paper: '0.01', help: 'τ of the gaussian reward (used by gaussian only)' },
   invalidReward: { default: 0, type: num(-1, { max: 1.0000001 }), paper: '0', help: 'proposer reward of a proposal the gate rejects' },
   replay: { default: 4, type: int(0), paper: 'replayed from history (Table 7)', help: 'R: earlier valid problems re-answered by the current solver each step; one is trained on iff its pass rate is strictly between 0 and 1' },
-  targetEvalEvery: { default: 5, type: int(1), paper: 'every M steps', help: 'M: the target is evaluated (solver mean@n graded by the oracle, and the majority vote) every M steps and after the last' },
+  targetEvalEvery: { default: 5, type: int(1), paper: 'every M steps', help: 'M: the target is evaluated (solver mean@n graded by the oracle, and the majority vote) every M steps and after the last (the step that reaches tokenBudget included)' },
   targetEvalN: { default: 8, type: int(1), paper: '8', help: 'samples of the target evaluation (mean@n)' },
+  basePassRate: {
+    default: true, type: { kind: 'boolean' }, paper: 'the frozen base on the synthetic problems (Figure 11)',
+    help: 'each step the frozen base (no adapters) also answers the step\'s fresh valid problems G_S times, graded like the solver (synthetic/base_pass_rate): does the solver face problems the base already solves? Costs G_S base samples per valid problem; false saves them',
+  },
   maxNewTokens: { default: ROLE_LIMITS.solve.response, type: int(1), paper: '16384', help: 'longest solver answer, end token included' },
   maxProposalTokens: { default: ROLE_LIMITS.propose.response, type: int(1), paper: '16384', help: 'longest proposal (problem=reference solution), end token included' },
   topP: { default: 1, type: num(0, { minExclusive: true, max: 1.0000001 }), paper: '1', help: 'nucleus sampling mass during rollouts (1 = off)' },
@@ -86,9 +99,9 @@ export const TTSP_FIELDS: FieldSpecs<Omit<TtspConfig, 'rl'>> = {
   target: OWN_FIELDS.target, targetBaseRate: OWN_FIELDS.targetBaseRate,
   loraRank: OWN_FIELDS.loraRank, loraAlpha: OWN_FIELDS.loraAlpha, loraTargets: OWN_FIELDS.loraTargets,
   proposerContexts: OWN_FIELDS.proposerContexts, proposalsPerContext: OWN_FIELDS.proposalsPerContext, contextProblems: OWN_FIELDS.contextProblems,
-  gate: OWN_FIELDS.gate, solverAttempts: OWN_FIELDS.solverAttempts,
+  gate: OWN_FIELDS.gate, refuseContainsTarget: OWN_FIELDS.refuseContainsTarget, solverAttempts: OWN_FIELDS.solverAttempts,
   proposerReward: OWN_FIELDS.proposerReward, tau: OWN_FIELDS.tau, invalidReward: OWN_FIELDS.invalidReward,
-  replay: OWN_FIELDS.replay, targetEvalEvery: OWN_FIELDS.targetEvalEvery, targetEvalN: OWN_FIELDS.targetEvalN,
+  replay: OWN_FIELDS.replay, targetEvalEvery: OWN_FIELDS.targetEvalEvery, targetEvalN: OWN_FIELDS.targetEvalN, basePassRate: OWN_FIELDS.basePassRate,
   maxNewTokens: OWN_FIELDS.maxNewTokens, maxProposalTokens: OWN_FIELDS.maxProposalTokens, topP: OWN_FIELDS.topP,
   lr: { ...BASE_FIELDS.lr, default: 1e-3, help: 'AdamW learning rate of both adapter sets (the base is frozen); adapters start as the base (B = 0) and need a larger rate than full fine-tuning' },
   weightDecay: BASE_FIELDS.weightDecay,

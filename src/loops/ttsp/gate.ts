@@ -2,19 +2,20 @@
 // run.ts, uses them).
 // A proposal is `PROBLEM=TRACE` written by the propose role; it passes the gate when it parses,
 // its reference solution checks step by step in the interpreter, the result equals the answer it
-// states, and it is not a duplicate of a problem proposed before (or of the target). Every
-// rejection is counted by category.
+// states, and it is not a duplicate of a problem proposed before (or of the target); with
+// `refuseTarget`, it also does not contain the target as a sub-expression (an exact checker would
+// otherwise certify the target's own answer inside it). Every rejection is counted by category.
 import { parsePropose, parseTrace, readProblem, type ParseFailure } from '../../world/index';
 import type { Expr } from '../../world/expr';
 
 /** full: the paper's gate; answer-only: the ablation that skips the reference's check (duplicates are still refused). */
 export type GateMode = 'full' | 'answer-only';
 
-export type GateVerdict = 'valid' | 'cut' | 'unparseable' | 'bad_reference' | 'answer_mismatch' | 'duplicate';
-export const GATE_VERDICTS: readonly GateVerdict[] = ['valid', 'cut', 'unparseable', 'bad_reference', 'answer_mismatch', 'duplicate'];
+export type GateVerdict = 'valid' | 'cut' | 'unparseable' | 'bad_reference' | 'answer_mismatch' | 'duplicate' | 'contains_target';
+export const GATE_VERDICTS: readonly GateVerdict[] = ['valid', 'cut', 'unparseable', 'bad_reference', 'answer_mismatch', 'duplicate', 'contains_target'];
 
 /** Which category a parse failure of a proposal falls in. */
-function categoryOf(reason: ParseFailure): Exclude<GateVerdict, 'valid' | 'cut' | 'duplicate'> {
+function categoryOf(reason: ParseFailure): Exclude<GateVerdict, 'valid' | 'cut' | 'duplicate' | 'contains_target'> {
   if (reason === 'answer_mismatch') return 'answer_mismatch';
   if (reason === 'bad_step' || reason === 'step_not_in_problem' || reason === 'wrong_step' || reason === 'incomplete_trace' || reason === 'missing_trace' || reason === 'missing_marker' || reason === 'bad_answer' || reason === 'answer_out_of_range') return 'bad_reference';
   return 'unparseable';
@@ -48,6 +49,33 @@ export function normalForm(e: Expr): string {
   return `${e.op}(${normalForm(e.left)},${normalForm(e.right)})`;
 }
 
+/** Whether every item of `part` is in `whole`, as many times (normal forms of a chain's operands). */
+function subMultiset(part: readonly string[], whole: readonly string[]): boolean {
+  const left = [...whole];
+  return part.every((x) => {
+    const i = left.indexOf(x);
+    return i >= 0 && left.splice(i, 1).length === 1;
+  });
+}
+
+/**
+ * Whether `target` is a sub-expression of `e` up to normalForm: a subtree of the same normal
+ * form, or (the target a chain of +, *, min or max) some of the operands of a chain of the same
+ * operation (2*max(4,5) in max(2*max(4,5),2) and in 3*max(5,4)*2). Equality counts.
+ */
+export function containsTarget(e: Expr, target: Expr): boolean {
+  const form = normalForm(target);
+  const parts = target.kind === 'op' && COMMUTATIVE.has(target.op) ? chain(target, target.op).map(normalForm) : null;
+  const visit = (x: Expr): boolean => {
+    if (x.kind !== 'op') return normalForm(x) === form;
+    if (!COMMUTATIVE.has(x.op)) return normalForm(x) === form || visit(x.left) || visit(x.right);
+    const operands = chain(x, x.op);
+    if (parts && target.kind === 'op' && x.op === target.op && subMultiset(parts, operands.map(normalForm))) return true;
+    return operands.some(visit);
+  };
+  return visit(e);
+}
+
 /** The normal form of a problem's text (null when it is not a problem). */
 export function problemForm(text: string): string | null {
   const p = readProblem(text);
@@ -56,9 +84,18 @@ export function problemForm(text: string): string | null {
 
 /**
  * Judges a proposal (the response text before its end token; `ended` false: cut at the limit)
- * against the problems `seen` so far (their normal forms, problemForm: the target's included).
+ * against the problems `seen` so far (their normal forms, problemForm: the target's included);
+ * with `refuseTarget` (the target's expression), a new problem that contains it is refused as
+ * contains_target, in either mode.
  */
-export function gate(text: string, ended: boolean, seen: ReadonlySet<string>, mode: GateMode = 'full'): GateResult {
+export function gate(text: string, ended: boolean, seen: ReadonlySet<string>, mode: GateMode = 'full', refuseTarget: Expr | null = null): GateResult {
+  const r = judge(text, ended, seen, mode);
+  if (r.verdict !== 'valid' || !refuseTarget) return r;
+  const p = readProblem(r.problem as string);
+  return p.ok && containsTarget(p.value.expr, refuseTarget) ? { ...r, verdict: 'contains_target' } : r;
+}
+
+function judge(text: string, ended: boolean, seen: ReadonlySet<string>, mode: GateMode): GateResult {
   if (!ended) return { verdict: 'cut', problem: null, answer: null, reason: null };
   if (mode === 'answer-only') {
     const r = answerOnly(text);

@@ -15,10 +15,6 @@ const TTSP_CHARTS: readonly MetricChartSpec[] = [
     note: 'Mean reward of the solver\'s attempts at this step\'s valid proposals: 1 when the answer is the proposal\'s reference result. A proposer at the frontier keeps it near ½.',
   },
   {
-    id: 'related', key: 'proposal/related', title: 'Relatedness of proposals to the target', optional: true, yLabel: 'cosine',
-    note: 'Mean cosine between each valid proposal and the target, both embedded by the frozen base (mean of its final hidden states): are the synthetic problems about the target?',
-  },
-  {
     id: 'vendi', key: 'vendi/cumulative', title: 'Cumulative Vendi score of the proposals', yLabel: 'effective number of problems',
     note: 'The Vendi score (exp of the entropy of the similarity matrix\'s eigenvalues) of every valid proposal so far, on the frozen base\'s embeddings: how many different problems the proposer has effectively written.',
   },
@@ -84,8 +80,23 @@ export const TTSP: LoopDefinition<TtspConfig> = {
         },
         {
           id: 'entropy-roles', title: 'Entropy per role (nats per token)', yLabel: 'nats / token',
-          note: 'Sampling entropy of the proposer\'s proposals and of the solver\'s answers: each adapter set moves its own role.',
-          series: [{ key: 'entropy/propose', label: 'proposer' }, { key: 'entropy/solve', label: 'solver' }],
+          note: 'Mean sampling entropy per token of the proposer\'s tokens (its proposals), of the solver\'s tokens (its answers to fresh and replayed problems: entropy/solve, the one loops compare) and of both pooled (entropy/all): each adapter set moves its own role.',
+          series: [{ key: 'entropy/propose', label: 'proposer' }, { key: 'entropy/solve', label: 'solver' }, { key: 'entropy/all', label: 'both pooled' }],
+        },
+        {
+          id: 'related', title: 'Relatedness of proposals to the target, against random training problems', yLabel: 'cosine',
+          note: 'Mean cosine between each valid proposal and the target, both embedded by the frozen base (mean of its final hidden states), and the same for 32 random training problems drawn once by the run\'s seed: only the gap above that baseline says the synthetic problems are about the target (proposal/related_minus_base).',
+          series: [{ key: 'proposal/related', label: 'valid proposals' }, { key: 'proposal/related_base', label: 'random training problems' }],
+        },
+        {
+          id: 'target-equivalent', title: 'Proposals that hand the solver the target (oracle)', unit: true,
+          note: 'Among proposals whose reference checks and that are new: the share whose value is the target\'s answer, and the share that contains the target as a sub-expression (up to operand order). With an exact checker such a proposal certifies the target\'s answer, a verifier on the target; refuseContainsTarget refuses the second kind (rejected as contains target). Measured with the hidden answer, never a training signal.',
+          series: [{ key: 'proposal/target_valued', label: 'value = target\'s answer' }, { key: 'proposal/contains_target', label: 'contains the target' }],
+        },
+        {
+          id: 'synthetic', title: 'Fresh synthetic problems: adapted solver against the frozen base', unit: true,
+          note: 'Pass rate over G_S attempts at each of the step\'s fresh valid proposals, graded against its reference: the adapted solver (its training reward) and the frozen base without adapters (the paper\'s Figure 11). Both high: the solver mostly faces problems the base already solves.',
+          series: [{ key: 'reward', label: 'adapted solver' }, { key: 'synthetic/base_pass_rate', label: 'frozen base' }],
         },
         {
           id: 'replay', title: 'Replay buffer', yLabel: 'problems',
@@ -95,11 +106,11 @@ export const TTSP: LoopDefinition<TtspConfig> = {
       ],
       stacked: [{
         id: 'rejections', title: 'Proposals rejected by the gate, by category', yLabel: 'proposals per step',
-        note: 'Cut at the token limit; unparseable (no problem of the world or no answer); bad reference (a step of the solution does not check in the interpreter); answer mismatch (the steps check but the stated answer is not their result); duplicate (proposed before, or the target itself). The paper\'s Figure 9: rejections should fall as the proposer learns.',
+        note: 'Cut at the token limit; unparseable (no problem of the world or no answer); bad reference (a step of the solution does not check in the interpreter); answer mismatch (the steps check but the stated answer is not their result); duplicate (proposed before, or the target itself); contains target (the target is a sub-expression, refused with refuseContainsTarget). The paper\'s Figure 9: rejections should fall as the proposer learns.',
         series: [
           { key: 'rejected/cut', label: 'cut' }, { key: 'rejected/unparseable', label: 'unparseable' },
           { key: 'rejected/bad_reference', label: 'bad reference' }, { key: 'rejected/answer_mismatch', label: 'answer mismatch' },
-          { key: 'rejected/duplicate', label: 'duplicate' },
+          { key: 'rejected/duplicate', label: 'duplicate' }, { key: 'rejected/contains_target', label: 'contains target' },
         ],
       }],
       browsers: [{

@@ -11,22 +11,27 @@
 //            (SPICE's gaussian by default), invalidReward for a rejected proposal.
 //   updates  the proposer set on the proposals, the solver set on the kept solver groups: two
 //            updates, two optimiser states; the base never changes.
-// The target's answer is never seen by training: every targetEvalEvery steps (and after the last)
-// the solver answers x* targetEvalN times, graded by the interpreter, with the majority vote;
-// the frozen base is measured once, on the same samples' seed, as the reference.
+// The target's answer is never seen by training: every targetEvalEvery steps (and after the last,
+// the step that reaches the token budget included) the solver answers x* targetEvalN times, graded
+// by the interpreter, with the majority vote; the frozen base is measured once, on the same
+// samples' seed, as the reference. Oracle diagnostics, shown and never rewarded: proposals equal in
+// value to the target or containing it, relatedness against a baseline of random training
+// problems, and the frozen base's pass rate on the step's fresh problems (the paper's Figure 11).
 import { answerOf } from '../../eval/score';
 import type { Rollout } from '../../rl/rollout';
-import { countedRng, type CountedRng } from '../../util/rng';
+import { countedRng, mulberry32, type CountedRng } from '../../util/rng';
+import { filterZeroVariance } from '../../rl/filter';
 import { cosine as cosine64, vendiScore } from '../../metrics/diversity';
-import { BOS, encode, EOS, proposePrompt, readProblem, responseText, solvePrompt } from '../../world/index';
-import type { LoopBody, StepResult } from '../body';
+import { BOS, encode, EOS, loadSet, proposePrompt, readProblem, responseText, solvePrompt } from '../../world/index';
+import type { Expr } from '../../world/expr';
+import type { LoopBody, StepContext, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine, RewardFn } from '../engine';
 import { frontierReward } from '../frontier';
 import { samplesOf } from '../samples';
 import { mean, meanEntropy, rateOf, renameEntropy } from '../stats';
 import type { TtspConfig } from './config';
-import { gate, GATE_VERDICTS, keepReplayed, problemForm, ReplayBuffer, verdictCounts, type GateResult, type ReplayEntry } from './gate';
+import { containsTarget, gate, GATE_VERDICTS, keepReplayed, problemForm, ReplayBuffer, verdictCounts, type GateResult, type ReplayEntry } from './gate';
 
 /** The two adapter sets and the roles they serve. */
 export const PROPOSER = 'proposer';
@@ -60,6 +65,23 @@ interface TtspState {
   base: { mean: number; maj: number } | null;
   /** the temperature of every target evaluation: the run's first (a live change would make them incomparable) */
   evalTemperature: number;
+  /** mean cosine of RELATED_BASE_N random training problems to the target (proposal/related's baseline), measured at the first step */
+  relatedBase?: number;
+}
+
+/** How many random training problems make relatedness's baseline. */
+export const RELATED_BASE_N = 32;
+
+/**
+ * The training problems of relatedness's baseline: RELATED_BASE_N distinct ones drawn by the run's
+ * seed (its own generator, so the run's draws are untouched), the target left out.
+ */
+export function relatedBaseProblems(seed: number, target: string): string[] {
+  const pool = loadSet('train').map((p) => p.text).filter((t) => t !== target);
+  const rand = mulberry32((seed ^ 0x2c1b3c6d) >>> 0);
+  const out: string[] = [];
+  while (out.length < RELATED_BASE_N && pool.length) out.push(pool.splice(Math.floor(rand() * pool.length), 1)[0]);
+  return out;
 }
 
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
@@ -75,19 +97,23 @@ class TtspRun {
   readonly seen: Set<string>;
   base: { mean: number; maj: number } | null;
   readonly evalTemperature: number;
+  relatedBase: number | null;
   /** embeddings of the valid proposals so far (cumulative Vendi), filled lazily */
   private vectors: Float32Array[] = [];
   private targetVector: Float32Array | null = null;
   private readonly targetAnswer: number;
+  private readonly targetExpr: Expr;
 
   constructor(private readonly engine: LoopEngine, c: TtspConfig, readonly rand: CountedRng, saved: Partial<TtspState> | null) {
     const t = readProblem(c.target);
     if (!t.ok) throw new Error(`ttsp: target ${c.target} does not parse (${t.reason})`);
     this.targetAnswer = t.value.oracleValue;
+    this.targetExpr = t.value.expr;
     this.replay = ReplayBuffer.from(saved?.replay ?? []);
     this.seen = new Set(saved?.seen ?? []);
     this.base = saved?.base ?? null;
     this.evalTemperature = typeof saved?.evalTemperature === 'number' ? saved.evalTemperature : c.rl.temperature;
+    this.relatedBase = typeof saved?.relatedBase === 'number' ? saved.relatedBase : null;
   }
 
   private sampling(c: TtspConfig, step: number, task: number, maxNew: number) {
@@ -109,9 +135,19 @@ class TtspRun {
     return { mean: r.problems[0].c / n, maj: r.majAtK[String(n)] };
   }
 
-  async step(step: number, c: TtspConfig): Promise<StepResult> {
+  /** The frozen base's pass rate over G_S attempts at each problem, graded against its reference like the solver. */
+  private async basePassRate(c: TtspConfig, step: number, problems: readonly { text: string; answer: number }[]): Promise<number> {
+    const r = await this.engine.evaluate(
+      problems.map((p, id) => ({ id, ...p })),
+      { n: c.solverAttempts, ks: [1], seed: (c.seed * 7919 + step * 2 + 1) >>> 0, temperature: c.rl.temperature, topP: c.topP, maxNew: c.maxNewTokens, frozenBase: true },
+    );
+    return r.problems.reduce((a, p) => a + p.c, 0) / (problems.length * c.solverAttempts);
+  }
+
+  async step(step: number, c: TtspConfig, ctx?: StepContext): Promise<StepResult> {
     this.base ??= await this.evalTarget(c, true);
-    this.targetVector ??= (await this.embed([c.target]))[0];
+    const targetVector = (this.targetVector ??= (await this.embed([c.target]))[0]);
+    const relatedBase = (this.relatedBase ??= mean((await this.embed(relatedBaseProblems(c.seed, c.target))).map((v) => cosine64(v, targetVector))));
     if (this.vectors.length < this.seen.size) this.vectors.push(...(await this.embed([...this.seen].slice(this.vectors.length))));
     // ---- propose: each context is the target and a sample of earlier valid problems
     const earlier = this.replay.toJSON();
@@ -129,12 +165,15 @@ class TtspRun {
     // the gate, in order: a problem proposed twice this step is a duplicate the second time; the
     // target and earlier problems are compared up to the order of commutative operands
     const seen = new Set([c.target, ...this.seen].map((p) => problemForm(p) as string));
+    const refuse = c.refuseContainsTarget ? this.targetExpr : null;
     const proposals: Proposal[] = propose.map((t) => {
-      const verdict = gate(t.text, responseText(t.responseTokens).ended, seen, c.gate);
+      const verdict = gate(t.text, responseText(t.responseTokens).ended, seen, c.gate, refuse);
       if (verdict.verdict === 'valid' && verdict.problem) seen.add(problemForm(verdict.problem) as string);
       return { context: t.groupId, output: t.text, verdict, p: null, answers: '', reward: c.invalidReward, related: null };
     });
     const valid = proposals.filter((q) => q.verdict.verdict === 'valid');
+    // the oracle's look at what the gate certifies, or would without the contains-target rule
+    const checked = proposals.filter((q) => q.verdict.verdict === 'valid' || q.verdict.verdict === 'contains_target').map((q) => readProblem(q.verdict.problem as string));
     // ---- solve: fresh valid problems, then replayed ones (drawn before this step's join the buffer)
     const replayed = this.replay.draw(c.replay, this.rand);
     const solvePrompts = [
@@ -151,8 +190,11 @@ class TtspRun {
       q.p = mean(group.map((t) => t.reward));
       q.answers = group.map((t) => `${answerOf(t.responseTokens).answer ?? '–'}${t.reward === 1 ? '✓' : ''}`).join(' ');
       q.reward = frontierReward(q.p, c.proposerReward, c.tau);
-      q.related = cosine64(vectors[j], this.targetVector as Float32Array);
+      q.related = cosine64(vectors[j], targetVector);
     });
+    const basePass = c.basePassRate && valid.length
+      ? await this.basePassRate(c, step, valid.map((q) => ({ text: q.verdict.problem as string, answer: q.verdict.answer as number })))
+      : null;
     const replayRates = replayed.map((_e, i) => mean(groupOf(valid.length + i).map((t) => t.reward)));
     const keptReplay = new Set(replayed.flatMap((_e, i) => (keepReplayed(replayRates[i]) ? [valid.length + i] : [])));
     const solverBatch = solve.filter((t) => t.groupId < valid.length || keptReplay.has(t.groupId));
@@ -173,13 +215,17 @@ class TtspRun {
     const rewards = proposals.map((q) => q.reward).sort((a, b) => b - a);
     const counts = verdictCounts(proposals.map((q) => q.verdict.verdict));
     const fresh = solve.filter((t) => t.groupId < valid.length);
+    const generated = [...propose, ...solve].reduce((a, t) => a + t.responseTokens.length, 0);
     const metrics: Record<string, number> = {
       'proposer/reward': mean(rewards),
       'proposer/top4': mean(rewards.slice(0, 4)),
       'proposer/valid': counts.valid / proposals.length,
       'entropy/propose': meanEntropy(proposeTrajs),
-      entropy: meanEntropy([...proposeTrajs, ...solve]),
-      'tokens/generated': [...propose, ...solve].reduce((a, t) => a + t.responseTokens.length, 0),
+      'entropy/all': meanEntropy([...proposeTrajs, ...solve]),
+      'tokens/generated': generated,
+      'proposal/related_base': relatedBase,
+      // the proposer's groups whose rewards are all equal (a proposer group per context)
+      'frac_reward_zero_std/propose': filterZeroVariance(proposeTrajs).fracZeroStd,
       'replay/size': this.replay.size,
       'replay/drawn': replayed.length,
       'replay/kept': keptReplay.size,
@@ -197,13 +243,25 @@ class TtspRun {
         'completions/mean_length': mean(fresh.map((t) => t.responseTokens.length)),
         'proposal/frontier': rateOf(valid.map((q) => (q.p as number) > 0 && (q.p as number) < 1)),
         'proposal/related': mean(valid.map((q) => q.related as number)),
+        'proposal/related_minus_base': mean(valid.map((q) => q.related as number)) - relatedBase,
         // the oracle: is the reference result the problem's true value (always, under the full gate)
         'proposal/correct': mean(valid.map((q) => (trueValue(q.verdict.problem as string) === q.verdict.answer ? 1 : 0))),
       });
     }
+    if (checked.length) {
+      Object.assign(metrics, {
+        'proposal/target_valued': rateOf(checked.map((p) => p.ok && p.value.oracleValue === this.targetAnswer)),
+        'proposal/contains_target': rateOf(checked.map((p) => p.ok && containsTarget(p.value.expr, this.targetExpr))),
+      });
+    }
+    if (basePass !== null) metrics['synthetic/base_pass_rate'] = basePass;
     if (replayed.length) metrics['replay/pass_rate'] = mean(replayRates);
-    if (solve.length) metrics['entropy/solve'] = meanEntropy(solve);
-    if (step % c.targetEvalEvery === 0 || step === c.steps) {
+    if (solve.length) {
+      metrics['entropy/solve'] = meanEntropy(solve);
+      // every solver group, fresh and replayed, before the replay's keep rule (as GRPO measures it)
+      metrics.frac_reward_zero_std = filterZeroVariance(solve).fracZeroStd;
+    }
+    if (step % c.targetEvalEvery === 0 || (ctx ? ctx.last(generated) : step === c.steps)) {
       const t = await this.evalTarget(c, false);
       Object.assign(metrics, {
         'target/mean': t.mean, 'target/maj': t.maj,
@@ -227,7 +285,10 @@ class TtspRun {
   }
 
   state(): TtspState {
-    return { draws: this.rand.draws, replay: this.replay.toJSON(), seen: [...this.seen], base: this.base, evalTemperature: this.evalTemperature };
+    return {
+      draws: this.rand.draws, replay: this.replay.toJSON(), seen: [...this.seen], base: this.base, evalTemperature: this.evalTemperature,
+      ...(this.relatedBase !== null ? { relatedBase: this.relatedBase } : {}),
+    };
   }
 }
 
@@ -238,7 +299,7 @@ export const ttspBody: LoopBody<TtspConfig> = (engine, config, resume) => {
   const rand = countedRng(config.seed ^ 0x7f4a7c15, typeof saved?.draws === 'number' ? saved.draws : 0);
   const run = new TtspRun(engine, config, rand, saved);
   return {
-    step: (step, c) => run.step(step, c),
+    step: (step, c, ctx) => run.step(step, c, ctx),
     state: () => run.state(),
   };
 };
