@@ -71,6 +71,7 @@ export {
   type Problem,
 } from './generator';
 export { goldVariant, relatedProblem, teachProblem, rewritesOf, REWRITES, type Rewrite } from './variants';
+export { handsOverAnswer } from './leak';
 export {
   parseDocument,
   renderDocument,

@@ -4,12 +4,12 @@
 // chooses: the pseudo-label and solve rate, the reward parts, the two selection rules, concept tags
 // out of the loss, the pool growing by every legal problem, the ablations and a resumed run.
 import { describe, expect, it } from 'vitest';
-import { conceptMask, conceptsRight, cosine, diagnoseTeach, diversity, majority, ngramEmbedding, selectStudentProblem, selectTeacherGroup, solvability } from '../../src/loops/opensir/logic';
+import { conceptMask, conceptsRight, cosine, diagnoseTeach, diversity, majority, ngramEmbedding, selectionScore, selectStudentProblem, selectTeacherGroup, solvability } from '../../src/loops/opensir/logic';
 import { validateOpensirConfig, type OpensirConfig } from '../../src/loops/opensir/config';
 import { driveLoop } from '../../src/loops/driver';
 import { loopNamed } from '../../src/loops/registry';
 import type { LoopEvent } from '../../src/loops/events';
-import { BOS, encode, EOS, solvePrompt, TAG_TOKEN } from '../../src/world/index';
+import { BOS, decode, encode, EOS, solvePrompt, TAG_TOKEN } from '../../src/world/index';
 import { scriptedEngine, type Script } from '../helpers/scriptedEngine';
 import { collect, runOnCpu } from '../helpers/loops';
 import { loadCheckpointDir } from '../../src/model/checkpoint_node';
@@ -59,6 +59,13 @@ describe('OpenSIR rules by hand', () => {
     expect(selectStudentProblem([null, null])).toBe(-1);
   });
 
+  it('the selection score is the reward\'s weighted components α·sol + γ·div; with γ = 0 div plays no part', () => {
+    expect(selectionScore(0.5, 0.25, { solWeight: 1, divWeight: 1 })).toBe(0.75);
+    expect(selectionScore(0.5, 0.25, { solWeight: 2, divWeight: 0.5 })).toBe(1.125);
+    expect(selectionScore(0.5, 0.25, { solWeight: 1, divWeight: 0 })).toBe(0.5);
+    expect(selectionScore(0.5, 0.9, { solWeight: 1, divWeight: 0 })).toBe(0.5);
+  });
+
   it('concept tags are masked out of the loss; the oracle reads the concepts off the tree', () => {
     const response = [...encode('2*3'), TAG_TOKEN.mul, TAG_TOKEN.add, EOS];
     expect(Array.from(conceptMask(response))).toEqual([1, 1, 1, 0, 0, 1]);
@@ -105,10 +112,9 @@ const script: Script = (prompt, role, g) => {
   return '#0';
 };
 
-async function runScripted(config: Partial<OpensirConfig> & Record<string, unknown>, s: Script = script) {
+async function runScripted(config: Partial<OpensirConfig> & Record<string, unknown>, s: Script = script, engine = scriptedEngine(s)) {
   const def = loopNamed('opensir');
   const cfg = def.spec.validate({ steps: 1, teacherGroups: 2, teacherSamples: 4, studentSamples: 8, evalProblems: 1, evalN: 1, samplesPerStep: 2, ...config });
-  const engine = scriptedEngine(s);
   const events = await collect(driveLoop(def, engine, cfg));
   const steps = events.filter((e): e is Extract<LoopEvent, { type: 'step' }> => e.type === 'step');
   const records = events.flatMap((e) => (e.type === 'records' ? e.records : []));
@@ -229,6 +235,64 @@ describe('OpenSIR selection and scoring on outputs that differ by group', () => 
     });
     const min = await runScripted({ diversity: 'min' }, make());
     for (const r of min.records) expect(r.div).toBeCloseTo(diversity(embed(r.problem as string), [embed('1+1')], 'min', 5), 6);
+  });
+});
+
+describe('OpenSIR selects by the reward\'s weighted components', () => {
+  // two teacher groups of two: group 0 writes 2+3 and 6+1 (the students all agree: sol 0, 0),
+  // group 1 writes 4*5 and 9-2 (sol 0.71875 and 0.25). Diversity against the pool (min), whose one
+  // problem 1+1 embeds as (1, 0); each problem embeds at the angle that gives it the div chosen
+  const outputs = ['2+3<c:add>', '6+1<c:add>', '4*5<c:mul>', '9-2<c:sub>'];
+  const run = (divs: Record<string, number>, divWeight: number) => {
+    let n = 0;
+    const engine = scriptedEngine((prompt, role, g, d) => (role === 'teach' ? outputs[n++ % outputs.length] : script(prompt, role, g, d)));
+    engine.embed = async (seqs) => seqs.map((seq) => {
+      const text = decode(seq.slice(1));
+      const d = text === '1+1' ? 0 : divs[text];
+      return Float32Array.from([1 - 2 * d, 2 * Math.sqrt(d * (1 - d))]);
+    });
+    return runScripted({ teacherGroups: 2, teacherSamples: 2, diversity: 'min', divWeight }, undefined, engine);
+  };
+  const chosen = async (r: Awaited<ReturnType<typeof run>>) => ({
+    group: [...new Set(r.engine.updates[0].filter((t) => t.role === 'teach').map((t) => t.groupId))],
+    student: r.records.filter((x) => x.studentTrained).map((x) => x.problem),
+  });
+  // the same four div values, permuted among the problems
+  const A = { '2+3': 1, '6+1': 0, '4*5': 0, '9-2': 0.5 };
+  const B = { '2+3': 0, '6+1': 0, '4*5': 1, '9-2': 0.5 };
+
+  it('γ = 1: permuting div changes the highest-variance group and the student\'s problem', async () => {
+    const a = await run(A, 1);
+    expect(a.records.map((r) => +(r.div as number).toFixed(6))).toEqual([1, 0, 0, 0.5]);
+    // A: group 0 scores 1 and 0 (variance 0.25), group 1 0.72 and 0.75; B: group 0 0 and 0, group 1 1.72 and 0.75
+    expect(await chosen(a)).toEqual({ group: [0], student: ['2+3'] });
+    expect(await chosen(await run(B, 1))).toEqual({ group: [1], student: ['4*5'] });
+  });
+
+  it('γ = 0 (the no-diversity ablation): permuting div changes nothing; sol alone picks group 1 and 4*5', async () => {
+    for (const divs of [A, B]) expect(await chosen(await run(divs, 0))).toEqual({ group: [1], student: ['4*5'] });
+  });
+});
+
+describe('OpenSIR: what a step measures', () => {
+  it('entropy/solve over the students\' tokens, entropy/all over every token, the teacher\'s beside them; no bare entropy', async () => {
+    const engine = scriptedEngine(script);
+    const rollout = engine.rollout.bind(engine);
+    engine.rollout = (async (prompts, opts, reward) => (await rollout(prompts, opts, reward)).map((t) => ({ ...t, entropy: Array.from(t.responseTokens, () => (opts.role === 'teach' ? 1 : 0.25)) }))) as typeof engine.rollout;
+    const { step } = await runScripted({}, script, engine);
+    expect('entropy' in step.metrics).toBe(false);
+    expect(step.metrics['entropy/solve']).toBe(0.25);
+    expect(step.metrics['entropy/teach']).toBe(1);
+    expect(step.metrics['entropy/all']).toBeGreaterThan(0.25);
+    expect(step.metrics['entropy/all']).toBeLessThan(1);
+  });
+
+  it('frac_reward_zero_std: every student group of the step whose rewards are all equal, before the selection keeps one', async () => {
+    const { step } = await runScripted({});
+    // six legal problems: the two 2+3 groups all agree (no signal), 4*5 and 9-2 are mixed
+    expect(step.metrics.frac_reward_zero_std).toBeCloseTo(2 / 6, 12);
+    // each teacher group's four outputs score differently
+    expect(step.metrics['frac_reward_zero_std/teach']).toBe(0);
   });
 });
 

@@ -5,19 +5,32 @@
 // leak the answer while the shaped one is not, and the knobs (no-challenging policy, cost guard)
 // do what they say. Invalid configs are refused naming the field.
 import { describe, expect, it } from 'vitest';
-import { diagnoseVariant, isChallenging, keepSolveGroup, keepVariantGroup, passRate, variantReward } from '../../src/loops/svs/logic';
+import { diagnoseVariant, isChallenging, keepSolveGroup, keepVariantGroup, leakBase, leaksAnswer, passRate, seededSubset, variantReward } from '../../src/loops/svs/logic';
 import { SVS_DEFAULTS, validateSvsConfig, type SvsConfig } from '../../src/loops/svs/config';
 import { driveLoop } from '../../src/loops/driver';
 import { loopNamed } from '../../src/loops/registry';
 import type { CurriculumRecord, LoopEvent } from '../../src/loops/events';
 import { groupKey } from '../../src/rl/advantages';
 import type { Trajectory } from '../../src/rl/trajectory';
-import { evaluate, loadSet, parseExpr } from '../../src/world/index';
+import { evaluate, goldVariant, loadSet, makeRng, MAX_OPS, parseExpr, resolveDifficulty, toProblem, type Expr, type Problem } from '../../src/world/index';
+import { nodesWithPaths } from '../../src/world/expr';
 import { scriptedEngine, type Script } from '../helpers/scriptedEngine';
+import { problemOf, runScripted, script, valueOf } from '../helpers/svsScript';
 import { collect, runOnCpu } from '../helpers/loops';
 import { loadCheckpointDir } from '../../src/model/checkpoint_node';
 
 const c = { ...SVS_DEFAULTS, rl: undefined } as unknown as SvsConfig;
+const expr = (text: string): Expr => {
+  const p = parseExpr(text);
+  if (!p.ok) throw new Error(text);
+  return p.expr;
+};
+const evalText = (text: string) => {
+  const r = evaluate(expr(text));
+  if (!r.ok) throw new Error(text);
+  return r.value;
+};
+const literalsOf = (e: Expr) => nodesWithPaths(e).flatMap(({ node }) => (node.kind === 'num' ? [node.value] : []));
 
 describe('SvS rules by hand', () => {
   it('challenging: acc_l ≤ p ≤ acc_h inclusive, 1 and 4 of 8 in, 0 and 5 of 8 out', () => {
@@ -38,14 +51,71 @@ describe('SvS rules by hand', () => {
     expect(passRate([1, 0, 0, 1])).toBe(0.5);
   });
 
-  it('the oracle: parses, true value, leak (the answer is one of its numbers), copy; truncated text is not extracted', () => {
-    const orig = { text: '(7+5)*3', answer: 36 };
+  it('the oracle: parses, true value, leak (it hands the answer over), copy; truncated text is not extracted', () => {
+    const orig = { text: '(7+5)*3', expr: expr('(7+5)*3'), answer: 36 };
     expect(diagnoseVariant('36+0', true, orig)).toEqual({ parsed: true, value: 36, trueValid: true, leak: true, copy: false });
     expect(diagnoseVariant('35+1', true, orig)).toEqual({ parsed: true, value: 36, trueValid: true, leak: false, copy: false });
     expect(diagnoseVariant('(7+5)*3', true, orig)).toMatchObject({ trueValid: true, leak: false, copy: true });
     expect(diagnoseVariant('7*5', true, orig)).toMatchObject({ parsed: true, trueValid: false });
     expect(diagnoseVariant('7+*', true, orig)).toMatchObject({ parsed: false, trueValid: false, leak: false });
     expect(diagnoseVariant('35+1', false, orig).parsed).toBe(false);
+  });
+
+  it('leak: the variant hands the answer over (the rest cancels out) where the original did not; a literal equal to the answer is not enough', () => {
+    const leaks = (variant: string, original: string) => leaksAnswer(expr(variant), expr(original), evalText(original));
+    // handed over: one trivial operation, or operations that cancel, around the answer itself
+    for (const v of ['36+0', '0+36', '36*1', '36-0', 'max(36,2)', 'min(99,36)', '36+5-5', 'mod(36,40)', '36']) expect(leaks(v, '(7+5)*3'), v).toBe(true);
+    // not handed over: no literal is the answer, or the answer is a literal the value does not follow
+    for (const v of ['35+1', '(7+5)*3', '3*(5+7)', '36+1', 'max(36,40)']) expect(leaks(v, '(7+5)*3'), v).toBe(false);
+    // 4*2-4 holds its answer 4 as a literal, and so does its rewrite: neither hands it over
+    expect(leaks('2*4-4', '4*2-4')).toBe(false);
+    // an original born handing its answer over (max(7,3)) has no variant that leaks
+    expect(leaks('7+0', 'max(7,3)')).toBe(false);
+    expect(leaks('7+0', '4+3')).toBe(true);
+  });
+
+  it('over gold variants of the training set the leak flag fires under 5 % (the old "answer is a literal" over a fifth)', () => {
+    const spec = resolveDifficulty(MAX_OPS);
+    const rng = makeRng(11);
+    let drawn = 0, flagged = 0, literal = 0;
+    for (const p of loadSet('train')) {
+      for (let k = 0; k < 2; k++) {
+        const v = goldVariant(rng, p, spec);
+        if (!v) continue;
+        drawn++;
+        if (leaksAnswer(v.expr, p.expr, p.answer)) flagged++;
+        if (literalsOf(v.expr).includes(p.answer)) literal++;
+      }
+    }
+    expect(drawn).toBeGreaterThan(1500);
+    expect(flagged / drawn).toBeLessThan(0.05);
+    expect(literal / drawn).toBeGreaterThan(0.2);
+    // leakBase (vps/leak_base) counts the same way
+    const base = loadSet('train').slice(0, 200).map((p) => leakBase(makeRng(5), p, 4));
+    const rate = base.reduce((a, b) => a + b.flagged, 0) / base.reduce((a, b) => a + b.drawn, 0);
+    expect(rate).toBeLessThan(0.05);
+    // and it flags the gold variants that do hand the answer over: max(3*2,5) substituted to max(6,5)
+    const p = toProblem(expr('max(3*2,5)')) as Problem;
+    const some = leakBase(makeRng(1), p, 60);
+    expect(some.drawn).toBe(60);
+    expect(some.flagged).toBeGreaterThan(0);
+    expect(some.flagged).toBeLessThan(60);
+  });
+
+  it('the cost guard\'s subset: k distinct indices in increasing order, one draw each; all, undrawn, when n ≤ k', () => {
+    let draws = 0;
+    const rand = () => (draws++, 0.999);
+    expect(seededSubset(rand, 3, 5)).toEqual([0, 1, 2]);
+    expect(draws).toBe(0);
+    // 0.999 takes the last remaining slot each time: 4, then the 0 the first swap put there
+    expect(seededSubset(rand, 5, 2)).toEqual([0, 4]);
+    expect(draws).toBe(2);
+    const r = makeRng(3);
+    for (let t = 0; t < 20; t++) {
+      const s = seededSubset(r, 6, 3);
+      expect(new Set(s).size).toBe(3);
+      expect([...s].sort((a, b) => a - b)).toEqual(s);
+    }
   });
 });
 
@@ -70,41 +140,7 @@ describe('SvS config', () => {
   });
 });
 
-// ---- the scripted policy
-// Originals: 2 of 8 answers right (p = 1/4, challenging). Variants of each correct solution, by
-// sample g: g ≡ 0 mod 4 leaks the answer (`a+0`, always solved), g ≡ 1 is a fair variant
-// (`(a-1)+1`, solved 3 times in 8), g ≡ 2 has another value (`a+1`, answered by its own value,
-// so wrong against the original), g ≡ 3 does not parse.
-const problemOf = (prompt: string) => prompt.replace(/^<bos><solve>/, '').replace(/=$/, '');
-const valueOf = (text: string) => {
-  const p = parseExpr(text);
-  const v = p.ok ? evaluate(p.expr) : null;
-  return v?.ok ? v.value : NaN;
-};
-const script: Script = (prompt, role, g, dataType) => {
-  if (role === 'vary') {
-    const a = Number(/#(-?\d+)<sep>$/.exec(prompt)?.[1]);
-    return [`${a}+0`, `${a - 1}+1`, `${a + 1}`, '(('][g % 4];
-  }
-  const text = problemOf(prompt);
-  const v = valueOf(text);
-  if (dataType === 'oqa') return g < 2 ? `#${v}` : `#${v + 7}`;
-  if (/^\d+\+0$/.test(text)) return `#${v}`; // leaking: always solved
-  if (/^\d+\+1$/.test(text)) return g < 3 ? `#${v}` : `#${v + 7}`; // fair: 3 of 8
-  return `#${v}`; // another value: its own, wrong against the original
-};
-
-/** Runs `steps` steps of SvS on the scripted policy; the events without boundaries, and the engine. */
-async function runScripted(config: Partial<SvsConfig> & Record<string, unknown>, s: Script = script) {
-  const def = loopNamed('svs');
-  const cfg = def.spec.validate({ steps: 1, problemsPerStep: 2, evalProblems: 1, evalN: 1, trainProblems: 64, samplesPerStep: 2, ...config });
-  const engine = scriptedEngine(s);
-  const events: LoopEvent[] = [];
-  for await (const e of driveLoop(def, engine, cfg)) if (e.type !== 'boundary' && e.type !== 'phase') events.push(e);
-  const step = events.find((e) => e.type === 'step') as Extract<LoopEvent, { type: 'step' }>;
-  const records = (events.find((e) => e.type === 'records') as Extract<LoopEvent, { type: 'records' }> | undefined)?.records ?? [];
-  return { engine, step, records, events };
-}
+// ---- the scripted policy (test/helpers/svsScript.ts)
 
 describe('SvS on a scripted policy', () => {
   // the training set's problems the script meets are all within the world's bounds
@@ -144,11 +180,15 @@ describe('SvS on a scripted policy', () => {
   it('naive reward pays the variants that leak the answer; the shaped reward does not', async () => {
     const shaped = await runScripted({ variantReward: 'shaped' });
     const naive = await runScripted({ variantReward: 'naive' });
-    const leaking = (rs: CurriculumRecord[]) => rs.filter((r) => r.leak);
+    // a quarter of the variants are `a+0`, the answer handed over
+    const leaking = (rs: CurriculumRecord[]) => rs.filter((r) => /^\d+\+0$/.test(r.variant as string));
     for (const run of [shaped, naive]) {
-      // a quarter of the variants, a third of those that parse, carry the answer
       expect(leaking(run.records)).toHaveLength(8);
-      expect(run.step.metrics['vps/leak']).toBeCloseTo(2 / 6, 12);
+      // the step's problems are 6*1*9 and 2+0: the flag fires on 54+0, not on 2+0, which hands
+      // nothing over that its original did not (it is the original again)
+      expect(run.records.filter((r) => r.leak).map((r) => r.variant)).toEqual(Array(4).fill('54+0'));
+      expect(run.records.filter((r) => r.variant === '2+0').every((r) => r.copy && !r.leak)).toBe(true);
+      expect(run.step.metrics['vps/leak']).toBeCloseTo(4 / 24, 12);
     }
     expect(leaking(naive.records).every((r) => r.reward === 1 && r.pHat === 1)).toBe(true);
     expect(leaking(shaped.records).every((r) => r.reward === 0)).toBe(true);

@@ -27,6 +27,8 @@ describe('OpenSIR on the WebGPU engine (small policy)', () => {
     let pool = 1;
     for (const s of steps) {
       for (const [k, v] of Object.entries(s.metrics)) expect(Number.isFinite(v), `step ${s.step} ${k}`).toBe(true);
+      for (const k of ['entropy/all', 'entropy/teach', 'frac_reward_zero_std/teach']) expect(k in s.metrics, k).toBe(true);
+      expect('entropy' in s.metrics).toBe(false);
       const own = a.flatMap((e) => (e.type === 'records' && e.step === s.step ? e.records : []));
       expect(s.metrics['teacher/legal']).toBeCloseTo(own.length / (RUN.teacherGroups * RUN.teacherSamples), 12);
       pool += own.length;

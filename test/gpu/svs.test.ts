@@ -30,10 +30,10 @@ describe('SvS on the WebGPU engine (small policy)', () => {
     const steps = a.filter((e): e is Extract<LoopEvent, { type: 'step' }> => e.type === 'step');
     expect(steps).toHaveLength(2);
     for (const s of steps) {
-      for (const k of ['mix/oqa', 'mix/vps', 'mix/spa', 'challenging', 'synthesis/sources', 'entropy', 'reward']) expect(k in s.metrics, k).toBe(true);
-      // the variant rates whenever the step wrote variants
-      if (s.metrics['synthesis/sources'] > 0) for (const k of ['vps/reward', 'vps/extracted', 'entropy/vps']) expect(k in s.metrics, k).toBe(true);
-      expect(Number.isFinite(s.metrics.entropy)).toBe(true);
+      for (const k of ['mix/oqa', 'mix/vps', 'mix/spa', 'challenging', 'synthesis/sources', 'entropy/solve', 'entropy/all', 'frac_reward_zero_std', 'reward']) expect(k in s.metrics, k).toBe(true);
+      expect('entropy' in s.metrics).toBe(false);
+      // the variant rates whenever the step wrote variants (and the leak flag's base rate on gold variants)
+      if (s.metrics['synthesis/sources'] > 0) for (const k of ['vps/reward', 'vps/extracted', 'entropy/vps', 'vps/leak_base']) expect(k in s.metrics, k).toBe(true);
     }
     const records = a.flatMap((e) => (e.type === 'records' ? e.records : []));
     expect(records.length).toBeGreaterThan(0);

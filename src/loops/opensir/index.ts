@@ -65,6 +65,16 @@ export const OPENSIR: LoopDefinition<OpensirConfig> = {
           series: [{ key: 'teacher/sol', label: 'sol' }, { key: 'teacher/div', label: 'div' }, { key: 'teacher/fmt', label: 'fmt' }, { key: 'teacher/len', label: 'len' }],
         },
         {
+          id: 'entropy-roles', title: 'Sampling entropy by role (nats per token)', yLabel: 'nats / token',
+          note: 'Mean sampling entropy over the response tokens of each role: the students\' answers (solving, the entropy compared across loops) and the teacher\'s problems with their concept tags; all pools every response token of the step.',
+          series: [{ key: 'entropy/solve', label: 'students (solving)' }, { key: 'entropy/teach', label: 'teacher' }, { key: 'entropy/all', label: 'all tokens' }],
+        },
+        {
+          id: 'zero-std-roles', title: 'Groups with no signal, by role', unit: true,
+          note: 'Share of the step\'s sampled groups whose rewards are all equal, before the selection keeps one group of each role: the students\' groups (every answer agrees with the majority, or none parses) and the teacher\'s groups (every output scores the same R_T).',
+          series: [{ key: 'frac_reward_zero_std', label: 'students' }, { key: 'frac_reward_zero_std/teach', label: 'teacher' }],
+        },
+        {
           id: 'validity', title: 'Validity: legal, and what the oracle says', unit: true,
           note: 'Legal is what the loop checks (the problem parses). True-label agreement (the majority answer is the interpreter\'s value) and concepts right (every claimed tag is one the syntax tree shows, and as many as allowed: all of them, at most three) come from the oracle: shown, never rewarded.',
           series: [{ key: 'teacher/legal', label: 'legal' }, { key: 'oracle/label_agreement', label: 'true-label agreement' }, { key: 'oracle/concepts_exact', label: 'concepts right' }],

@@ -1,6 +1,6 @@
 // OpenSIR's rules (LOOPS.md §4), pure and engine-free so they are tested by hand: the solvability
 // triangle, cosine diversity (top-k mean or nearest), majority vote with its tie rule, the
-// bag-of-n-grams embedder, the two selection rules, the concept-token mask, and what the oracle
+// bag-of-n-grams embedder, the selection score and the two selection rules, the concept-token mask, and what the oracle
 // says of a teacher's problem (displayed, never rewarded).
 import { conceptsOf, conceptTags, parseTeach, TAG_TOKEN, type ConceptTag } from '../../world/index';
 import { cosine } from '../stats';
@@ -73,7 +73,17 @@ export function variance(xs: readonly number[]): number {
 }
 
 /**
- * The teacher group to train on: the highest variance of (sol + div) over its scored problems
+ * The score both selections read: the reward's own weighted components, α·sol + γ·div (the
+ * released code's combined_scores = difficulty_weight·diff + diversity_weight·div, the diversity
+ * term only when diversity is among the teacher's rewards). With γ = 0 (the no-diversity
+ * ablation) div plays no part in which group or problem trains.
+ */
+export function selectionScore(sol: number, div: number, c: { solWeight: number; divWeight: number }): number {
+  return c.solWeight * sol + (c.divWeight > 0 ? c.divWeight * div : 0);
+}
+
+/**
+ * The teacher group to train on: the highest variance of the selection score over its scored problems
  * (legal, with an answer that parses; an output without a score takes no part), a group with
  * none scoring −1, as the released code does; the first on a tie.
  */
@@ -86,7 +96,7 @@ export function selectTeacherGroup(groups: readonly (readonly number[])[]): numb
   return best;
 }
 
-/** The problem the student trains on: the highest (sol + div) of the scored ones (null: no score); the first on a tie; −1 when none has a score. */
+/** The problem the student trains on: the highest selection score of the scored ones (null: no score); the first on a tie; −1 when none has a score. */
 export function selectStudentProblem(scores: readonly (number | null)[]): number {
   let best = -1, bestScore = -Infinity;
   scores.forEach((s, i) => {

@@ -6,9 +6,10 @@
 //          pseudo-label a*; the solve rate s = count(a*)/#parsable is agreement, not correctness.
 //   reward R_T = α·sol + γ·div + δ·fmt + λ·len for a legal problem (0 on every part otherwise);
 //          R_S = 𝟙[a = a*] + δ·fmt for an answer.
-//   select the teacher group with the highest variance of (sol + div) over its scored problems
-//          (legal, some answer parsed) and the single scored problem with the highest (sol + div)
-//          are trained on (as the released code); every legal problem joins the pool.
+//   select the teacher group with the highest variance of the score α·sol + γ·div over its scored
+//          problems (legal, some answer parsed) and the single scored problem with the highest
+//          score are trained on: the released code's combined score, the reward's own weighted
+//          components (so with γ = 0 diversity plays no part); every legal problem joins the pool.
 // Concept tags are masked out of the teacher's loss; group_std ε 1e-4, clip 0.2/0.2 and β = 1e-4
 // (k3) come from the `opensir` RL preset. The oracle (the interpreter) says whether a* is the true
 // value and which concepts the problem really has: shown, never a reward.
@@ -22,7 +23,8 @@ import type { LoopEngine } from '../engine';
 import { samplesOf } from '../samples';
 import { mean, meanEntropy, rateOf, renameEntropy } from '../stats';
 import type { OpensirConfig } from './config';
-import { conceptMask, conceptsRight, diagnoseTeach, diversity, majority, ngramEmbedding, selectStudentProblem, selectTeacherGroup, solvability, variance, type TeachDiagnostics } from './logic';
+import { filterZeroVariance } from '../../rl/filter';
+import { conceptMask, conceptsRight, diagnoseTeach, diversity, majority, ngramEmbedding, selectionScore, selectStudentProblem, selectTeacherGroup, solvability, variance, type TeachDiagnostics } from './logic';
 
 /** A pool problem, as saved with the run (its embedding is recomputed: the embedder is frozen). */
 export interface PoolEntry {
@@ -43,7 +45,7 @@ interface Candidate {
   diag: TeachDiagnostics & { key: string | null };
   /** index among this step's legal problems (null: illegal) */
   legal: number | null;
-  /** legal and some student answer parsed: it has a solve rate and a score (sol + div) */
+  /** legal and some student answer parsed: it has a solve rate and a selection score (α·sol + γ·div) */
   scored: boolean;
   answers: (number | null)[];
   label: number | null;
@@ -126,9 +128,9 @@ class OpensirRun {
       return { ...t, reward: (a !== null && a === x.label ? 1 : 0) + (a !== null ? c.fmtWeight : 0) };
     });
     const teachTrajs: Rollout<number>[] = teach.map((t, k) => ({ ...t, reward: cands[k].reward, lossMask: conceptMask(t.responseTokens) }));
-    // ---- selection by novelty = sol + div (LOOPS.md §4; unweighted, as the released code's
-    // selection), over scored problems only: legal, and some student answer parsed
-    const novelty = (x: Candidate) => x.sol + x.div;
+    // ---- selection by the score α·sol + γ·div (the released code's combined score: the weighted
+    // components the reward switches on), over scored problems only: legal, and some student answer parsed
+    const novelty = (x: Candidate) => selectionScore(x.sol, x.div, c);
     const teacherGroup = selectTeacherGroup(parents.map((_, g) => cands.filter((x) => x.group === g && x.scored).map(novelty)));
     const studentProblem = selectStudentProblem(legal.map((x) => (x.scored ? novelty(x) : null)));
     const batch = [
@@ -147,15 +149,17 @@ class OpensirRun {
       'teacher/reward': mean(cands.map((x) => x.reward)),
       'teacher/legal': legal.length / cands.length,
       'teacher/fmt': legal.length / cands.length,
-      entropy: meanEntropy(all),
+      // every response token of the step, teacher and students pooled
+      'entropy/all': meanEntropy(all),
       'entropy/teach': meanEntropy(teachTrajs),
+      // teacher groups whose outputs all score the same R_T, before the selection keeps one
+      'frac_reward_zero_std/teach': filterZeroVariance(teachTrajs).fracZeroStd,
       'tokens/generated': all.reduce((a, t) => a + t.responseTokens.length, 0),
       'pool/size': this.pool.length,
       'pool/concepts': new Set(this.pool.map((e) => e.key)).size,
       'pool/tag_sets': new Set(this.pool.map((e) => e.tags ?? '')).size,
       'train/teach': batch.filter((t) => t.role === 'teach').length,
       'train/solve': batch.filter((t) => t.role === 'solve').length,
-      frac_reward_zero_std: stats?.fracZeroStd ?? 0,
       kept_groups: stats?.keptGroups ?? 0,
       optimiser_steps: stats?.optimiserSteps ?? 0,
       rejected_steps: stats?.rejectedSteps ?? 0,
@@ -165,7 +169,11 @@ class OpensirRun {
       const labelled = legal.filter((x) => x.label !== null);
       Object.assign(metrics, {
         reward: mean(studentTrajs.map((t) => t.reward)),
+        // the students alone: the solving entropy loops are compared at
         'entropy/solve': meanEntropy(studentTrajs),
+        // the solving groups with no signal (every answer agrees with the label, or none parses),
+        // over every student group of the step, before the selection keeps one: GRPO's measure
+        frac_reward_zero_std: filterZeroVariance(studentTrajs).fracZeroStd,
         'completions/mean_length': mean(solve.map((t) => t.responseTokens.length)),
         'teacher/sol': mean(legal.map((x) => x.sol)),
         'teacher/div': mean(legal.map((x) => x.div)),

@@ -2,8 +2,7 @@
 // reward's four shapes against the reasoner pass rate p, what a challenger output is (a valid
 // question with a gold answer, or which kind of invalid), and the oracle's diagnostics of a
 // question, which are displayed and never rewarded (DESIGN "Oracle discipline").
-import { nodesWithPaths, type Expr } from '../../world/expr';
-import { countOps, parseChallenge, renderDocument, type Document } from '../../world/index';
+import { countOps, handsOverAnswer, parseChallenge, renderDocument, type Document } from '../../world/index';
 import { frontierCurve, frontierReward } from '../frontier';
 
 /** The challenger's reward for a valid question the reasoner solved with pass rate p (src/loops/frontier.ts). */
@@ -23,7 +22,13 @@ export interface QuestionDiagnostics {
   value: number | null;
   /** the gold answer is the question's true value */
   goldCorrect: boolean;
-  /** the question's own numbers include the gold answer */
+  /**
+   * the question hands its gold over (src/world/leak.ts, the predicate SvS's leak uses: it
+   * evaluates to the gold and a literal equal to the gold passes straight through, as in 7+0,
+   * 7*1, max(7,2)); a literal that merely equals the gold is no leak. There is no original to
+   * compare with, so a question born that way counts: about a quarter of gold questions
+   * (goldQuestion over generated documents) and of training problems are
+   */
   leak: boolean;
   /** the question is a piece of the document's worked record (a statement's expression or value), copied */
   copy: boolean;
@@ -31,10 +36,6 @@ export interface QuestionDiagnostics {
   grounded: boolean;
   /** the oracle's difficulty: operations in the question */
   ops: number | null;
-}
-
-function literals(e: Expr): number[] {
-  return nodesWithPaths(e).flatMap(({ node }) => (node.kind === 'num' ? [node.value] : []));
 }
 
 /**
@@ -57,7 +58,7 @@ export function diagnoseQuestion(text: string, ended: boolean, doc: Document | n
     gold,
     value: question.oracleValue,
     goldCorrect: question.oracleValue === gold,
-    leak: literals(question.expr).includes(gold),
+    leak: handsOverAnswer(question.expr, gold),
     copy: doc !== null && record.split(/[;=]/).includes(question.text),
     grounded: doc !== null && doc.statements.some((s) => s.value === gold),
     ops: countOps(question.expr),

@@ -51,7 +51,7 @@ const OWN_FIELDS: FieldSpecs<Omit<SvsConfig, keyof BaseLoopConfig>> = {
     default: 'oqa', type: { kind: 'enum', choices: ['oqa', 'skip'] }, paper: 'oqa (Algorithm 1, LOOPS.md); skip (the released code)',
     help: 'a step with no challenging problem: oqa trains on the kept original groups only; skip makes no update that step, as the released code does',
   },
-  maxSynthesisSources: { default: null, type: num(1, { integer: true, nullable: true }), paper: 'null (all)', help: 'cost guard: at most this many correct solutions per step are used to write variants (null = all of them)' },
+  maxSynthesisSources: { default: null, type: num(1, { integer: true, nullable: true }), paper: 'null (all)', help: 'cost guard: at most this many correct solutions per step are used to write variants, a random subset drawn from the run\'s seeded problem stream (so a resumed run draws the same); null = all of them' },
   maxNewTokens: { default: ROLE_LIMITS.solve.response, type: int(1), paper: '—', help: 'longest answer (original and variant problems), end token included' },
   maxVariantTokens: { default: ROLE_LIMITS.vary.response, type: int(1), paper: '—', help: 'longest variant problem, end token included' },
   topP: { default: 1, type: num(0, { minExclusive: true, max: 1.0000001 }), paper: '1', help: 'nucleus sampling mass during rollouts (1 = off)' },
@@ -81,7 +81,7 @@ export const SVS_PRESETS: Readonly<Record<string, LoopPreset<SvsConfig>>> = {
   },
   lab: {
     title: 'lab (a few minutes here)',
-    note: 'sized for a CPU adapter: 6 problems a step, variants from at most 3 solutions, 20 steps, a 16 × 8 evaluation every 10 steps',
+    note: 'sized for a CPU adapter: 6 problems a step, variants from at most 3 solutions (a seeded random 3), 20 steps, a 16 × 8 evaluation every 10 steps',
     config: { problemsPerStep: 6, maxSynthesisSources: 3, steps: 20, evalProblems: 16, evalN: 8 },
   },
   with_problem: {

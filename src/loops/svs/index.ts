@@ -12,7 +12,7 @@ const SVS_CHARTS: readonly MetricChartSpec[] = [
     id: 'reward', key: 'reward', title: 'Reward on the original problems (OQA)', unit: true,
     note: 'Mean reward of the answers to the step\'s training problems: 1 when the final answer is right.',
   },
-  ...CORE_CHARTS.filter((c) => c.id !== 'filtered'),
+  ...CORE_CHARTS,
   {
     id: 'challenging', key: 'challenging', title: 'Challenging problems per step',
     note: 'Problems whose pass rate p is in the challenging band acc_l ≤ p ≤ acc_h (1 to 4 of 8 with the paper\'s values): only their correct solutions seed variants.',
@@ -20,10 +20,6 @@ const SVS_CHARTS: readonly MetricChartSpec[] = [
   {
     id: 'spa-pass', key: 'spa/pass_rate', title: 'Pass rate on the variants (SPA)', unit: true,
     note: 'Answers to the policy\'s own variants that match the ORIGINAL answer. Near 1, the variants are too easy (or leak the answer); near 0, they are wrong or unsolvable.',
-  },
-  {
-    id: 'entropy-vps', key: 'entropy/vps', title: 'Entropy while writing variants (nats per token)', optional: true,
-    note: 'The vary role\'s sampling entropy: how freely the policy rewrites problems.',
   },
 ];
 
@@ -49,14 +45,30 @@ export const SVS: LoopDefinition<SvsConfig> = {
         note: 'What the update trained on: answers to originals (OQA), variant problems (VPS) and answers to variants (SPA), after each group\'s keep rule.',
         series: [{ key: 'mix/oqa', label: 'OQA' }, { key: 'mix/vps', label: 'VPS' }, { key: 'mix/spa', label: 'SPA' }],
       }],
-      multiLine: [{
-        id: 'variants', title: 'Variants: reward, extraction and what the oracle says', unit: true,
-        note: 'VPS reward is what the policy is paid; extracted = parses as a problem. True validity (evaluates to the original answer) and leak (contains the answer) come from the interpreter, which the paper cannot run: shown, never rewarded.',
-        series: [
-          { key: 'vps/reward', label: 'VPS reward' }, { key: 'vps/extracted', label: 'extracted' },
-          { key: 'vps/true_valid', label: 'true validity' }, { key: 'vps/leak', label: 'leak rate' },
-        ],
-      }],
+      multiLine: [
+        {
+          id: 'variants', title: 'Variants: reward, extraction and what the oracle says', unit: true,
+          note: 'VPS reward is what the policy is paid; extracted = parses as a problem. True validity (evaluates to the original answer) and leak come from the interpreter, which the paper cannot run: shown, never rewarded. A variant leaks when it hands the answer over and its original did not: it evaluates to the answer and one of its numbers is the answer with the rest cancelling out (36+0, 36*1, max(36,2), (36+5)-5); a number that merely equals the answer is no leak. The leak base rate is the same flag on gold, truly valid rewrites of the step\'s source problems (as many as the policy wrote): the rate a variant that hands nothing over still scores.',
+          series: [
+            { key: 'vps/reward', label: 'VPS reward' }, { key: 'vps/extracted', label: 'extracted' },
+            { key: 'vps/true_valid', label: 'true validity' }, { key: 'vps/leak', label: 'leak rate' },
+            { key: 'vps/leak_base', label: 'leak base rate (gold variants)' },
+          ],
+        },
+        {
+          id: 'entropy-tasks', title: 'Sampling entropy by task (nats per token)', yLabel: 'nats / token',
+          note: 'Mean sampling entropy over the response tokens of each task: answers to the originals (OQA), variant problems written (VPS), answers to the variants (SPA). Solving is OQA and SPA together, the entropy compared across loops; all pools every response token of the step, variant writing included (what veRL logs over the mixed batch, and so what the paper plots).',
+          series: [
+            { key: 'entropy/oqa', label: 'OQA' }, { key: 'entropy/vps', label: 'VPS (writing variants)' }, { key: 'entropy/spa', label: 'SPA' },
+            { key: 'entropy/solve', label: 'solving (OQA + SPA)' }, { key: 'entropy/all', label: 'all tokens' },
+          ],
+        },
+        {
+          id: 'zero-std-tasks', title: 'Groups with no signal, by task', unit: true,
+          note: 'Share of each task\'s sampled groups whose rewards are all equal, before the keep rules drop them: OQA and SPA answer groups (all right or all wrong), VPS groups of one solution\'s variants (every R_v equal). The shared chart counts the solving groups, OQA and SPA together.',
+          series: [{ key: 'frac_reward_zero_std/oqa', label: 'OQA' }, { key: 'frac_reward_zero_std/vps', label: 'VPS' }, { key: 'frac_reward_zero_std/spa', label: 'SPA' }],
+        },
+      ],
       browsers: [{
         id: 'variant-browser', title: 'Variant browser',
         note: 'The latest step\'s challenging problems: each correct solution, the variants written from it, their answers\' pass rate p̂ against the original answer, R_v, and the oracle\'s flags.',
@@ -74,7 +86,7 @@ export const SVS: LoopDefinition<SvsConfig> = {
           { key: 'kept', label: 'kept', format: 'flag', filter: true },
           { key: 'parsed', label: 'parses', format: 'flag', filter: true },
           { key: 'trueValid', label: 'true value = answer', format: 'flag', filter: true },
-          { key: 'leak', label: 'leaks the answer', format: 'flag', filter: true },
+          { key: 'leak', label: 'hands the answer over', format: 'flag', filter: true },
           { key: 'copy', label: 'copy', format: 'flag', filter: true },
         ],
       }],

@@ -2,21 +2,23 @@
 // its own groups.
 //   OQA  the policy solves problemsPerStep training problems G times; reward 𝟙[answer = a];
 //        a group trains iff 0 < p < 1; a problem is challenging iff acc_l ≤ p ≤ acc_h.
-//   VPS  from each correct solution of a challenging problem (at most maxSynthesisSources), the
-//        vary role writes G_v variant problems; R_v from the variant's SPA pass rate p̂ (shaped
+//   VPS  from each correct solution of a challenging problem (at most maxSynthesisSources, a
+//        seeded random subset), the vary role writes G_v variant problems from the solution (and
+//        the problem before it under variantContext problem+solution); R_v from the variant's SPA pass rate p̂ (shaped
 //        band or naive p̂ > 0); the group trains iff some R_v = 1.
 //   SPA  the policy solves each extracted variant G times, graded against the ORIGINAL answer a;
 //        a group trains iff 0 < p̂ < 1.
 // Advantages are per (role, group), never pooled: OQA and SPA groups are solve groups with ids
 // apart, VPS groups vary groups. The buffer is emptied every step. A step without a challenging
 // problem trains on OQA only, or is skipped (the released code's choice, `noChallenging: skip`).
-// Every variant is also judged by the interpreter (parses, true value, leaks the answer, copies
-// the problem): shown in the records and metrics, never a reward.
+// Every variant is also judged by the interpreter (parses, true value, hands the answer over where
+// the original did not, copies the problem): shown in the records and metrics, never a reward;
+// the leak flag's base rate on gold variants of the same problems is shown beside it.
 import { answerOf } from '../../eval/score';
 import type { Rollout } from '../../rl/rollout';
 import type { Trajectory } from '../../rl/trajectory';
 import { countedRng, type CountedRng } from '../../util/rng';
-import { EOS, loadSet, promptFits, readProblem, responseText, solvePrompt, varyPromptFor } from '../../world/index';
+import { EOS, loadSet, makeRng, promptFits, readProblem, responseText, solvePrompt, varyPromptFor, type Problem } from '../../world/index';
 import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine, RewardFn } from '../engine';
@@ -24,12 +26,7 @@ import { samplesOf } from '../samples';
 import { meanEntropy, rateOf, renameEntropy } from '../stats';
 import { filterZeroVariance } from '../../rl/filter';
 import type { SvsConfig } from './config';
-import { diagnoseVariant, isChallenging, keepSolveGroup, keepVariantGroup, passRate, variantReward, type VariantDiagnostics } from './logic';
-
-interface Problem {
-  text: string;
-  answer: number;
-}
+import { diagnoseVariant, isChallenging, keepSolveGroup, keepVariantGroup, leakBase, passRate, seededSubset, variantReward, type VariantDiagnostics } from './logic';
 
 /** Group ids of SPA groups start here, so they never meet an OQA group's (both are solve groups). */
 const SPA_GROUP_BASE = 1_000_000;
@@ -86,21 +83,22 @@ class SvsRun {
     const p = problems.map((_, i) => passRate(oqaRates.get(i) ?? []));
     const challenging = problems.map((_, i) => isChallenging(p[i], c));
     // ---- sources: correct solutions of challenging problems, in problem then response order
-    let sources: Source[] = [];
+    const candidates: Source[] = [];
     let tooLong = 0;
     for (const t of oqa) {
       if (!challenging[t.groupId] || t.reward !== 1) continue;
       if (!promptFits('vary', varyPromptFor(c.variantContext, problems[t.groupId].text, t.text))) tooLong++;
-      else sources.push({ problem: t.groupId, solution: t.text });
+      else candidates.push({ problem: t.groupId, solution: t.text });
     }
-    if (c.maxSynthesisSources !== null) sources = sources.slice(0, c.maxSynthesisSources);
+    // the cost guard takes a seeded random subset (the first N would favour the step's first problems)
+    const sources = c.maxSynthesisSources === null ? candidates : seededSubset(this.rand, candidates.length, c.maxSynthesisSources).map((i) => candidates[i]);
     // ---- VPS: variants from each source
     const vps = sources.length === 0 ? [] : await this.engine.rollout(
       sources.map((s) => ({ prompt: varyPromptFor(c.variantContext, problems[s.problem].text, s.solution), payload: 0 })),
       { groupSize: c.variantsPerSolution, role: 'vary', dataType: 'vps', groupIdBase: 0, ...this.sampling(c, step, 1, c.maxVariantTokens) },
       (_x, response) => ({ reward: 0, text: responseText(response).text }),
     );
-    const originals = problems.map((q) => ({ text: canonical(q.text), answer: q.answer }));
+    const originals = problems.map((q) => ({ text: canonical(q.text), expr: q.expr, answer: q.answer }));
     const variants: Variant[] = vps.map((t) => {
       const source = t.groupId;
       const ended = responseText(t.responseTokens).ended;
@@ -139,14 +137,18 @@ class SvsRun {
     // ---- what the step reports
     const all = [...oqa, ...vpsTrajs, ...spa];
     const parsed = variants.filter((v) => v.diag.parsed);
+    // groups with no signal among the step's solving groups (OQA and SPA), before the keep rules
+    // drop them: the measure GRPO reports, so loops compare; per task beside it (VPS included)
+    const zeroStd = (trajs: readonly Rollout<number>[]) => filterZeroVariance(trajs).fracZeroStd;
     // a quantity with nothing to measure this step (no variants, say) is left out, not NaN: a
     // non-finite metric halts a run
     const metrics: Record<string, number> = {
       reward: passRate(oqa.map((t) => t.reward)),
-      entropy: meanEntropy(all),
-      'entropy/oqa': meanEntropy(oqa),
-      // the solve role alone (originals and variants), comparable with GRPO's entropy
+      // the solve role alone (originals and variants): the entropy loops are compared at
       'entropy/solve': meanEntropy([...oqa, ...spa]),
+      // every response token of the step, writing variants included (veRL's actor/entropy over the mixed batch)
+      'entropy/all': meanEntropy(all),
+      'entropy/oqa': meanEntropy(oqa),
       'completions/mean_length': oqa.reduce((a, t) => a + t.responseTokens.length, 0) / Math.max(1, oqa.length),
       // every response token sampled this step, all three tasks: the cost loops are compared at
       'tokens/generated': all.reduce((a, t) => a + t.responseTokens.length, 0),
@@ -157,7 +159,8 @@ class SvsRun {
       'mix/vps': count('vps'),
       'mix/spa': count('spa'),
       skipped: skipped ? 1 : 0,
-      frac_reward_zero_std: stats?.fracZeroStd ?? 0,
+      frac_reward_zero_std: zeroStd([...oqa, ...spa]),
+      'frac_reward_zero_std/oqa': zeroStd(oqa),
       kept_groups: stats?.keptGroups ?? 0,
       optimiser_steps: stats?.optimiserSteps ?? 0,
       rejected_steps: stats?.rejectedSteps ?? 0,
@@ -168,8 +171,11 @@ class SvsRun {
         'entropy/vps': meanEntropy(vpsTrajs),
         'vps/reward': passRate(variants.map((v) => v.reward)),
         'vps/extracted': rateOf(variants.map((v) => v.diag.parsed)),
+        'frac_reward_zero_std/vps': zeroStd(vpsTrajs),
       });
     }
+    const base = this.leakBase(c, step, problems, sources);
+    if (base !== null) metrics['vps/leak_base'] = base;
     if (parsed.length) {
       Object.assign(metrics, {
         'vps/true_valid': rateOf(parsed.map((v) => v.diag.trueValid)),
@@ -177,12 +183,28 @@ class SvsRun {
         'vps/copy': rateOf(parsed.map((v) => v.diag.copy)),
       });
     }
-    if (spa.length) Object.assign(metrics, { 'entropy/spa': meanEntropy(spa), 'spa/pass_rate': passRate(spa.map((t) => t.reward)) });
+    if (spa.length) Object.assign(metrics, { 'entropy/spa': meanEntropy(spa), 'spa/pass_rate': passRate(spa.map((t) => t.reward)), 'frac_reward_zero_std/spa': zeroStd(spa) });
     return { metrics, samples: samplesOf([...oqa.slice(0, 2), ...vpsTrajs.slice(0, 1), ...spa.slice(0, 1)], c.samplesPerStep), records: this.records(step, originals, p, sources, variants, trainedGroups('vps'), trainedGroups('spa')) };
   }
 
+  /**
+   * The leak flag's base rate this step: G_v gold variants of each source's problem (as many as
+   * the policy wrote, of the same problems), the share flagged; null with no source or no gold
+   * variant. Drawn from an rng of its own (seed, step), so the loop's counted rng and a resume are
+   * untouched.
+   */
+  private leakBase(c: SvsConfig, step: number, problems: readonly Problem[], sources: readonly Source[]): number | null {
+    const rng = makeRng((c.seed * 7777 + step * 3 + 0x9e3779b9) >>> 0);
+    let flagged = 0, drawn = 0;
+    for (const s of sources) {
+      const r = leakBase(rng, problems[s.problem], c.variantsPerSolution);
+      (flagged += r.flagged), (drawn += r.drawn);
+    }
+    return drawn ? flagged / drawn : null;
+  }
+
   /** One record per variant: its source problem and solution, its scores, whether its VPS and SPA groups trained, the oracle's flags. */
-  private records(step: number, originals: readonly Problem[], p: readonly number[], sources: readonly Source[], variants: readonly Variant[], keptVps: Set<number>, keptSpa: Set<number>): CurriculumRecord[] {
+  private records(step: number, originals: readonly { text: string; answer: number }[], p: readonly number[], sources: readonly Source[], variants: readonly Variant[], keptVps: Set<number>, keptSpa: Set<number>): CurriculumRecord[] {
     return variants.map((v) => {
       const s = sources[v.source];
       return {
@@ -203,6 +225,8 @@ interface SvsState {
 export const svsBody: LoopBody<SvsConfig> = (engine, config, resume) => {
   const train = loadSet(config.trainSet).slice(0, config.trainProblems);
   const saved = resume?.state as Partial<SvsState> | null | undefined;
+  // a checkpoint without `draws` (saved before they were counted) assumes problemsPerStep draws a
+  // step, exact unless the cost guard drew subsets too
   const rand = countedRng(config.seed ^ 0x5f3759df, typeof saved?.draws === 'number' ? saved.draws : (resume?.step ?? 0) * config.problemsPerStep);
   const run = new SvsRun(engine, train, rand);
   return {
