@@ -1,0 +1,118 @@
+// Builds public/gallery/: the lab's measured ablations (docs/runs, docs/results.md) as sweep files
+// the explorer opens with no training (issue 26 §4). Each entry names the paper's claim, what the
+// lab measured (as results.md says it), the commit and base policy, and the commands; its arms are
+// the ablation files of docs/runs read through the one sweep format (src/explore/format.ts).
+//   npx tsx scripts/build-gallery.ts        # rewrites public/gallery/*.json and index.json
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mergeSweeps, readSweepText, sweepText, type Sweep } from '../src/explore/format';
+
+interface ArmSpec {
+  label: string;
+  files: string[];
+  knobs?: Record<string, unknown>;
+  control?: boolean;
+  matchedTo?: string;
+}
+
+interface EntrySpec {
+  id: string;
+  title: string;
+  section: string;
+  claim: string;
+  measured: string;
+  commit: string;
+  base: string;
+  arms: ArmSpec[];
+}
+
+const OLD_SMALL = 'small (3,600 pretraining steps, vary prompts with the problem; shipped until 2026-12-04)';
+
+export const ENTRIES: readonly EntrySpec[] = [
+  {
+    id: 'svs-vs-grpo', title: 'SvS against GRPO at the same generated tokens', section: 'docs/results.md §5',
+    claim: 'SvS (Liang et al.): self-play with variational problem synthesis keeps policy entropy and raises pass@k at large k where GRPO\'s stalls.',
+    measured: 'Held-out pass@1 rose slightly (+0.018) and entropy fell less than GRPO\'s (0.231 → 0.206 against 0.174), but large-k coverage did not rise; GRPO at the same tokens gained more at small k (pass@1 +0.054). Measured before issue 24: variants were written from the problem and its solution.',
+    commit: '38187d5', base: OLD_SMALL,
+    arms: [
+      { label: 'SvS (lab set-up, lr 3e-5)', files: ['svs-seed1.json', 'svs-seeds23.json'], knobs: { variantReward: 'shaped' } },
+      { label: 'GRPO (lr 3e-5, SvS\'s tokens)', files: ['grpo-vs-svs.json'], control: true, matchedTo: 'arm1' },
+    ],
+  },
+  {
+    id: 'svs-naive-reward', title: 'SvS: the shaped variant reward against the naive one', section: 'docs/results.md §5',
+    claim: 'SvS: with the naive reward R_v = 1[p̂ > 0] the policy hacks variant writing by leaking the answer; the shaped band prevents it.',
+    measured: 'Leak rates of 0.19–0.27 under both rewards; these sat at the old leak flag\'s base rate (about a third), so nothing was shown either way. Measured before issue 24 redefined the flag (now ~2 % on gold variants, with vps/leak_base beside it). The naive arm ran 50 steps, the shaped 100.',
+    commit: 'a82daa8', base: OLD_SMALL,
+    arms: [
+      { label: 'SvS shaped (100 steps)', files: ['svs-seed1.json', 'svs-seeds23.json'], knobs: { variantReward: 'shaped' } },
+      { label: 'SvS naive (50 steps)', files: ['svs-naive.json'], knobs: { variantReward: 'naive' } },
+    ],
+  },
+  {
+    id: 'spice-vs-grpo', title: 'SPICE against GRPO at the same generated tokens', section: 'docs/results.md §6',
+    claim: 'SPICE (Liu et al.): a challenger grounded in corpus documents and a reasoner in self-play improve reasoning beyond training on fixed data.',
+    measured: 'SPICE moved held-out pass@1 by +0.003, +0.004 and −0.022 (seeds 1–3); GRPO at the same tokens gained +0.036 to +0.042 on every seed. The challenger\'s gold was right about a quarter of the time.',
+    commit: '0e63449', base: OLD_SMALL,
+    arms: [
+      { label: 'SPICE (lab set-up)', files: ['spice.json'] },
+      { label: 'GRPO (lr 3e-5, SPICE\'s tokens)', files: ['grpo-vs-spice.json', 'grpo-vs-spice-23.json'], control: true, matchedTo: 'arm1' },
+    ],
+  },
+  {
+    id: 'opensir', title: 'OpenSIR, its ablations, and GRPO at the same tokens', section: 'docs/results.md §7',
+    claim: 'OpenSIR (Kwan et al.): a teacher growing a problem pool from 1+1, paid for solvability and diversity, improves the student without any data.',
+    measured: 'The pool grew to ~1,390 problems and ~390 concept signatures, but the students\' majority was right half the time and held-out pass@1 did not rise (−0.014 ± 0.007), where GRPO at the same tokens gained about 0.05. The no-diversity arm was measured before issue 24: it still selected by diversity.',
+    commit: '54d1dde', base: OLD_SMALL,
+    arms: [
+      { label: 'OpenSIR (lab set-up)', files: ['opensir.json', 'opensir-s3.json'] },
+      { label: 'OpenSIR, no diversity reward', files: ['opensir-nodiv.json', 'opensir-nodiv-2.json', 'opensir-nodiv-3.json'], knobs: { divWeight: 0 } },
+      { label: 'OpenSIR, student only', files: ['opensir-student.json', 'opensir-student-3.json'], knobs: { frozenTeacher: true } },
+      { label: 'GRPO (lr 3e-5, OpenSIR\'s tokens)', files: ['grpo-vs-opensir.json', 'grpo-vs-opensir-3.json'], control: true, matchedTo: 'arm1' },
+    ],
+  },
+  {
+    id: 'datpo-vs-grpo', title: 'DATPO against GRPO at the same generated tokens', section: 'docs/results.md §8',
+    claim: 'DATPO: difficulty-adaptive rollout trees forked at high-entropy steps improve pass@k over GRPO at equal generation budget.',
+    measured: 'GRPO\'s pass@1 gained more (+0.052 against +0.021); DATPO kept more entropy and the base\'s pass@64 (0.870 against 0.828; +0.042 ± 0.023 paired), crossing between k = 16 and 32. Measured before issue 24: the sibling-diversity bonus was about 1 % of the advantages, so effectively off.',
+    commit: '998afb9', base: OLD_SMALL,
+    arms: [
+      { label: 'DATPO (lab set-up)', files: ['datpo-s1.json', 'datpo-s2.json', 'datpo-s3.json'] },
+      { label: 'GRPO (lr 3e-5, DATPO\'s tokens)', files: ['grpo-vs-datpo-s1.json', 'grpo-vs-datpo-s2.json', 'grpo-vs-datpo-s3.json'], control: true, matchedTo: 'arm1' },
+    ],
+  },
+  {
+    id: 'ttsp-targets', title: 'TTSP on six hard targets (one seed each)', section: 'docs/results.md §9',
+    claim: 'TTSP: test-time self-play with a proposer and a solver adapter raises accuracy on a hard target without a verifier on it.',
+    measured: 'The proposer wrote problems about each target and a sixth to a third passed the gate; relatedness had no baseline then (random training problems score 0.65–0.80) and target-equivalent proposals were not measured. One seed a target: each arm is a target, not a knob.',
+    commit: 'd0d8a8f', base: OLD_SMALL,
+    arms: ['midhard1', 'midhard2', 'midhard3', 'veryhard1', 'veryhard2', 'veryhard3'].map((t) => ({ label: `target ${t}`, files: [`ttsp-${t}.json`], knobs: { target: t } })),
+  },
+];
+
+function entry(spec: EntrySpec): Sweep {
+  const arms = spec.arms.map((a) => {
+    const parts = a.files.map((f) => readSweepText(f, readFileSync(`docs/runs/${f}`, 'utf8')).arms[0].ablation);
+    const ablation = { ...parts[0], partial: parts.some((p) => p.partial), results: parts.flatMap((p) => p.results).sort((x, y) => x.seed - y.seed) };
+    return { label: a.label, knobs: a.knobs ?? {}, control: a.control, matchedTo: a.matchedTo, files: a.files, ablation };
+  });
+  const merged = mergeSweeps(spec.title, [{
+    format: 'rlvr-lab.sweep', version: 1, title: spec.title, curvesRecorded: false,
+    arms: arms.map((a, i) => ({ id: `arm${i + 1}`, label: a.label, knobs: a.knobs, ...(a.control ? { control: true, matchedTo: a.matchedTo } : {}), ablation: a.ablation })),
+  }]);
+  return {
+    ...merged, claim: spec.claim, measured: `${spec.measured} (${spec.section}; step curves were not recorded for these runs: the pass@k curves and the table draw from their start and end evaluations.)`,
+    commit: spec.commit, base: spec.base,
+    commands: [...new Set(arms.flatMap((a) => a.ablation.command ? [a.ablation.command] : a.files.map((f) => `see ${spec.section} for the command that wrote docs/runs/${f}`)))],
+  };
+}
+
+mkdirSync('public/gallery', { recursive: true });
+const index = ENTRIES.map((e) => {
+  const s = entry(e);
+  const text = sweepText(s);
+  readSweepText(`${e.id}.json`, text); // what is shipped reads back
+  writeFileSync(`public/gallery/${e.id}.json`, text);
+  return { id: e.id, title: e.title, claim: e.claim, measured: s.measured, file: `gallery/${e.id}.json`, curvesRecorded: s.curvesRecorded, arms: s.arms.length, seeds: s.arms.map((a) => a.ablation.results.length) };
+});
+writeFileSync('public/gallery/index.json', JSON.stringify({ entries: index }, null, 1) + '\n');
+process.stdout.write(`wrote ${index.length} gallery entries to public/gallery/\n`);
