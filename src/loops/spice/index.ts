@@ -90,7 +90,11 @@ export const SPICE: LoopDefinition<SpiceConfig> = {
       crossPlay: {
         id: 'cross-play', title: 'Cross-play: reasoners against challengers',
         rows: 'reasoner at step', columns: 'challenger at step',
-        note: 'Cell (i, j): how often the reasoner of checkpoint i answers the questions the challenger of checkpoint j writes (the same documents, one question each, the same sampling seed for every checkpoint). Down a column, later reasoners on fixed questions: the reasoner improving. Along a row, later challengers against a fixed reasoner: the questions getting harder. Computed on demand from the run\'s checkpoints (step 0 is the starting policy).',
+        note: 'Cell (i, j): how often the reasoner of checkpoint i answers the questions the challenger of checkpoint j writes (the same prompts as the run\'s: a document each, or none in the no-corpus ablation; one question a prompt, the same sampling seed for every checkpoint). Down a column, later reasoners on fixed questions: the reasoner improving. Along a row, later challengers against a fixed reasoner: the questions getting harder. The same answers are graded two ways: by the challenger\'s gold (what the run rewards; the gold is often wrong, so a reasoner can score by agreeing with the challenger\'s mistakes) and by the question\'s true value (the interpreter). Computed on demand from the run\'s checkpoints (step 0 is the starting policy).',
+        gradings: [
+          { key: 'gold', label: 'graded by the challenger\'s gold', note: 'an answer counts when it is the challenger\'s gold: the reward the run trained the reasoner on' },
+          { key: 'value', label: 'graded by the true value (oracle)', note: 'an answer counts when it is the question\'s value as the interpreter computes it: never a reward, so this is the reasoner\'s real accuracy on these questions' },
+        ],
       },
       curves: [{
         id: 'reward-shape', title: 'What the challenger is paid', xLabel: 'reasoner pass rate p', yLabel: 'challenger reward',

@@ -13,18 +13,15 @@
 import { answerOf } from '../../eval/score';
 import type { Rollout } from '../../rl/rollout';
 import { countedRng, type CountedRng } from '../../util/rng';
-import { challengePrompt, EOS, renderDocument, responseText, solvePrompt, type Document } from '../../world/index';
+import { EOS, renderDocument, responseText, solvePrompt, type Document } from '../../world/index';
 import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine, RewardFn } from '../engine';
 import { samplesOf } from '../samples';
 import { mean, meanEntropy, rateOf, renameEntropy } from '../stats';
 import type { SpiceConfig } from './config';
-import { corpusDocuments, usableDocuments } from './corpus';
+import { challengerPrompt, corpusDocuments, usableDocuments } from './corpus';
 import { challengerReward, diagnoseQuestion, QUESTION_FORMATS, type QuestionDiagnostics } from './logic';
-
-/** The no-corpus ablation's "document": nothing to read. */
-const EMPTY_DOCUMENT: Document = { text: '', statements: [] };
 
 /** Reward of a reasoner answer: 1 iff it is the challenger's gold. */
 const byGold: RewardFn<number> = (gold, response) => {
@@ -66,7 +63,7 @@ class SpiceRun {
     const shown = (d: number): Document | null => (c.useCorpus ? this.corpus[d] : null);
     // ---- challenge: N_C outputs per document
     const challenge = await this.engine.rollout(
-      docs.map((d) => ({ prompt: challengePrompt(shown(d) ?? EMPTY_DOCUMENT), payload: d })),
+      docs.map((d) => ({ prompt: challengerPrompt(shown(d)), payload: d })),
       { groupSize: c.questionsPerDocument, role: 'challenge', dataType: 'challenge', groupIdBase: 0, ...this.sampling(c, step, 0, c.maxQuestionTokens) },
       (_d, response) => ({ reward: 0, text: responseText(response).text }),
     );
