@@ -1,12 +1,13 @@
 // DATPO's configuration (LOOPS.md §5, the paper and its released code colin31472/DATPO): the
 // shared loop fields plus the root rollouts, the budget's maxima, the fork strategy, the sibling
-// diversity's α schedule and reach, each with the paper's value as its default; presets; a
-// validator that names the field to change.
+// diversity's α schedule, reach and embedder, each with the paper's value as its default;
+// presets; a validator that names the field to change.
 import { defaultsOf, num, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
 import { ROLE_LIMITS } from '../../world/index';
 import { BASE_FIELDS, checkSet, checkSetSize, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
+import type { Embedder } from '../opensir/config';
 import type { ForkStrategy } from './tree';
 
 export interface DatpoConfig extends BaseLoopConfig {
@@ -19,6 +20,7 @@ export interface DatpoConfig extends BaseLoopConfig {
   alphaEnd: number;
   alphaSchedule: 'anneal' | 'constant';
   diversityOn: 'positive' | 'all';
+  embedder: Embedder;
   maxNewTokens: number;
   topP: number;
   trainSet: string;
@@ -38,6 +40,10 @@ const OWN_FIELDS: FieldSpecs<Omit<DatpoConfig, keyof BaseLoopConfig>> = {
   alphaEnd: { default: 0, type: num(-1, { max: 1.0000001 }), paper: '0', help: 'α at the last step (anneal: linear in between)' },
   alphaSchedule: { default: 'anneal', type: { kind: 'enum', choices: ['anneal', 'constant'] }, paper: 'anneal (ablation: constant)', help: 'anneal: α = alphaStart + (alphaEnd − alphaStart)·step/steps, reaching alphaEnd at the last step (the released code); constant: alphaStart throughout' },
   diversityOn: { default: 'positive', type: { kind: 'enum', choices: ['positive', 'all'] }, paper: 'positive (ablation: all)', help: 'which blocks get the bonus: those with a positive base advantage (the paper), or every block' },
+  embedder: {
+    default: 'policy', type: { kind: 'enum', choices: ['policy', 'ngram'] }, paper: 'policy (the policy\'s hidden states)',
+    help: 'what the sibling divergence is measured on: policy, the mean of the frozen starting policy\'s final hidden states over the block\'s tokens; ngram, a bag of character 1- to 3-grams of its text (LOOPS.md §7\'s fallback, OpenSIR\'s). EMBEDDER_MEASURE',
+  },
   maxNewTokens: { default: ROLE_LIMITS.solve.response, type: int(1), paper: '—', help: 'longest path (root response, or prefix and branch together), end token included' },
   topP: { default: 1, type: num(0, { minExclusive: true, max: 1.0000001 }), paper: '1', help: 'nucleus sampling mass during rollouts (1 = off)' },
   trainSet: { default: 'train', type: str, paper: 'MATH', help: 'data set of training problems' },
