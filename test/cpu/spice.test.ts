@@ -159,6 +159,35 @@ describe('SPICE on a scripted policy', () => {
     expect(th.engine.updates[0].filter((t) => t.role === 'challenge').map((t) => t.reward)).toEqual([1, 0, 0, 0, 1, 0, 0, 0]);
   });
 
+  it('entropy/solve is the reasoner\'s, entropy/challenge the challenger\'s, entropy/all both pooled, no bare entropy; frac_reward_zero_std counts the reasoner\'s groups before training', async () => {
+    const def = loopNamed('spice');
+    const cfg = def.spec.validate({ steps: 1, documentsPerStep: 2, questionsPerDocument: 4, answersPerQuestion: 8, evalProblems: 1, evalN: 1, samplesPerStep: 2 });
+    const engine = scriptedEngine(script);
+    const rollout = engine.rollout.bind(engine);
+    const tokens = { challenge: 0, solve: 0 };
+    // the challenger samples at entropy 0.9 a token, the reasoner at 0.3
+    engine.rollout = (async (prompts, opts, reward) => {
+      const out = await rollout(prompts, opts, reward);
+      for (const t of out) (t.entropy = Array.from(t.responseTokens, () => (opts.role === 'challenge' ? 0.9 : 0.3))), (tokens[opts.role as 'challenge' | 'solve'] += t.responseTokens.length);
+      return out;
+    }) as typeof engine.rollout;
+    const events = await collect(driveLoop(def, engine, cfg));
+    const m = (events.find((e) => e.type === 'step') as Extract<LoopEvent, { type: 'step' }>).metrics;
+    expect('entropy' in m).toBe(false);
+    expect(m['entropy/solve']).toBeCloseTo(0.3, 6);
+    expect(m['entropy/challenge']).toBeCloseTo(0.9, 6);
+    expect(m['entropy/all']).toBeCloseTo((0.9 * tokens.challenge + 0.3 * tokens.solve) / (tokens.challenge + tokens.solve), 6);
+    // reasoner groups: 2+3 (p = ½) has signal, 2+4#7 (p = 0) and 7+0#7 (p = 1) none: 4 of 6 on two
+    // documents; the challenger's two groups (rewards g(½), g(0), 0, g(1)) both have signal. The
+    // update pools both roles (4 of 8), which is not what loops compare
+    expect(m.frac_reward_zero_std).toBeCloseTo(4 / 6, 12);
+    expect(m['frac_reward_zero_std/challenge']).toBe(0);
+    const frozen = await runScripted({ frozenChallenger: true }, (p, r, g) => (r === 'challenge' ? '2+4#7' : script(p, r, g, undefined)));
+    // a frozen challenger's groups still count (every output is paid g(0): no signal), measured before the rule drops them
+    expect(frozen.step.metrics['frac_reward_zero_std/challenge']).toBe(1);
+    expect(frozen.step.metrics.frac_reward_zero_std).toBe(1);
+  });
+
   it('frozen challenger: only the reasoner\'s answers train', async () => {
     const { engine, records } = await runScripted({ frozenChallenger: true });
     expect(records).toHaveLength(8);
