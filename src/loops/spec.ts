@@ -119,17 +119,22 @@ export interface CrossPlaySpec {
   /** who the rows and the columns are */
   rows: string;
   columns: string;
+  /** the ways the same answers are graded, one matrix each (the first is shown first): `key` names the result's matrix */
+  gradings: readonly { key: string; label: string; note: string }[];
 }
 
-/** The matrix: cell [i][j] is row checkpoint i against column checkpoint j (null: nothing to measure). */
+/** The matrices: cell [i][j] is row checkpoint i against column checkpoint j (null: nothing to measure). */
 export interface CrossPlayResult {
   /** the checkpoints' steps, in order (0: the run's starting policy) */
   steps: number[];
-  passRate: (number | null)[][];
+  /** one matrix per grading of the spec, by its key */
+  passRate: Record<string, (number | null)[][]>;
   /** valid questions each column's checkpoint wrote, of `documents` */
   valid: number[];
   documents: number;
   answers: number;
+  /** the challengers were shown the documents (false: the run's no-corpus ablation, as it ran) */
+  withDocuments: boolean;
 }
 
 export interface CrossPlayOptions {

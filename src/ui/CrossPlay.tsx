@@ -1,6 +1,9 @@
-// A loop's cross-play matrix (CrossPlaySpec): computed on demand in the engine worker from the
+// A loop's cross-play matrices (CrossPlaySpec): computed on demand in the engine worker from the
 // run's snapshots, with its progress, then drawn as a heat map: one row per reasoner checkpoint,
 // one column per challenger checkpoint, each cell the pass rate (darker = solved more often).
+// The spec's gradings (SPICE: by the challenger's gold, by the true value) are one matrix each;
+// a selector picks the one drawn, so the two are read on the same cells.
+import { useId, useState } from 'react';
 import type { CrossPlaySpec, CrossPlayResult } from '../loops/spec';
 import { isFinished, type RunView } from '../state/runsSlice';
 import { useLab } from './LabStore';
@@ -15,12 +18,14 @@ function cellStyle(p: number | null): React.CSSProperties {
   return { background: `hsl(212, 70%, ${Math.round(96 - 58 * p)}%)`, color: p > 0.55 ? '#fff' : undefined };
 }
 
-function Matrix({ spec, r }: { spec: CrossPlaySpec; r: CrossPlayResult }) {
+function Matrix({ spec, r, grading }: { spec: CrossPlaySpec; r: CrossPlayResult; grading: CrossPlaySpec['gradings'][number] }) {
+  const rows = r.passRate[grading.key] ?? [];
+  const prompts = r.withDocuments ? `${r.documents} documents, one question each` : `${r.documents} prompts without a document (the run's no-corpus ablation), one question each`;
   return (
     <div className="table-scroll">
-      <table className="crossplay" data-testid="crossplay-matrix" data-rows={r.steps.length}>
+      <table className="crossplay" data-testid="crossplay-matrix" data-grading={grading.key} data-rows={r.steps.length}>
         <caption>
-          {spec.rows} (rows) × {spec.columns} (columns): pass rate on {r.documents} documents, one question each, {r.answers} answers a question
+          {spec.rows} (rows) × {spec.columns} (columns): pass rate {grading.label} on {prompts}, {r.answers} answers a question ({grading.note})
         </caption>
         <thead>
           <tr>
@@ -34,7 +39,7 @@ function Matrix({ spec, r }: { spec: CrossPlaySpec; r: CrossPlayResult }) {
           </tr>
         </thead>
         <tbody>
-          {r.passRate.map((row, i) => (
+          {rows.map((row, i) => (
             <tr key={r.steps[i]}>
               <th scope="row">{r.steps[i]}</th>
               {row.map((p, j) => (
@@ -55,6 +60,9 @@ export function CrossPlay({ spec, run }: { spec: CrossPlaySpec; run: RunView }) 
   const compute = useLab((s) => s.computeCrossPlay);
   const finished = isFinished(run.status.state) && !run.elsewhere;
   const running = state?.status === 'running';
+  const [chosen, setChosen] = useState(spec.gradings[0]?.key ?? '');
+  const gradingId = useId();
+  const grading = spec.gradings.find((g) => g.key === chosen) ?? spec.gradings[0];
   return (
     <section className="record-browser crossplay-view" data-testid={`crossplay-${spec.id}`} data-status={state?.status ?? 'idle'}>
       <h3>{spec.title}</h3>
@@ -76,7 +84,23 @@ export function CrossPlay({ spec, run }: { spec: CrossPlaySpec; run: RunView }) 
           {state.error}
         </p>
       )}
-      {state?.result && <Matrix spec={spec} r={state.result} />}
+      {state?.result && grading && (
+        <>
+          {spec.gradings.length > 1 && (
+            <div className="browser-controls">
+              <label htmlFor={gradingId}>grading</label>
+              <select id={gradingId} data-testid="crossplay-grading" value={grading.key} onChange={(e) => setChosen(e.target.value)}>
+                {spec.gradings.map((g) => (
+                  <option key={g.key} value={g.key}>
+                    {g.label}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
+          <Matrix spec={spec} r={state.result} grading={grading} />
+        </>
+      )}
     </section>
   );
 }

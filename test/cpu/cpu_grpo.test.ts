@@ -27,7 +27,7 @@ const init = initParams(cfg, table, 9);
 
 /** GRPO's step metrics (src/loops/grpo/step.ts, the knobs the driver adds, the update's metrics). */
 const STEP_KEYS = [
-  'reward', 'reward_std', 'frac_reward_zero_std', 'entropy', 'completions/mean_length', 'completions/clipped_ratio',
+  'reward', 'reward_std', 'frac_reward_zero_std', 'entropy/solve', 'entropy/all', 'completions/mean_length', 'completions/clipped_ratio',
   'kept_groups', 'dropped_groups', 'optimiser_steps', 'rejected_steps', 'lr', 'temperature', 'beta', 'entCoef', 'clip_low', 'clip_high',
   'loss', 'loss/pg', 'loss/kl', 'loss/entropy', 'clip_ratio/low_mean', 'clip_ratio/high_mean', 'clip_ratio/region_mean', 'clip_ratio/dual_mean',
   'kl', 'ratio/mean', 'tokens', 'grad_norm', 'update/entropy', 'tokens/generated',

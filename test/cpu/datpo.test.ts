@@ -4,7 +4,7 @@
 // scripted policy: branches grow from the forks' prefixes, every block trains with its advantage,
 // the diversity bonus goes where the knob says.
 import { describe, expect, it } from 'vitest';
-import { alphaAt, blockTrajectories, budget, choosePositions, leavesOf, localisation, sentences, siblingGroups, treeBlocks, type RootPath } from '../../src/loops/datpo/tree';
+import { alphaAt, blockText, blockTrajectories, budget, choosePositions, leavesOf, localisation, sentences, siblingGroups, treeBlocks, type RootPath } from '../../src/loops/datpo/tree';
 import { packBatch } from '../../src/rl/trajectory';
 import { validateDatpoConfig, type DatpoConfig } from '../../src/loops/datpo/config';
 import { driveLoop } from '../../src/loops/driver';
@@ -15,6 +15,8 @@ import { scriptedEngine, type Script } from '../helpers/scriptedEngine';
 import { collect, runOnCpu } from '../helpers/loops';
 import { loadCheckpointDir } from '../../src/model/checkpoint_node';
 import type { Trajectory } from '../../src/rl/trajectory';
+import { ngramEmbedding } from '../../src/loops/opensir/logic';
+import { cosine } from '../../src/loops/stats';
 
 describe('DATPO budget and forks by hand', () => {
   it('the budget table: leaves 52, 40, 20, 8, 4 for v = 0, ¼, ½, ¾, 1 (N = 4, bp_max 3, bn_max 4)', () => {
@@ -144,10 +146,10 @@ const script: Script = (prompt, _role, g) => {
   return g === 0 ? `#${a}` : `#${a + 9}`;
 };
 
-async function runScripted(config: Partial<DatpoConfig> & Record<string, unknown>) {
+async function runScripted(config: Partial<DatpoConfig> & Record<string, unknown>, policy: Script = script) {
   const def = loopNamed('datpo');
   const cfg = def.spec.validate({ steps: 1, problemsPerStep: 1, trainProblems: 64, evalProblems: 1, evalN: 1, samplesPerStep: 1, ...config });
-  const engine = scriptedEngine(script);
+  const engine = scriptedEngine(policy);
   prompts.length = 0;
   const events = await collect(driveLoop(def, engine, cfg));
   const step = events.find((e) => e.type === 'step') as Extract<LoopEvent, { type: 'step' }>;
@@ -222,6 +224,99 @@ describe('DATPO on a scripted policy', () => {
     });
     expect(pos.some((a, i) => base[i] > 0 && a > base[i])).toBe(true);
     expect(all.some((a, i) => base[i] < 0 && a > base[i])).toBe(true);
+  });
+
+  it('tree/bonus_share is the mean |bonus| over the mean |A| of the trained blocks: 0 at α = 0, what the update shows at α = 0.2', async () => {
+    // one row per block (a sequence-level aggregation), so a row's advantage is its block's
+    const rl = { aggregation: 'seq_mean_token_mean' };
+    const off = await runScripted({ alphaStart: 0, rl } as Record<string, unknown>);
+    const on = await runScripted({ alphaSchedule: 'constant', rl } as Record<string, unknown>);
+    expect(off.step.metrics['tree/bonus_share']).toBe(0);
+    const a0 = off.engine.updates[0].map((t) => t.advantage as number);
+    const a1 = on.engine.updates[0].map((t) => t.advantage as number);
+    expect(a1).toHaveLength(20);
+    const sum = (xs: number[]) => xs.reduce((x, y) => x + y, 0);
+    const share = sum(a1.map((a, i) => Math.abs(a - a0[i]))) / sum(a1.map(Math.abs));
+    expect(share).toBeGreaterThan(0);
+    expect(on.step.metrics['tree/bonus_share']).toBeCloseTo(share, 9);
+  });
+
+  it('embedder ngram: sibling divergence on bags of character n-grams of the blocks\' text (OpenSIR\'s embedder), no policy call', async () => {
+    expect(validateDatpoConfig({}).embedder).toBe('policy');
+    expect(() => validateDatpoConfig({ embedder: 'bert' })).toThrow(/datpo\.embedder = "bert": must be one of/);
+    const rl = { aggregation: 'seq_mean_token_mean' };
+    let calls = 0;
+    const counted = async (config: Record<string, unknown>) => {
+      const def = loopNamed('datpo');
+      const cfg = def.spec.validate({ steps: 1, problemsPerStep: 1, trainProblems: 64, evalProblems: 1, evalN: 1, samplesPerStep: 1, alphaSchedule: 'constant', rl, ...config });
+      const engine = scriptedEngine(script);
+      const embed = engine.embed.bind(engine);
+      engine.embed = async (seqs) => (calls++, embed(seqs));
+      const events = await collect(driveLoop(def, engine, cfg));
+      return { engine, step: events.find((e) => e.type === 'step') as Extract<LoopEvent, { type: 'step' }> };
+    };
+    await counted({});
+    expect(calls).toBe(1);
+    calls = 0;
+    const ng = await counted({ embedder: 'ngram' });
+    expect(calls).toBe(0);
+    const base = (await runScripted({ alphaStart: 0, rl } as Record<string, unknown>)).engine.updates[0].map((t) => t.advantage as number);
+    // each fork's 3 branches (one row each, in a row: a root's blocks, then its fork's branches);
+    // the right one (A > 0) gets 0.2·(1 − mean cosine) to the other two
+    const rows = ng.engine.updates[0];
+    const branches = rows.map((t, i) => ({ t, i })).filter(({ t }) => t.dataType === 'branch').map((b, k) => ({ ...b, fork: Math.floor(k / 3) }));
+    expect(branches).toHaveLength(12);
+    const vec = (t: Trajectory) => ngramEmbedding(blockText(Array.from(t.responseTokens)));
+    let checked = 0;
+    for (const { t, i, fork } of branches) {
+      if (base[i] <= 0) continue;
+      const sibs = branches.filter((b) => b.i !== i && b.fork === fork);
+      expect(sibs).toHaveLength(2);
+      const d = 1 - sibs.reduce((a, b) => a + cosine(vec(t), vec(b.t)), 0) / 2;
+      expect(d).toBeGreaterThan(0);
+      expect(t.advantage as number).toBeCloseTo(base[i] + 0.2 * d, 6);
+      checked++;
+    }
+    expect(checked).toBe(4);
+    // the end token is not part of a block's text
+    expect(blockText(encode('12;#3').concat(EOS))).toBe('12;#3');
+  });
+
+  it('root pass@N beside the tree pass rate: roots all wrong, a branch right → tree 1, roots 0; frac_reward_zero_std counts the root groups, tree/… the trees', async () => {
+    // every root is wrong; of the branches from `…#` the first is right
+    const lucky: Script = (prompt, _role, g) => {
+      const m = /^<bos><solve>(.+)=(#?)$/.exec(prompt) as RegExpExecArray;
+      const a = valueOf(m[1]);
+      return m[2] === '#' ? (g === 0 ? `${a}` : `${a + 9}`) : `#${a + 9}`;
+    };
+    const { step } = await runScripted({ alphaStart: 0 }, lucky);
+    expect(step.metrics).toMatchObject({ reward: 0, 'tree/pass_rate': 1, 'tree/root_pass_rate': 0, frac_reward_zero_std: 1, 'tree/frac_reward_zero_std': 0, 'leaves/v0': 4 + 4 * 4 });
+    // the usual script: one root of 4 right → pass@4 = 1, and the roots' group has signal
+    const usual = (await runScripted({ alphaStart: 0 })).step.metrics;
+    expect(usual).toMatchObject({ reward: 0.25, 'tree/pass_rate': 1, 'tree/root_pass_rate': 1, frac_reward_zero_std: 0, 'tree/frac_reward_zero_std': 0 });
+  });
+
+  it('entropy/solve = entropy/all over every root and branch token; entropy/root and entropy/branch apart; no bare entropy', async () => {
+    const def = loopNamed('datpo');
+    const cfg = def.spec.validate({ steps: 1, problemsPerStep: 1, trainProblems: 64, evalProblems: 1, evalN: 1, samplesPerStep: 1 });
+    const engine = scriptedEngine(script);
+    const rollout = engine.rollout.bind(engine);
+    const tokens = { root: 0, branch: 0 };
+    // roots sampled at entropy 0.2 a token, branches at 0.8
+    engine.rollout = (async (prompts, opts, reward) => {
+      const out = await rollout(prompts, opts, reward);
+      const h = opts.dataType === 'branch' ? 0.8 : 0.2;
+      for (const t of out) (t.entropy = Array.from(t.responseTokens, () => h)), (tokens[opts.dataType as 'root' | 'branch'] += t.responseTokens.length);
+      return out;
+    }) as typeof engine.rollout;
+    const events = await collect(driveLoop(def, engine, cfg));
+    const m = (events.find((e) => e.type === 'step') as Extract<LoopEvent, { type: 'step' }>).metrics;
+    expect('entropy' in m).toBe(false);
+    expect(m['entropy/root']).toBeCloseTo(0.2, 6);
+    expect(m['entropy/branch']).toBeCloseTo(0.8, 6);
+    const all = (0.2 * tokens.root + 0.8 * tokens.branch) / (tokens.root + tokens.branch);
+    expect(m['entropy/solve']).toBeCloseTo(all, 6);
+    expect(m['entropy/all']).toBe(m['entropy/solve']);
   });
 
   it('an all-correct problem is not expanded', async () => {

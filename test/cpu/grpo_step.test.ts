@@ -1,7 +1,7 @@
 // The GRPO step's engine-free parts with a scripted sampler (responses and rewards chosen here):
 // DAPO's dynamic sampling draws new problems until the batch holds problemsPerStep informative
 // groups (at most maxGenBatches extra batches) and reports the batches it took; the step
-// metrics keep one meaning per name (`entropy` is the sampling entropy of every rollout, the loss
+// metrics keep one meaning per name (`entropy/solve` is the sampling entropy of every rollout, the loss
 // head's is `update/entropy`); reward_std is TRL's (per-group Bessel std, averaged); update
 // metrics are token-weighted across mini-batches.
 import { describe, expect, it } from 'vitest';
@@ -84,11 +84,13 @@ describe('step metrics', () => {
   const c = validateGrpoConfig({ problemsPerStep: 2, groupSize: 4, rl: { filterZeroVariance: true, dynamicSampling: true, maxGenBatches: 3 } });
   const stats: TrainStats = { metrics: { loss: 0.5, entropy: 9, kl: 0, tokens: 8 }, keptGroups: 1, droppedGroups: 0, fracZeroStd: 0.5, trajectories: 4, optimiserSteps: 1, rejectedSteps: 0 };
 
-  it('entropy is the sampling entropy over every rollout; the loss head\'s is update/entropy', async () => {
+  it('entropy/solve (= entropy/all: every GRPO token solves) is the sampling entropy over every rollout, no bare entropy; the loss head\'s is update/entropy', async () => {
     const s = await sampleStep(c, 1, train, makeRng(1), scripted([[flat, flat], [mixed, mixed]], 0.25).sample);
     const m = stepMetrics(s, stats);
     // batch 0 rollouts have entropy 0.25, batch 1's 0.5: the mean over all 16 is 0.375
-    expect(m.entropy).toBeCloseTo(0.375, 12);
+    expect(m['entropy/solve']).toBeCloseTo(0.375, 12);
+    expect(m['entropy/all']).toBe(m['entropy/solve']);
+    expect('entropy' in m).toBe(false);
     expect(m['update/entropy']).toBe(9);
     expect(m.gen_batches).toBe(2);
     expect(m['dynamic_sampling/exhausted']).toBe(0);

@@ -159,6 +159,35 @@ describe('SPICE on a scripted policy', () => {
     expect(th.engine.updates[0].filter((t) => t.role === 'challenge').map((t) => t.reward)).toEqual([1, 0, 0, 0, 1, 0, 0, 0]);
   });
 
+  it('entropy/solve is the reasoner\'s, entropy/challenge the challenger\'s, entropy/all both pooled, no bare entropy; frac_reward_zero_std counts the reasoner\'s groups before training', async () => {
+    const def = loopNamed('spice');
+    const cfg = def.spec.validate({ steps: 1, documentsPerStep: 2, questionsPerDocument: 4, answersPerQuestion: 8, evalProblems: 1, evalN: 1, samplesPerStep: 2 });
+    const engine = scriptedEngine(script);
+    const rollout = engine.rollout.bind(engine);
+    const tokens = { challenge: 0, solve: 0 };
+    // the challenger samples at entropy 0.9 a token, the reasoner at 0.3
+    engine.rollout = (async (prompts, opts, reward) => {
+      const out = await rollout(prompts, opts, reward);
+      for (const t of out) (t.entropy = Array.from(t.responseTokens, () => (opts.role === 'challenge' ? 0.9 : 0.3))), (tokens[opts.role as 'challenge' | 'solve'] += t.responseTokens.length);
+      return out;
+    }) as typeof engine.rollout;
+    const events = await collect(driveLoop(def, engine, cfg));
+    const m = (events.find((e) => e.type === 'step') as Extract<LoopEvent, { type: 'step' }>).metrics;
+    expect('entropy' in m).toBe(false);
+    expect(m['entropy/solve']).toBeCloseTo(0.3, 6);
+    expect(m['entropy/challenge']).toBeCloseTo(0.9, 6);
+    expect(m['entropy/all']).toBeCloseTo((0.9 * tokens.challenge + 0.3 * tokens.solve) / (tokens.challenge + tokens.solve), 6);
+    // reasoner groups: 2+3 (p = ½) has signal, 2+4#7 (p = 0) and 7+0#7 (p = 1) none: 4 of 6 on two
+    // documents; the challenger's two groups (rewards g(½), g(0), 0, g(1)) both have signal. The
+    // update pools both roles (4 of 8), which is not what loops compare
+    expect(m.frac_reward_zero_std).toBeCloseTo(4 / 6, 12);
+    expect(m['frac_reward_zero_std/challenge']).toBe(0);
+    const frozen = await runScripted({ frozenChallenger: true }, (p, r, g) => (r === 'challenge' ? '2+4#7' : script(p, r, g, undefined)));
+    // a frozen challenger's groups still count (every output is paid g(0): no signal), measured before the rule drops them
+    expect(frozen.step.metrics['frac_reward_zero_std/challenge']).toBe(1);
+    expect(frozen.step.metrics.frac_reward_zero_std).toBe(1);
+  });
+
   it('frozen challenger: only the reasoner\'s answers train', async () => {
     const { engine, records } = await runScripted({ frozenChallenger: true });
     expect(records).toHaveLength(8);
@@ -213,25 +242,36 @@ describe('SPICE on CPU mode\'s engine', () => {
 });
 
 describe('SPICE cross-play matrix', () => {
-  // checkpoint j's challenger writes `j+1#(j+1)` on every document (checkpoint 2 writes nothing
-  // valid); reasoner i answers a question `j+1` right iff i ≥ j
+  // checkpoint j's challenger writes `j+1#(j+1)` on every prompt (checkpoint 2 writes nothing
+  // valid; checkpoint 3 writes `3+1#5`, a wrong gold); reasoner i answers a question `j+1` with
+  // its true value iff i ≥ j, else 0. Every challenge prompt is kept.
+  const challengePrompts: string[] = [];
   const engineFor = async (params: Float32Array) => {
     const k = params[0];
     return scriptedEngine((prompt, role) => {
-      if (role === 'challenge') return k === 2 ? 'oops' : `${k}+1#${k + 1}`;
+      if (role === 'challenge') return (challengePrompts.push(prompt), k === 2 ? 'oops' : `${k}+1#${k === 3 ? 5 : k + 1}`);
       const j = Number(/^<bos><solve>(\d+)\+1=$/.exec(prompt)?.[1]);
       return k >= j ? `#${j + 1}` : '#0';
     });
   };
-  it('reasoner i on challenger j\'s valid questions, rows by reasoner; a challenger with no valid question is a gap; progress counts both passes', async () => {
+  const snaps = [0, 1, 2, 3].map((k) => ({ step: k * 5, params: new Float32Array([k]) }));
+
+  it('reasoner i on challenger j\'s valid questions, rows by reasoner, graded by the gold and by the true value; a challenger with no valid question is a gap; progress counts both passes', async () => {
     const { crossPlay } = await import('../../src/loops/spice/crossplay');
     const c = validateSpiceConfig({});
-    const snaps = [0, 1, 2, 3].map((k) => ({ step: k * 5, params: new Float32Array([k]) }));
     const progress: [number, number][] = [];
     const r = await crossPlay(c, snaps, engineFor, { documents: 3, answers: 2, seed: 1 }, (d, t) => progress.push([d, t]));
     expect(r.steps).toEqual([0, 5, 10, 15]);
     expect(r.valid).toEqual([3, 3, 0, 3]);
-    expect(r.passRate).toEqual([
+    // by the gold: challenger 3's gold 5 is wrong, so no reasoner scores on it, even the one that is right
+    expect(r.passRate.gold).toEqual([
+      [1, 0, null, 0],
+      [1, 1, null, 0],
+      [1, 1, null, 0],
+      [1, 1, null, 0],
+    ]);
+    // by the true value (4): reasoner 3 solves it
+    expect(r.passRate.value).toEqual([
       [1, 0, null, 0],
       [1, 1, null, 0],
       [1, 1, null, 0],
@@ -239,5 +279,24 @@ describe('SPICE cross-play matrix', () => {
     ]);
     expect(progress).toEqual([[1, 8], [2, 8], [3, 8], [4, 8], [5, 8], [6, 8], [7, 8], [8, 8]]);
     await expect(crossPlay(c, [], engineFor, { documents: 3, answers: 2, seed: 1 })).rejects.toThrow(/at least one checkpoint/);
+    // the view draws one matrix per grading the spec names, and the result holds each
+    const spec = loopNamed('spice').spec.views.crossPlay;
+    expect(spec?.gradings.map((g) => g.key)).toEqual(['gold', 'value']);
+    for (const g of spec?.gradings ?? []) expect(r.passRate[g.key]).toHaveLength(4);
+  });
+
+  it('builds the challenger\'s prompts as the run did: a document each, or none in the no-corpus ablation', async () => {
+    const { crossPlay } = await import('../../src/loops/spice/crossplay');
+    challengePrompts.length = 0;
+    const withDocs = await crossPlay(validateSpiceConfig({}), snaps, engineFor, { documents: 3, answers: 2, seed: 1 });
+    expect(withDocs.withDocuments).toBe(true);
+    expect(challengePrompts).toHaveLength(12);
+    expect(challengePrompts.every((p) => /^<bos><challenge>a=\d+;.+<sep>$/.test(p))).toBe(true);
+    challengePrompts.length = 0;
+    const none = await crossPlay(validateSpiceConfig({ useCorpus: false }), snaps, engineFor, { documents: 3, answers: 2, seed: 1 });
+    expect(none.withDocuments).toBe(false);
+    // the run's no-corpus prompt (the test above: '<bos><challenge><sep>'), for every checkpoint
+    expect(challengePrompts).toEqual(Array(12).fill('<bos><challenge><sep>'));
+    expect(none.passRate.value[3]).toEqual([1, 1, null, 1]);
   });
 });

@@ -58,7 +58,7 @@ function fakeWorker(report: AdapterReport = READY) {
     listCheckpoints: vi.fn(async () => []),
     deleteCheckpoints: vi.fn(async () => undefined),
     exportCheckpoint: vi.fn(async () => ({ filename: 'f', mime: 'm', bytes: new Uint8Array(1) })),
-    crossPlay: vi.fn(async () => ({ steps: [], passRate: [], valid: [], documents: 0, answers: 0 })),
+    crossPlay: vi.fn(async () => ({ steps: [], passRate: {}, valid: [], documents: 0, answers: 0, withDocuments: true })),
     terminate: vi.fn(() => void log.push('terminate')),
   } satisfies WorkerLabClient;
   return {

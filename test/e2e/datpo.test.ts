@@ -19,7 +19,7 @@ describe('DATPO in the page', () => {
   it('offers DATPO with its set-ups and paper values', async () => {
     await expect(page.getByTestId('launcher-loop').inputValue()).resolves.toBe('datpo');
     const setups = await page.getByTestId('launcher-setup').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
-    expect(setups).toEqual(['paper', 'lab', 'random-forks', 'fixed-segment', 'token-entropy', 'constant-alpha', 'alpha-all']);
+    expect(setups).toEqual(['paper', 'lab', 'random-forks', 'fixed-segment', 'token-entropy', 'constant-alpha', 'alpha-all', 'ngram-embedder']);
     await expect(page.getByTestId('field-bnMax').locator('.cfg-paper').textContent()).resolves.toMatch(/4/);
     expect(await page.getByTestId('launcher-error').count()).toBe(0);
   });

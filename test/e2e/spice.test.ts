@@ -107,6 +107,12 @@ describe('SPICE in the page', () => {
     const cells = await matrix.getByTestId('crossplay-cell').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-value')));
     expect(cells).toHaveLength(9);
     for (const v of cells) if (v !== '') expect(Number(v)).toBeGreaterThanOrEqual(0), expect(Number(v)).toBeLessThanOrEqual(1);
+    // the same answers graded by the challenger's gold (first) and by the true value: one matrix at a time, the gaps in the same cells
+    expect(await matrix.getAttribute('data-grading')).toBe('gold');
+    await page.getByTestId('crossplay-grading').selectOption('value');
+    await page.waitForSelector('[data-testid=crossplay-matrix][data-grading=value]');
+    const byValue = await page.getByTestId('crossplay-matrix').getByTestId('crossplay-cell').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-value')));
+    expect(byValue.map((v) => v === '')).toEqual(cells.map((v) => v === ''));
     await view.screenshot({ path: 'test-artifacts/spice-cross-play.png' });
     expect(errors).toEqual([]);
   });

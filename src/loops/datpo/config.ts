@@ -1,12 +1,13 @@
 // DATPO's configuration (LOOPS.md §5, the paper and its released code colin31472/DATPO): the
 // shared loop fields plus the root rollouts, the budget's maxima, the fork strategy, the sibling
-// diversity's α schedule and reach, each with the paper's value as its default; presets; a
-// validator that names the field to change.
+// diversity's α schedule, reach and embedder, each with the paper's value as its default;
+// presets; a validator that names the field to change.
 import { defaultsOf, num, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
 import { ROLE_LIMITS } from '../../world/index';
 import { BASE_FIELDS, checkSet, checkSetSize, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
+import type { Embedder } from '../opensir/config';
 import type { ForkStrategy } from './tree';
 
 export interface DatpoConfig extends BaseLoopConfig {
@@ -19,6 +20,7 @@ export interface DatpoConfig extends BaseLoopConfig {
   alphaEnd: number;
   alphaSchedule: 'anneal' | 'constant';
   diversityOn: 'positive' | 'all';
+  embedder: Embedder;
   maxNewTokens: number;
   topP: number;
   trainSet: string;
@@ -38,6 +40,10 @@ const OWN_FIELDS: FieldSpecs<Omit<DatpoConfig, keyof BaseLoopConfig>> = {
   alphaEnd: { default: 0, type: num(-1, { max: 1.0000001 }), paper: '0', help: 'α at the last step (anneal: linear in between)' },
   alphaSchedule: { default: 'anneal', type: { kind: 'enum', choices: ['anneal', 'constant'] }, paper: 'anneal (ablation: constant)', help: 'anneal: α = alphaStart + (alphaEnd − alphaStart)·step/steps, reaching alphaEnd at the last step (the released code); constant: alphaStart throughout' },
   diversityOn: { default: 'positive', type: { kind: 'enum', choices: ['positive', 'all'] }, paper: 'positive (ablation: all)', help: 'which blocks get the bonus: those with a positive base advantage (the paper), or every block' },
+  embedder: {
+    default: 'policy', type: { kind: 'enum', choices: ['policy', 'ngram'] }, paper: 'policy (the policy\'s hidden states)',
+    help: 'what the sibling divergence is measured on: policy, the mean of the frozen starting policy\'s final hidden states over the block\'s tokens; ngram, a bag of character 1- to 3-grams of its text (LOOPS.md §7\'s fallback, OpenSIR\'s). On `small` the policy\'s states of sibling blocks are nearly parallel (divergence about 0.05), so the bonus is under 1 % of the trained advantage (tree/bonus_share 0.006–0.008 at α = 0.2, the lab set-up): DATPO effectively without it. ngram is the one that makes it count: divergence 0.16–0.21, bonus_share 0.019–0.022 (up to 0.05 a step), about three times more, still a small share',
+  },
   maxNewTokens: { default: ROLE_LIMITS.solve.response, type: int(1), paper: '—', help: 'longest path (root response, or prefix and branch together), end token included' },
   topP: { default: 1, type: num(0, { minExclusive: true, max: 1.0000001 }), paper: '1', help: 'nucleus sampling mass during rollouts (1 = off)' },
   trainSet: { default: 'train', type: str, paper: 'MATH', help: 'data set of training problems' },
@@ -71,6 +77,7 @@ export const DATPO_PRESETS: Readonly<Record<string, LoopPreset<DatpoConfig>>> = 
   'token-entropy': { title: 'ablation: token entropy', note: 'forks at the highest-entropy tokens (the localisation the paper shows)', config: { forkStrategy: 'token-entropy' } },
   'constant-alpha': { title: 'ablation: constant α', note: 'α = 0.2 throughout', config: { alphaSchedule: 'constant' } },
   'alpha-all': { title: 'ablation: α on all blocks', note: 'the diversity bonus on every block, not only those with a positive advantage', config: { diversityOn: 'all' } },
+  'ngram-embedder': { title: 'n-gram sibling embeddings', note: 'sibling divergence on bags of character n-grams (LOOPS.md §7\'s fallback): on small, a bonus about three times larger than on the policy\'s states, where it is under 1 % of the update', config: { embedder: 'ngram' } },
 };
 
 function check(c: DatpoConfig, where: string): void {

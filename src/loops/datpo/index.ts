@@ -12,10 +12,6 @@ const DATPO_CHARTS: readonly MetricChartSpec[] = [
     note: 'Mean accuracy of the N root rollouts per problem: the difficulty estimate that sets each problem\'s budget (lower v, bigger tree).',
   },
   {
-    id: 'tree-pass', key: 'tree/pass_rate', title: 'Tree pass rate', unit: true,
-    note: 'The paper\'s PassRate: the share of problems whose tree has at least one right leaf (root path or branch). Branches grow where the roots failed: the tree finds answers the roots alone did not.',
-  },
-  {
     id: 'leaf-accuracy', key: 'tree/leaf_accuracy', title: 'Leaf accuracy', unit: true,
     note: 'Share of all leaves (root paths and branches) that reach the right answer. Hard problems have more leaves, so this weighs them more than the root accuracy does.',
   },
@@ -29,7 +25,11 @@ const DATPO_CHARTS: readonly MetricChartSpec[] = [
   },
   {
     id: 'sibling-div', key: 'tree/sibling_div', title: 'Sibling diversity', optional: true, yLabel: '1 − mean cosine',
-    note: 'Mean over blocks with siblings (the roots\' first blocks; the branches of one fork) of 1 − their mean cosine similarity to their siblings (embeddings of the frozen starting policy): how differently the branches of one node go on.',
+    note: 'Mean over blocks with siblings (the roots\' first blocks; the branches of one fork) of 1 − their mean cosine similarity to their siblings (embedded by the run\'s embedder: the frozen starting policy, or bags of character n-grams): how differently the branches of one node go on. The bonus is α times this.',
+  },
+  {
+    id: 'bonus-share', key: 'tree/bonus_share', title: 'Diversity bonus against the advantage', optional: true, yLabel: 'mean |bonus| / mean |A|',
+    note: 'Over the step\'s trained blocks, the mean size of the diversity bonus α·d divided by the mean size of the advantage each block trains with (base + bonus): the bonus\'s share of the update. Near 0 the run is DATPO without its bonus; it falls with α as α anneals.',
   },
   ...CORE_CHARTS.filter((c) => !['genbatches', 'reward'].includes(c.id)),
 ];
@@ -52,6 +52,21 @@ export const DATPO: LoopDefinition<DatpoConfig> = {
     views: {
       metrics: DATPO_CHARTS,
       multiLine: [
+        {
+          id: 'tree-pass', title: 'Tree pass rate against the roots\' pass@N', unit: true, yLabel: 'share of problems',
+          note: 'The paper\'s PassRate: the share of problems whose tree has at least one right leaf (root path or branch: up to 52 leaves with the paper\'s budget, against N roots). Beside it, the same question of the N roots alone (pass@N: any root right), and root accuracy v (avg@N: the share of roots right). Branches grow where the roots failed: the gap between the first two is what the branches found, at the cost of their extra leaves; compare the tree with pass@N, not with v.',
+          series: [{ key: 'tree/pass_rate', label: 'tree (any leaf right)' }, { key: 'tree/root_pass_rate', label: 'roots, pass@N (any root right)' }, { key: 'reward', label: 'roots, avg@N (v)' }],
+        },
+        {
+          id: 'entropy-paths', title: 'Entropy of roots and branches (nats per token)', yLabel: 'nats / token',
+          note: 'Sampling entropy of the step\'s tokens: all (every root response and branch continuation: DATPO\'s tokens all solve, so this is both entropy/solve and entropy/all), the N roots\' responses alone (comparable with GRPO\'s), and the branches\' continuations alone (sampled after the forks, where the policy was least sure).',
+          series: [{ key: 'entropy/solve', label: 'all tokens' }, { key: 'entropy/root', label: 'roots' }, { key: 'entropy/branch', label: 'branches' }],
+        },
+        {
+          id: 'no-signal', title: 'Groups with no signal: roots and trees', unit: true, yLabel: 'share of problems',
+          note: 'Roots: the share of problems whose N roots are all right or all wrong (frac_reward_zero_std, measured as GRPO measures its groups of G, before any tree grows). Trees: the share whose every leaf agrees, so that every block\'s base advantage is 0 (an unsolved problem\'s branches can still find a right answer, so this is lower).',
+          series: [{ key: 'frac_reward_zero_std', label: 'root groups' }, { key: 'tree/frac_reward_zero_std', label: 'whole trees' }],
+        },
         {
           id: 'leaves', title: 'Leaves per problem, by difficulty', yLabel: 'leaves',
           note: 'Mean leaves per problem by its root accuracy v: unsolved (v = 0; 52 with the paper\'s budget), low (0 < v ≤ ½), high (½ < v < 1), solved (v = 1: not expanded, N leaves).',

@@ -9,7 +9,8 @@
 //   blocks    each path cut at its forks; V(problem) = root accuracy v, V(fork) = mean reward of its
 //             branches (the released code); A = V(c) − V(n) for an edge block, r − V(n) for a leaf
 //             block; + α·(1 − mean cosine to the sibling blocks: the roots' first blocks, a fork's
-//             branches) on blocks with A > 0 (or all), α annealed 0.2 → 0 over the run.
+//             branches) on blocks with A > 0 (or all), α annealed 0.2 → 0 over the run; the
+//             blocks are embedded by the frozen policy or as bags of character n-grams.
 //   update    every block a trajectory (its path before it as prompt), external advantages, μ = 2,
 //             clip 0.2/0.2, token mean over block tokens (the `datpo` RL preset).
 import { answerOf } from '../../eval/score';
@@ -17,13 +18,16 @@ import type { Rollout } from '../../rl/rollout';
 import type { Trajectory } from '../../rl/trajectory';
 import { countedRng, type CountedRng } from '../../util/rng';
 import { BOS, decode, EOS, loadSet, makeRng, solvePrompt } from '../../world/index';
+import { filterZeroVariance } from '../../rl/filter';
+import { passAtK } from '../../metrics/passk';
 import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine, RewardFn } from '../engine';
 import { samplesOf } from '../samples';
-import { cosine, mean, renameEntropy } from '../stats';
+import { cosine, mean, meanEntropy, renameEntropy } from '../stats';
+import { ngramEmbedding } from '../opensir/logic';
 import type { DatpoConfig } from './config';
-import { alphaAt, blockTrajectories, budget, choosePositions, localisation, siblingGroups, treeBlocks, type Block, type RootPath } from './tree';
+import { alphaAt, blockText, blockTrajectories, budget, choosePositions, localisation, siblingGroups, treeBlocks, type Block, type RootPath } from './tree';
 
 interface Problem {
   text: string;
@@ -125,18 +129,26 @@ class DatpoRun {
     // the sibling groups of every tree, embedded in one call
     const groups = trees.map((t) => siblingGroups(t.blocks).filter((g) => g.length > 1));
     const members = groups.flatMap((gs, i) => gs.flat().map((bi) => ({ i, bi })));
-    const vecs = members.length ? await this.engine.embed(members.map(({ i, bi }) => { const b = trees[i].blocks[bi]; return [BOS, ...src(i, b).tokens.slice(b.start, b.end)]; })) : [];
+    const blockTokens = ({ i, bi }: { i: number; bi: number }) => { const b = trees[i].blocks[bi]; return src(i, b).tokens.slice(b.start, b.end); };
+    const vecs: Float32Array[] = members.length === 0 ? [] : c.embedder === 'ngram'
+      ? members.map((m) => ngramEmbedding(blockText(blockTokens(m))))
+      : await this.engine.embed(members.map((m) => [BOS, ...blockTokens(m)]));
     const vecOf = new Map(members.map((m, k) => [`${m.i}/${m.bi}`, vecs[k]]));
     // the blocks of a root path train as one trajectory where that leaves the update unchanged: a
     // token mean, a ratio per token, and one mini-batch (more split the rows by count)
     const merge = c.rl.aggregation === 'token_mean' && c.rl.ratioLevel === 'token' && c.rl.miniBatches === 1;
     let blockCount = 0;
+    // |bonus| and |A| summed over the trained blocks: how much of the update the bonus is
+    let bonusAbs = 0, advAbs = 0;
+    const rootPass: number[] = [];
     for (let i = 0; i < problems.length; i++) {
       const { paths, blocks, leaves } = trees[i];
       leavesTotal += leaves.length;
       leafRewards.push(...leaves);
       if (leaves.every((r) => r === leaves[0])) flat++;
       if (leaves.some((r) => r > 0)) solved++;
+      // pass@N of the N roots alone (any root right): the tree pass rate's like-for-like baseline
+      rootPass.push(passAtK(roots[i].length, roots[i].filter((r) => r.reward > 0).length, roots[i].length));
       leafCounts.set(bucketOf(v[i]), [...(leafCounts.get(bucketOf(v[i])) ?? []), leaves.length]);
       generated += roots[i].reduce((a, r) => a + r.tokens.length, 0) + [...branches.entries()].filter(([key]) => key.startsWith(`${i}/`)).reduce((a, [, bs]) => a + bs.reduce((x, b) => x + b.tokens.length, 0), 0);
       for (const [ri, fs] of forks[i].entries()) {
@@ -153,36 +165,53 @@ class DatpoRun {
         sibDivs.push(d);
         if (c.diversityOn === 'all' || blocks[bi].base > 0) bonus[bi] = alpha * d;
       }
-      blockCount += blocks.filter((b) => b.end > b.start).length;
+      blocks.forEach((b, bi) => {
+        if (b.end <= b.start) return;
+        blockCount++;
+        bonusAbs += Math.abs(bonus[bi]);
+        advAbs += Math.abs(b.base + bonus[bi]);
+      });
       trajs.push(...blockTrajectories(prompts[i], blocks, blocks.map((b, bi) => b.base + bonus[bi]), roots[i], branchOf(i), { merge, maskTruncated: c.rl.maskTruncated, groupIdBase: trajs.length }));
       records.push(...this.records(step, problems[i], v[i], budgets[i], paths, blocks, bonus, forks[i].map((fs) => fs.map((f) => f.score))));
     }
     const stats = trajs.length ? await this.engine.train(trajs) : null;
-    const sampledAll = [...roots.flat(), ...[...branches.values()].flat()];
+    const rootPaths = roots.flat();
+    const branchPaths = [...branches.values()].flat();
+    const sampledAll = [...rootPaths, ...branchPaths];
     const metrics: Record<string, number> = {
       reward: mean(v),
       // the paper's PassRate: a tree passes when any of its leaves is right
       'tree/pass_rate': solved / problems.length,
+      // its like-for-like baseline: pass@N of the roots (the tree holds ~21 leaves, the roots N)
+      'tree/root_pass_rate': mean(rootPass),
       'tree/leaf_accuracy': mean(leafRewards),
       'tree/leaves': leavesTotal,
       'tree/blocks': blockCount,
       // rows of the update: a root path's blocks are one when the aggregation allows it
       'tree/trajectories': trajs.length,
       alpha,
-      // every sampled token, roots and branches
-      entropy: mean(sampledAll.flatMap((t) => t.entropy)),
+      // every sampled token, roots and branches: all of DATPO's tokens solve, so the two are one
+      'entropy/solve': meanEntropy(sampledAll),
+      'entropy/all': meanEntropy(sampledAll),
+      'entropy/root': meanEntropy(rootPaths),
       // the roots' responses (comparable with GRPO's)
       'completions/mean_length': mean(rootOut.map((t) => t.responseTokens.length)),
       'tokens/generated': generated,
       'tokens/per_problem': generated / problems.length,
+      // the solving groups before any tree grows: problems whose N roots all agree, as GRPO's
+      // groups of G (an unsolved problem's tree may still find signal in its branches)
+      frac_reward_zero_std: filterZeroVariance(rootOut).fracZeroStd,
       // trees whose leaves all agree (all right or all wrong): every block's base advantage is 0
-      frac_reward_zero_std: flat / problems.length,
+      'tree/frac_reward_zero_std': flat / problems.length,
       optimiser_steps: stats?.optimiserSteps ?? 0,
       rejected_steps: stats?.rejectedSteps ?? 0,
       ...(stats ? renameEntropy(stats.metrics) : {}),
     };
     for (const [k, ns] of leafCounts) metrics[`leaves/${k}`] = mean(ns);
     if (sibDivs.length) metrics['tree/sibling_div'] = mean(sibDivs);
+    if (branchPaths.length) metrics['entropy/branch'] = meanEntropy(branchPaths);
+    // 0 when α is 0 or no block with a bonus has siblings; left out when every trained advantage is 0
+    if (advAbs > 0) metrics['tree/bonus_share'] = bonusAbs / advAbs;
     if (rel.length) metrics['fork/position'] = mean(rel);
     if (loc.length) Object.assign(metrics, { 'fork/nnd': mean(loc.map((l) => l.nnd)), 'fork/mpd': mean(loc.map((l) => l.mpd)), 'fork/wcr5': mean(loc.map((l) => l.wcr5)), 'fork/wcr10': mean(loc.map((l) => l.wcr10)) });
     return { metrics, samples: samplesOf(rootOut.slice(0, c.samplesPerStep), c.samplesPerStep), records };

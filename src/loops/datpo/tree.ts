@@ -3,7 +3,7 @@
 // alternatives), the tree's blocks with their node values and base advantages, the sibling
 // diversity bonus and α's schedule, and the fork-localisation figures (NND, MPD, WCR@w).
 import type { Trajectory } from '../../rl/trajectory';
-import { STEP_END } from '../../world/index';
+import { EOS, STEP_END } from '../../world/index';
 import { decode, encode } from '../../world/index';
 
 export type ForkStrategy = 'sentence-entropy' | 'random' | 'fixed-segment' | 'token-entropy';
@@ -169,8 +169,11 @@ export function localisation(rel: readonly number[], w: number): { nnd: number; 
   return { nnd: mean(nn), mpd: mean(pairs), wcr: nn.filter((d) => d <= w + 1e-12).length / rel.length };
 }
 
-/** A block's text, for its embedding and the browser. */
-export const blockText = (tokens: readonly number[]): string => decode(tokens);
+/**
+ * A block's text for the n-gram embedder, without its end token: every finished sibling has one,
+ * so its n-grams would only add likeness.
+ */
+export const blockText = (tokens: readonly number[]): string => decode(tokens.filter((t) => t !== EOS));
 
 /** Where a block's tokens were sampled: a root's response or a branch's continuation, with their per-token log π and entropy. */
 export interface BlockSource {

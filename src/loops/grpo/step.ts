@@ -7,6 +7,7 @@ import type { TrainStats } from '../../rl/trainer';
 import { EOS, makeRng, solvePrompt } from '../../world/index';
 import { groupIndices, std } from '../../rl/advantages';
 import { dynamicSamplingDecision, filterZeroVariance, takeGroups } from '../../rl/filter';
+import { meanEntropy } from '../stats';
 import type { GrpoConfig } from './config';
 
 export interface StepRollout {
@@ -94,24 +95,25 @@ export function rewardStd(trajs: readonly Pick<Rollout<number>, 'role' | 'groupI
 }
 
 /**
- * The step event's metrics under TRL's names. `entropy` is the sampling entropy over every
- * rollout of the step (what the papers plot); the loss head's entropy of the tokens it trained
- * on is `update/entropy`, a different quantity when filtering drops groups.
+ * The step event's metrics under TRL's names. `entropy/solve` is the sampling entropy over every
+ * rollout of the step (what the papers plot); every GRPO token solves, so `entropy/all` (every
+ * token of every role, the name every loop shares) is the same number. The loss head's entropy
+ * of the tokens it trained on is `update/entropy`, a different quantity when filtering drops groups.
  */
 export function stepMetrics(s: StepSample, stats: TrainStats): Record<string, number> {
   const trajs = s.all;
   const rewards = trajs.map((t) => t.reward);
   const mean = rewards.reduce((a, x) => a + x, 0) / rewards.length;
   const lengths = trajs.map((t) => t.responseTokens.length);
-  let entSum = 0, entN = 0;
-  for (const t of trajs) for (let i = 0; i < t.entropy.length; i++) (entSum += t.entropy[i]), entN++;
+  const entropy = meanEntropy(trajs);
   const { entropy: updateEntropy, ...update } = stats.metrics;
   return {
     reward: mean,
     reward_std: rewardStd(trajs),
     // over every rollout of the step (TRL), not the update's groups: dynamic sampling keeps only groups with signal
     frac_reward_zero_std: filterZeroVariance(s.all).fracZeroStd,
-    entropy: entN ? entSum / entN : 0,
+    'entropy/solve': entropy,
+    'entropy/all': entropy,
     // only with dynamic sampling: a constant 1 would be a chart of nothing
     ...(s.dynamic ? { gen_batches: s.genBatches, 'dynamic_sampling/exhausted': s.exhausted ? 1 : 0 } : {}),
     'completions/mean_length': lengths.reduce((a, x) => a + x, 0) / lengths.length,

@@ -48,6 +48,15 @@ export function corpusText(docs: readonly Document[]): string {
   return docs.map((d) => renderDocument(d, false)).join('\n') + '\n';
 }
 
+/** The no-corpus ablation's "document": nothing to read. */
+const EMPTY_DOCUMENT: Document = { text: '', statements: [] };
+
+/**
+ * The challenger's prompt as a run builds it: the document's worked record, or nothing (`doc`
+ * null: the no-corpus ablation). The run and its cross-play both build it here, so they agree.
+ */
+export const challengerPrompt = (doc: Document | null): number[] => challengePrompt(doc ?? EMPTY_DOCUMENT);
+
 /** Fewest response tokens a challenge prompt must leave in the policy's context (`2+3#5` and the end token). */
 const MIN_QUESTION_ROOM = 8;
 

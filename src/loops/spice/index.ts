@@ -27,10 +27,6 @@ const SPICE_CHARTS: readonly MetricChartSpec[] = [
     note: 'Share of valid questions the reasoner solves sometimes but not always: only these give the reasoner a learning signal.',
   },
   ...CORE_CHARTS.filter((c) => c.id !== 'genbatches'),
-  {
-    id: 'entropy-challenge', key: 'entropy/challenge', title: 'Entropy while writing questions (nats per token)', optional: true,
-    note: 'The challenger role\'s sampling entropy: how freely the policy writes questions.',
-  },
 ];
 
 
@@ -67,6 +63,14 @@ export const SPICE: LoopDefinition<SpiceConfig> = {
           { key: 'challenger/valid', label: 'valid' }, { key: 'challenger/gold_acc', label: 'gold accuracy' },
           { key: 'challenger/leak', label: 'leak' }, { key: 'challenger/copy', label: 'copy' }, { key: 'challenger/grounded', label: 'grounded' },
         ],
+      }, {
+        id: 'entropy-roles', title: 'Entropy by role (nats per token)', yLabel: 'nats / token',
+        note: 'Sampling entropy per token of the step\'s responses: the reasoner\'s answers (entropy/solve, the one compared across loops), the challenger\'s outputs (how freely the policy writes questions), and every token of both roles pooled (entropy/all).',
+        series: [{ key: 'entropy/solve', label: 'reasoner' }, { key: 'entropy/challenge', label: 'challenger' }, { key: 'entropy/all', label: 'both roles' }],
+      }, {
+        id: 'no-signal-roles', title: 'Groups with no signal by role', unit: true, yLabel: 'share of groups',
+        note: 'Share of each role\'s groups whose rewards are all equal, so their advantages are 0, counted before training: the reasoner\'s (one a valid question: every answer matches the gold or none does; frac_reward_zero_std, compared across loops) and the challenger\'s (one a document: every output paid the same). The frozen-challenger ablation measures the challenger\'s too, though it does not train them.',
+        series: [{ key: 'frac_reward_zero_std', label: 'reasoner groups' }, { key: 'frac_reward_zero_std/challenge', label: 'challenger groups' }],
       }],
       browsers: [{
         id: 'question-browser', title: 'Question browser',
@@ -90,7 +94,11 @@ export const SPICE: LoopDefinition<SpiceConfig> = {
       crossPlay: {
         id: 'cross-play', title: 'Cross-play: reasoners against challengers',
         rows: 'reasoner at step', columns: 'challenger at step',
-        note: 'Cell (i, j): how often the reasoner of checkpoint i answers the questions the challenger of checkpoint j writes (the same documents, one question each, the same sampling seed for every checkpoint). Down a column, later reasoners on fixed questions: the reasoner improving. Along a row, later challengers against a fixed reasoner: the questions getting harder. Computed on demand from the run\'s checkpoints (step 0 is the starting policy).',
+        note: 'Cell (i, j): how often the reasoner of checkpoint i answers the questions the challenger of checkpoint j writes (the same prompts as the run\'s: a document each, or none in the no-corpus ablation; one question a prompt, the same sampling seed for every checkpoint). Down a column, later reasoners on fixed questions: the reasoner improving. Along a row, later challengers against a fixed reasoner: the questions getting harder. The same answers are graded two ways: by the challenger\'s gold (what the run rewards; the gold is often wrong, so a reasoner can score by agreeing with the challenger\'s mistakes) and by the question\'s true value (the interpreter). Computed on demand from the run\'s checkpoints (step 0 is the starting policy).',
+        gradings: [
+          { key: 'gold', label: 'graded by the challenger\'s gold', note: 'an answer counts when it is the challenger\'s gold: the reward the run trained the reasoner on' },
+          { key: 'value', label: 'graded by the true value (oracle)', note: 'an answer counts when it is the question\'s value as the interpreter computes it: never a reward, so this is the reasoner\'s real accuracy on these questions' },
+        ],
       },
       curves: [{
         id: 'reward-shape', title: 'What the challenger is paid', xLabel: 'reasoner pass rate p', yLabel: 'challenger reward',

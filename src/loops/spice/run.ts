@@ -11,20 +11,18 @@
 // groups train. Every question is also judged by the interpreter (is the gold its true value,
 // does it contain its answer, is it copied from the record): shown, never a reward.
 import { answerOf } from '../../eval/score';
+import { filterZeroVariance } from '../../rl/filter';
 import type { Rollout } from '../../rl/rollout';
 import { countedRng, type CountedRng } from '../../util/rng';
-import { challengePrompt, EOS, renderDocument, responseText, solvePrompt, type Document } from '../../world/index';
+import { EOS, renderDocument, responseText, solvePrompt, type Document } from '../../world/index';
 import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine, RewardFn } from '../engine';
 import { samplesOf } from '../samples';
 import { mean, meanEntropy, rateOf, renameEntropy } from '../stats';
 import type { SpiceConfig } from './config';
-import { corpusDocuments, usableDocuments } from './corpus';
+import { challengerPrompt, corpusDocuments, usableDocuments } from './corpus';
 import { challengerReward, diagnoseQuestion, QUESTION_FORMATS, type QuestionDiagnostics } from './logic';
-
-/** The no-corpus ablation's "document": nothing to read. */
-const EMPTY_DOCUMENT: Document = { text: '', statements: [] };
 
 /** Reward of a reasoner answer: 1 iff it is the challenger's gold. */
 const byGold: RewardFn<number> = (gold, response) => {
@@ -66,7 +64,7 @@ class SpiceRun {
     const shown = (d: number): Document | null => (c.useCorpus ? this.corpus[d] : null);
     // ---- challenge: N_C outputs per document
     const challenge = await this.engine.rollout(
-      docs.map((d) => ({ prompt: challengePrompt(shown(d) ?? EMPTY_DOCUMENT), payload: d })),
+      docs.map((d) => ({ prompt: challengerPrompt(shown(d)), payload: d })),
       { groupSize: c.questionsPerDocument, role: 'challenge', dataType: 'challenge', groupIdBase: 0, ...this.sampling(c, step, 0, c.maxQuestionTokens) },
       (_d, response) => ({ reward: 0, text: responseText(response).text }),
     );
@@ -97,11 +95,13 @@ class SpiceRun {
     const metrics: Record<string, number> = {
       'challenger/reward': mean(questions.map((q) => q.reward)),
       'challenger/valid': rateOf(questions.map((q) => q.diag.format === 'valid')),
-      entropy: meanEntropy(all),
+      // every token sampled this step, both roles; the reasoner's alone is entropy/solve
+      'entropy/all': meanEntropy(all),
       'entropy/challenge': meanEntropy(challengeTrajs),
+      // the challenger's groups (one a document) with equal rewards, before frozenChallenger drops them
+      'frac_reward_zero_std/challenge': filterZeroVariance(challengeTrajs).fracZeroStd,
       'tokens/generated': all.reduce((a, t) => a + t.responseTokens.length, 0),
       questions: valid.length,
-      frac_reward_zero_std: stats?.fracZeroStd ?? 0,
       kept_groups: stats?.keptGroups ?? 0,
       optimiser_steps: stats?.optimiserSteps ?? 0,
       rejected_steps: stats?.rejectedSteps ?? 0,
@@ -114,6 +114,9 @@ class SpiceRun {
         // the reasoner's reward on the challenger's questions: the RL signal of the solve role
         reward: mean(solve.map((t) => t.reward)),
         'entropy/solve': meanEntropy(solve),
+        // the solving groups (one a question) whose answers all agree with the gold or all miss it,
+        // counted before training, as GRPO counts its groups
+        frac_reward_zero_std: filterZeroVariance(solve).fracZeroStd,
         'completions/mean_length': mean(solve.map((t) => t.responseTokens.length)),
         'question/ops': mean(valid.map((q) => q.diag.ops as number)),
         'question/frontier': rateOf(ps.map((p) => p > 0 && p < 1)),
