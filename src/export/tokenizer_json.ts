@@ -59,6 +59,9 @@ export function tokenizerJson(): Record<string, unknown> {
   };
 }
 
+/** Joins the messages' contents with nothing added: a prompt given as one user message is the lab's prompt. */
+export const CHAT_TEMPLATE = "{% for message in messages %}{{ message['content'] }}{% endfor %}";
+
 export const SPECIAL_TOKENS = { bos_token: '<bos>', eos_token: '<eos>', pad_token: '<pad>', sep_token: '<sep>' } as const;
 
 /** The role tokens and the reserved ids: special, but none of the named four. */
@@ -80,6 +83,8 @@ export function tokenizerConfigJson(modelMaxLength: number): Record<string, unkn
     padding_side: 'left',
     truncation_side: 'left',
     clean_up_tokenization_spaces: false,
+    // the prompt text as it is: veRL applies a chat template to its prompt messages
+    chat_template: CHAT_TEMPLATE,
     model_input_names: ['input_ids', 'attention_mask'],
   };
 }
