@@ -21,6 +21,8 @@ const COMMANDS: Record<string, { help: string; load: () => Promise<Command> }> =
   'ttsp-targets': { help: 'ttsp-targets --ckpt DIR [--n 512] [--limit M] [--seed S] [--out FILE]   MidHard / VeryHard TTSP targets by the base mean@n', load: async () => (await import('./ttsp_targets')).ttspTargetsCommand },
   sets: { help: 'sets [--json]                                     list the data sets (eval --set NAME)', load: async () => (await import('./sets')).setsCommand },
   'export-onnx': { help: 'export-onnx --ckpt DIR --out model.onnx [--with-past]   the policy as ONNX (opset 17, int32 input_ids; --with-past: the KV-cache decoder, Hugging Face names)', load: async () => (await import('./export_onnx')).exportOnnxCommand },
+  'export-hf': { help: 'export-hf --ckpt DIR --out DIR [--temperature T] [--top-p P]   a Hugging Face model folder: config, safetensors, tokenizer, ONNX with past key values, README', load: async () => (await import('./export_hf')).exportHfCommand },
+  'export-recipe': { help: 'export-recipe --to trl|verl --out DIR (--run run.jsonl | --loop L [--setup S] [--preset P] [--config C]) [--ckpt DIR]   a folder that runs the set-up in TRL or veRL', load: async () => (await import('./export_recipe')).exportRecipeCommand },
 };
 
 function usage(): string {

@@ -1,6 +1,6 @@
 // A run's checkpoint as a file to download: the policy as safetensors with Hugging Face GPT-2
 // tensor names (the file carries its config.json in the metadata, so it stands alone), or as an
-// ONNX model. The optimiser state stays behind: these files are for using the policy elsewhere.
+// ONNX model, or zipped folders: a Hugging Face model folder, a TRL or veRL recipe (folderExport.ts). The optimiser state stays behind: these files are for using the policy elsewhere.
 // A run that trains adapter sets over a frozen base (TTSP) exports the base with its solver merged.
 import { EMBEDDED_CONFIG_KEY, serializeCheckpoint } from '../model/checkpoint';
 import { toHfConfig } from '../model/config';
@@ -10,6 +10,7 @@ import { isLoopName, loopNamed } from '../loops/registry';
 import { exportOnnx } from '../onnx/export';
 import type { RunCheckpoint } from './checkpoints';
 import type { CheckpointFile, CheckpointFormat } from './protocol';
+import { folderFile } from './folderExport';
 
 function baseName(c: RunCheckpoint): string {
   return `rlvr-lab-${c.loop}-${c.policy}-${c.runId}-step${c.step}`.replace(/[^A-Za-z0-9_.-]/g, '_');
@@ -47,8 +48,9 @@ export function checkpointFile(c: RunCheckpoint, format: CheckpointFormat): Chec
   const policy = policyOf(c, table);
   const meta = { ...runMeta, ...policy.meta };
   c = { ...c, params: policy.params };
+  if (format === 'hf' || format.startsWith('recipe:')) return folderFile(c, { params: policy.params, meta }, table, format as 'hf' | `recipe:${'trl' | 'verl'}`, baseName(c));
   if (format === 'onnx') return { filename: `${baseName(c)}.onnx`, mime: 'application/octet-stream', bytes: exportOnnx(c.cfg, table, c.params, meta) };
-  if (format !== 'safetensors') throw new Error(`checkpoint export: unknown format "${String(format)}" (safetensors or onnx)`);
+  if (format !== 'safetensors') throw new Error(`checkpoint export: unknown format "${String(format)}" (safetensors, onnx, hf, recipe:trl or recipe:verl)`);
   const { safetensors } = serializeCheckpoint(c.cfg, c.params, table, { ...meta, [EMBEDDED_CONFIG_KEY]: JSON.stringify(toHfConfig(c.cfg)) });
   return { filename: `${baseName(c)}.safetensors`, mime: 'application/octet-stream', bytes: safetensors };
 }

@@ -80,8 +80,11 @@ export interface CheckpointInfo {
   savedAt: number;
 }
 
-/** the policy as safetensors or ONNX, or one adapter set of a loop that trains them (`adapter:<name>`, PEFT names) */
-export type CheckpointFormat = 'safetensors' | 'onnx' | `adapter:${string}`;
+/**
+ * the policy as safetensors or ONNX, one adapter set of a loop that trains them (`adapter:<name>`,
+ * PEFT names), or a zip: the Hugging Face model folder (`hf`) or a TRL / veRL recipe of the run
+ */
+export type CheckpointFormat = 'safetensors' | 'onnx' | 'hf' | 'recipe:trl' | 'recipe:verl' | `adapter:${string}`;
 
 /** A checkpoint's policy as a file to download. */
 export interface CheckpointFile {

@@ -1,4 +1,5 @@
-// A run's checkpoint on the page: export buttons (the policy as safetensors or ONNX), the list of
+// A run's checkpoint on the page: export buttons (the policy as safetensors or ONNX, a Hugging Face
+// folder, a TRL or veRL recipe), the list of
 // other finished runs' checkpoints to delete when the browser's storage is full, and what is
 // left to do once a run has lost its GPU too often.
 import { useEffect, useState } from 'react';
@@ -9,7 +10,15 @@ import { downloadBlob } from './download';
 import { useLab } from './LabStore';
 import { isLoopName, loopNamed } from '../loops/registry';
 
-const formatText = (f: CheckpointFormat): string => (f === 'onnx' ? 'ONNX' : f.startsWith('adapter:') ? `${f.slice('adapter:'.length)} adapter` : f);
+const FORMAT_TEXT: Readonly<Record<string, string>> = { onnx: 'ONNX', hf: 'Hugging Face folder', 'recipe:trl': 'TRL recipe', 'recipe:verl': 'veRL recipe' };
+const formatText = (f: CheckpointFormat): string => FORMAT_TEXT[f] ?? (f.startsWith('adapter:') ? `${f.slice('adapter:'.length)} adapter` : f);
+
+/** What each zipped folder holds, for its button's title. */
+const FOLDER_TITLE: Readonly<Record<string, string>> = {
+  hf: 'a zip of the Hugging Face model folder (config, safetensors, tokenizer with the lab\'s ids, ONNX with past key values, README) that transformers and transformers.js load',
+  'recipe:trl': 'a zip that runs this run\'s set-up in TRL: the model folder, data as JSON lines, reward.py, a GRPOConfig YAML and train.py, and a README of every knob and what does not translate',
+  'recipe:verl': 'a zip that runs this run\'s set-up in veRL: the model folder, data as JSON lines, reward.py, a Hydra YAML and run.sh, and a README of every knob and what does not translate',
+};
 
 /** The run's adapter sets (a loop that trains them over a frozen base, TTSP), by name. */
 function adapterNames(run: RunView): string[] {
@@ -35,9 +44,10 @@ export function CheckpointExport({ run }: { run: RunView }) {
   const adapters = adapterNames(run);
   const title = (format: CheckpointFormat) =>
     step === undefined ? 'No checkpoint saved yet'
+      : FOLDER_TITLE[format] ? `Download the policy of step ${step} as ${FOLDER_TITLE[format]}`
       : format.startsWith('adapter:') ? `Download the ${formatText(format)} set of step ${step} (safetensors with PEFT's names; its LoraConfig is in the file's metadata)`
         : `Download the policy of step ${step} as ${formatText(format)}${adapters.length ? ' (the base with the solver set merged in)' : ''}`;
-  const formats: CheckpointFormat[] = ['safetensors', 'onnx', ...adapters.map((n): CheckpointFormat => `adapter:${n}`)];
+  const formats: CheckpointFormat[] = ['safetensors', 'onnx', 'hf', 'recipe:trl', 'recipe:verl', ...adapters.map((n): CheckpointFormat => `adapter:${n}`)];
   return (
     <>
       {formats.map((format) => (
