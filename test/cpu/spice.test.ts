@@ -4,7 +4,7 @@
 // per document and one reasoner group per valid question, Dr. GRPO advantages per role, invalid
 // outputs paid invalidReward, and the ablations (frozen challenger, no corpus) doing what they say.
 import { describe, expect, it } from 'vitest';
-import { challengerReward, diagnoseQuestion, rewardCurve } from '../../src/loops/spice/logic';
+import { challengerReward, diagnoseQuestion, leakBaseRate, rewardCurve } from '../../src/loops/spice/logic';
 import { validateSpiceConfig, type SpiceConfig } from '../../src/loops/spice/config';
 import { corpusDocuments, corpusError, corpusText, GENERATED_CORPUS } from '../../src/loops/spice/corpus';
 import { driveLoop } from '../../src/loops/driver';
@@ -129,6 +129,7 @@ describe('SPICE on a scripted policy', () => {
     expect(step.metrics['challenger/reward']).toBeCloseTo((2 * g8(4) + 4 * g8(0)) / 8, 12);
     expect(step.metrics['challenger/gold_acc']).toBeCloseTo(4 / 6, 12);
     expect(step.metrics['challenger/leak']).toBeCloseTo(2 / 6, 12);
+    expect(step.metrics['challenger/leak_base']).toBeGreaterThanOrEqual(0);
     expect(step.metrics['question/ops']).toBe(1);
   });
 
@@ -298,5 +299,16 @@ describe('SPICE cross-play matrix', () => {
     // the run's no-corpus prompt (the test above: '<bos><challenge><sep>'), for every checkpoint
     expect(challengePrompts).toEqual(Array(12).fill('<bos><challenge><sep>'));
     expect(none.passRate.value[3]).toEqual([1, 1, null, 1]);
+  });
+});
+
+describe('spice: the leak flag has a base rate', () => {
+  const docs = corpusDocuments({ corpus: GENERATED_CORPUS, corpusDocuments: 64 });
+  it('is the flag on the world\'s gold questions of the documents: seeded, low (the flag means the answer is handed over)', () => {
+    const a = leakBaseRate(docs, 1, 3);
+    expect(a).toBe(leakBaseRate(docs, 1, 3));
+    expect(a).toBeGreaterThanOrEqual(0);
+    expect(a).toBeLessThan(0.35);
+    expect(Number.isNaN(leakBaseRate([], 1, 3))).toBe(true);
   });
 });

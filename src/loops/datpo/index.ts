@@ -31,7 +31,7 @@ const DATPO_CHARTS: readonly MetricChartSpec[] = [
     id: 'bonus-share', key: 'tree/bonus_share', title: 'Diversity bonus against the advantage', optional: true, yLabel: 'mean |bonus| / mean |A|',
     note: 'Over the step\'s trained blocks, the mean size of the diversity bonus α·d divided by the mean size of the advantage each block trains with (base + bonus): the bonus\'s share of the update. Near 0 the run is DATPO without its bonus; it falls with α as α anneals.',
   },
-  ...CORE_CHARTS.filter((c) => !['genbatches', 'reward'].includes(c.id)),
+  ...CORE_CHARTS.filter((c) => !['genbatches', 'reward', 'entropy-all'].includes(c.id)),
 ];
 
 export const DATPO: LoopDefinition<DatpoConfig> = {

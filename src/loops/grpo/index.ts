@@ -20,7 +20,7 @@ export const GRPO: LoopDefinition<GrpoConfig> = {
     shape: (c) => ({ trainRows: Math.ceil((c.problemsPerStep * c.groupSize) / c.rl.miniBatches), decodeBatch: Math.min(64, c.problemsPerStep * c.groupSize) }),
     cpuMode: true,
     records: [],
-    views: { metrics: [REWARD_CHART, ...CORE_CHARTS] },
+    views: { metrics: [REWARD_CHART, ...CORE_CHARTS.filter((c) => c.id !== 'entropy-all')] },
   },
   body: grpoBody,
 };

@@ -58,10 +58,10 @@ export const SPICE: LoopDefinition<SpiceConfig> = {
       }],
       multiLine: [{
         id: 'gold', title: 'Challenger: validity and what the oracle says', unit: true,
-        note: 'Valid is what the loop checks. Gold accuracy (the gold answer is the question\'s true value), leak (the question contains its answer), copy (the question is copied from the record) and grounded (the gold is a value the document shows) come from the interpreter: shown, never rewarded.',
+        note: 'Valid is what the loop checks. Gold accuracy (the gold answer is the question\'s true value), leak (the question hands its answer over: it evaluates to the gold and a literal equal to the gold passes straight through, as in 7+0 or max(7,2); leak base is the same flag on the world\'s own gold questions of the step\'s documents, its rate where the challenger did nothing), copy (the question is copied from the record) and grounded (the gold is a value the document shows) come from the interpreter: shown, never rewarded.',
         series: [
           { key: 'challenger/valid', label: 'valid' }, { key: 'challenger/gold_acc', label: 'gold accuracy' },
-          { key: 'challenger/leak', label: 'leak' }, { key: 'challenger/copy', label: 'copy' }, { key: 'challenger/grounded', label: 'grounded' },
+          { key: 'challenger/leak', label: 'leak' }, { key: 'challenger/leak_base', label: 'leak base rate' }, { key: 'challenger/copy', label: 'copy' }, { key: 'challenger/grounded', label: 'grounded' },
         ],
       }, {
         id: 'entropy-roles', title: 'Entropy by role (nats per token)', yLabel: 'nats / token',
@@ -87,7 +87,7 @@ export const SPICE: LoopDefinition<SpiceConfig> = {
           { key: 'reward', label: 'reward', format: 'number' },
           { key: 'valid', label: 'valid', format: 'flag', filter: true },
           { key: 'goldCorrect', label: 'gold = true value', format: 'flag', filter: true },
-          { key: 'leak', label: 'leaks the answer', format: 'flag', filter: true },
+          { key: 'leak', label: 'hands the answer over', format: 'flag', filter: true },
           { key: 'copy', label: 'copied', format: 'flag', filter: true },
         ],
       }],

@@ -2,7 +2,7 @@
 // reward's four shapes against the reasoner pass rate p, what a challenger output is (a valid
 // question with a gold answer, or which kind of invalid), and the oracle's diagnostics of a
 // question, which are displayed and never rewarded (DESIGN "Oracle discipline").
-import { countOps, handsOverAnswer, parseChallenge, renderDocument, type Document } from '../../world/index';
+import { countOps, goldQuestion, handsOverAnswer, makeRng, parseChallenge, renderDocument, type Document } from '../../world/index';
 import { frontierCurve, frontierReward } from '../frontier';
 
 /** The challenger's reward for a valid question the reasoner solved with pass rate p (src/loops/frontier.ts). */
@@ -63,4 +63,27 @@ export function diagnoseQuestion(text: string, ended: boolean, doc: Document | n
     grounded: doc !== null && doc.statements.some((s) => s.value === gold),
     ops: countOps(question.expr),
   };
+}
+
+/** Gold questions drawn per document for the leak flag's base rate. */
+export const LEAK_BASE_DRAWS = 4;
+
+/**
+ * The leak flag's base rate for a step's documents: the share of the world's own gold questions of
+ * those documents (goldQuestion, what pretraining taught) that the flag calls leaks. A challenger
+ * leaking at this rate does nothing the base's format does not. Drawn with its own generator,
+ * seeded by (seed, step), so the loop's draws and a resumed run are untouched.
+ */
+export function leakBaseRate(docs: readonly Document[], seed: number, step: number): number {
+  const rng = makeRng(((seed * 0x2545f491) ^ (step * 0x9e3779b1) ^ 0x1eac) >>> 0);
+  let leaks = 0, n = 0;
+  for (const d of docs) {
+    if (!d.statements.some((s) => s.expr.kind === 'op')) continue;
+    for (let i = 0; i < LEAK_BASE_DRAWS; i++) {
+      const { question, gold } = goldQuestion(rng, d);
+      if (handsOverAnswer(question.expr, gold)) leaks++;
+      n++;
+    }
+  }
+  return n ? leaks / n : NaN;
 }

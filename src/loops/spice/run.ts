@@ -22,7 +22,7 @@ import { samplesOf } from '../samples';
 import { mean, meanEntropy, rateOf, renameEntropy } from '../stats';
 import type { SpiceConfig } from './config';
 import { challengerPrompt, corpusDocuments, usableDocuments } from './corpus';
-import { challengerReward, diagnoseQuestion, QUESTION_FORMATS, type QuestionDiagnostics } from './logic';
+import { challengerReward, diagnoseQuestion, leakBaseRate, QUESTION_FORMATS, type QuestionDiagnostics } from './logic';
 
 /** Reward of a reasoner answer: 1 iff it is the challenger's gold. */
 const byGold: RewardFn<number> = (gold, response) => {
@@ -124,6 +124,8 @@ class SpiceRun {
         'challenger/gold_acc': rateOf(valid.map((q) => q.diag.goldCorrect)),
         'challenger/leak': rateOf(valid.map((q) => q.diag.leak)),
       });
+      const leakBase = leakBaseRate(docs.map((d) => this.corpus[d]), c.seed, step);
+      if (Number.isFinite(leakBase)) metrics['challenger/leak_base'] = leakBase;
       if (c.useCorpus) Object.assign(metrics, { 'challenger/copy': rateOf(valid.map((q) => q.diag.copy)), 'challenger/grounded': rateOf(valid.map((q) => q.diag.grounded)) });
     }
     return {
