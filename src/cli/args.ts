@@ -69,6 +69,12 @@ export function positiveNumber(name: string, v: number): number {
   return v;
 }
 
+/** A learning rate: above zero and below 1 (AdamW moves each weight by about lr a step), as the loops' configs require. */
+export function learningRate(name: string, v: number): number {
+  if (!(Number.isFinite(v) && v > 0 && v < 1)) throw new CliError(`--${name} must be a learning rate above 0 and below 1, got ${v}`);
+  return v;
+}
+
 /** Seeds feed u32 generators: a larger value would silently wrap to another seed. */
 export function seedFlag(v: number): number {
   if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new CliError(`--seed must be an integer in [0, 2^32), got ${v}`);

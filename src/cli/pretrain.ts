@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CliError, nonNegativeInt, positiveInt, positiveNumber, readArgs, seedFlag, type Flags } from './args';
+import { CliError, learningRate, nonNegativeInt, positiveInt, readArgs, seedFlag, type Flags } from './args';
 import { GPT_PRESETS, type GPTConfig, type GPTPresetName } from '../model/config';
 import { buildTensorTable } from '../model/params';
 import { initParams } from '../model/init';
@@ -43,7 +43,7 @@ function recipeFromFlags(f: Flags<typeof FLAGS>, cfg: GPTConfig): PretrainConfig
     seed: seedFlag(f.seed),
     steps: positiveInt('steps', f.steps),
     batchSize: positiveInt('batch', f.batch),
-    lr: positiveNumber('lr', f.lr),
+    lr: learningRate('lr', f.lr),
     evalEvery: positiveInt('eval-every', f['eval-every']),
     patience: nonNegativeInt('patience', f.patience),
     seqLen: Math.min(DEFAULT_PRETRAIN.seqLen, cfg.nPositions),

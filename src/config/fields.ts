@@ -2,6 +2,10 @@
 // a default, help text, the papers' value, and a type; one validator that rejects unknown keys
 // with the closest known name and says what to change.
 import { ConfigError, didYouMean } from '../model/config';
+import { showValue } from '../util/show';
+
+/** The largest float32: the GPU computes in float32, so a number beyond it cannot reach a kernel. */
+export const F32_MAX = 3.4028234663852886e38;
 
 export type Field =
   | { kind: 'enum'; choices: readonly string[] }
@@ -29,7 +33,7 @@ export function isPlainObject(obj: unknown): obj is Record<string, unknown> {
 export function checkField<C>(fields: FieldSpecs<C>, where: string, key: keyof C, v: unknown): void {
   const spec = fields[key];
   const f = spec.type;
-  const at = `${where}.${String(key)} = ${JSON.stringify(v)}`;
+  const at = `${where}.${String(key)} = ${showValue(v)}`;
   if (f.kind === 'boolean') {
     if (typeof v !== 'boolean') throw new ConfigError(`${at}: must be true or false (${spec.help})`);
     return;
@@ -54,6 +58,10 @@ export function checkField<C>(fields: FieldSpecs<C>, where: string, key: keyof C
   if (tooLow) throw new ConfigError(`${at}: must be ${f.minExclusive ? '>' : '≥'} ${f.min}${orNull}`);
   if (f.max !== undefined && v >= f.max) throw new ConfigError(`${at}: must be < ${f.max}`);
   if (!Number.isFinite(v)) throw new ConfigError(`${at}: must be finite`);
+  // what the kernels see is the float32 nearest v: it must exist, and keep the bounds
+  const f32 = Math.fround(v);
+  if (!Number.isFinite(f32)) throw new ConfigError(`${at}: float32, in which the GPU computes, cannot hold it (its largest value is ${F32_MAX.toPrecision(3)})`);
+  if (f.minExclusive ? f32 <= f.min : f32 < f.min) throw new ConfigError(`${at}: float32, in which the GPU computes, rounds it to ${f32}; it must be ${f.minExclusive ? '>' : '≥'} ${f.min}`);
 }
 
 export function defaultsOf<C>(fields: FieldSpecs<C>): C {
@@ -66,7 +74,7 @@ export function validateFields<C>(obj: unknown, fields: FieldSpecs<C>, where: st
   if (!isPlainObject(obj)) throw new ConfigError(`${where}: expected an object of settings (${keys.join(', ')})`);
   for (const key of Object.keys(obj)) {
     if (!(keys as string[]).includes(key)) {
-      throw new ConfigError(`${where}: unknown key "${key}"${didYouMean(key, keys)}; allowed keys: ${keys.join(', ')}`);
+      throw new ConfigError(`${where}: unknown key ${showValue(key)}${didYouMean(key, keys)}; allowed keys: ${keys.join(', ')}`);
     }
   }
   const merged = { ...base, ...obj } as C;

@@ -22,6 +22,9 @@ export interface BaseLoopConfig {
   rl: RlCoreConfig;
 }
 
+/** AdamW moves each weight by about lr per step: at 1 or more a step outweighs the weights themselves. */
+export const MAX_LR = 1;
+
 export const int = (min: number): Field => num(min, { integer: true });
 export const str: Field = { kind: 'string' };
 
@@ -32,7 +35,7 @@ export const BASE_FIELDS: FieldSpecs<Omit<BaseLoopConfig, 'rl'>> = {
     default: 0, type: int(0), paper: '—',
     help: 'stop once the run has generated this many tokens (its last step then evaluates and saves as the last of `steps` would); 0 = off. Runs of different loops compared at equal cost: give the control the other run\'s generated tokens',
   },
-  lr: { default: 1e-4, type: num(0, { minExclusive: true }), paper: '1e-6 (7B models)', help: 'AdamW learning rate; a 100k-parameter policy needs far more than the papers\' 7B models' },
+  lr: { default: 1e-4, type: num(0, { minExclusive: true, max: MAX_LR }), paper: '1e-6 (7B models)', help: 'AdamW learning rate, below 1 (AdamW moves each weight by about lr a step); a 100k-parameter policy needs far more than the papers\' 7B models' },
   weightDecay: { default: 0, type: num(0), paper: '0', help: 'AdamW decoupled weight decay' },
   evalSet: { default: 'eval-mixed', type: str, paper: '—', help: 'held-out set for pass@k' },
   evalEvery: { default: 10, type: int(0), paper: '—', help: 'steps between evaluations (0 = only at the start and the end)' },

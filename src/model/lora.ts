@@ -220,19 +220,38 @@ function stripPeftPrefix(tensors: ReadonlyMap<string, DecodedTensor>): Map<strin
   return out;
 }
 
+/**
+ * Trained adapter weights are of order 1; past this the products A@B (summed over the rank) and
+ * the adapted matmuls after them overflow float32 into Inf and NaN within a step.
+ */
+export const MAX_ADAPTER_WEIGHT = 1e6;
+
+/** Refuses NaN, ±Inf and weights past ±MAX_ADAPTER_WEIGHT, naming the tensor, as base checkpoints are refused. */
+function checkAdapterValues(params: Float32Array, table: TensorTable, what: string): void {
+  for (const t of table.tensors) {
+    for (let i = 0; i < t.size; i++) {
+      const v = params[t.offset + i];
+      if (!Number.isFinite(v)) throw new CheckpointError(`${what}: tensor ${t.name} holds ${v} at index ${i}; non-finite adapter weights cannot be used (a diverged run?)`);
+      if (Math.abs(v) > MAX_ADAPTER_WEIGHT) throw new CheckpointError(`${what}: tensor ${t.name} holds ${v} at index ${i}; adapter weights beyond ±${MAX_ADAPTER_WEIGHT} overflow float32 in the adapted layers (a diverged run?)`);
+    }
+  }
+}
+
 /** Reads an adapter for a base config; `expectedName` guards against renamed files. */
 export function parseAdapter(
   safetensorsBytes: Uint8Array,
   configJsonText: string,
   cfg: GPTConfig,
   expectedName?: string,
+  /** the file's own name in errors (an uploaded file); by default the PEFT folder's file names */
+  fileWhat?: string,
 ): { spec: LoraSpec; params: Float32Array; table: TensorTable; meta: Record<string, string> } {
-  const jsonWhat = expectedName ? adapterFileNames(expectedName).json : 'adapter json';
+  const jsonWhat = fileWhat ? `${fileWhat}: adapter_config` : expectedName ? adapterFileNames(expectedName).json : 'adapter json';
   const spec = parseAdapterJson(configJsonText, cfg, jsonWhat);
   if (expectedName !== undefined && spec.name !== expectedName) {
     throw new CheckpointError(`${jsonWhat}: adapter_name is "${spec.name}" but the file is named for "${expectedName}"`);
   }
-  const what = adapterFileNames(spec.name).safetensors;
+  const what = fileWhat ?? adapterFileNames(spec.name).safetensors;
   const table = buildLoraTable(cfg, spec);
   const file = decodeSafetensors(safetensorsBytes, what);
   const onDisk = diskTable(table);
@@ -241,6 +260,7 @@ export function parseAdapter(
   for (const t of table.tensors) {
     tensorData(params, t).set(transpose(tensorData(disk, tensor(onDisk, t.name)), t.shape[1], t.shape[0]));
   }
+  checkAdapterValues(params, table, what);
   const meta = Object.fromEntries(Object.entries(file.metadata).filter(([k]) => k !== 'format'));
   return { spec, params, table, meta };
 }
@@ -276,13 +296,9 @@ export function mergeLora(cfg: GPTConfig, table: TensorTable, base: Float32Array
  * safetensors metadata); `what` names the file in errors.
  */
 export function parseAdapterFile(bytes: Uint8Array, cfg: GPTConfig, what: string): { spec: LoraSpec; params: Float32Array } {
-  let config: string | undefined;
-  try {
-    config = decodeSafetensors(bytes, what).metadata.adapter_config;
-  } catch (e) {
-    throw new CheckpointError(`${what}: ${(e as Error).message}`, { cause: e });
-  }
+  // decodeSafetensors names the file itself
+  const config: string | undefined = decodeSafetensors(bytes, what).metadata.adapter_config;
   if (!config) throw new CheckpointError(`${what}: no adapter_config in its metadata; upload an adapter the lab exported (headless, --adapters reads a PEFT folder with its .json)`);
-  const a = parseAdapter(bytes, config, cfg);
+  const a = parseAdapter(bytes, config, cfg, undefined, what);
   return { spec: a.spec, params: a.params };
 }

@@ -89,8 +89,8 @@ describe('pretrain checks its flags before training', () => {
     [['--steps', '-5'], '--steps must be a positive integer, got -5'],
     [['--steps', '1.5'], '--steps must be a positive integer, got 1.5'],
     [['--batch', '0'], '--batch must be a positive integer, got 0'],
-    [['--lr', '-1'], '--lr must be a positive number, got -1'],
-    [['--lr', '0'], '--lr must be a positive number, got 0'],
+    [['--lr', '-1'], '--lr must be a learning rate above 0 and below 1, got -1'],
+    [['--lr', '0'], '--lr must be a learning rate above 0 and below 1, got 0'],
     [['--eval-every', '0'], '--eval-every must be a positive integer, got 0'],
     [['--patience', '-1'], '--patience must be a non-negative integer, got -1'],
     [['--seed', '4294967296'], '--seed must be an integer in [0, 2^32), got 4294967296'],
@@ -110,7 +110,7 @@ describe('pretrain --resume', () => {
   it('refuses new recipe values instead of ignoring them', async () => {
     const out = join(dir, 'resume-flags');
     await resumePoint(out, 'tiny');
-    expectUserError(await cli('pretrain', '--preset', 'tiny', '--out', out, '--resume', '--steps', '40', '--lr', '1'), '--resume continues the saved run', '--steps, --lr would be ignored');
+    expectUserError(await cli('pretrain', '--preset', 'tiny', '--out', out, '--resume', '--steps', '40', '--lr', '0.01'), '--resume continues the saved run', '--steps, --lr would be ignored');
   });
 
   it('names the folder of a truncated trainer_state.json', async () => {
