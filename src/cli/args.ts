@@ -63,6 +63,12 @@ export function nonNegativeInt(name: string, v: number): number {
   return v;
 }
 
+/** A count's upper bound, one a 2-core laptop and a GPU can both live with. */
+export function atMost(name: string, v: number, max: number): number {
+  if (v > max) throw new CliError(`--${name} must be at most ${max}, got ${v}`);
+  return v;
+}
+
 /** A rate or scale: finite and above zero. */
 export function positiveNumber(name: string, v: number): number {
   if (!(Number.isFinite(v) && v > 0)) throw new CliError(`--${name} must be a positive number, got ${v}`);

@@ -11,7 +11,7 @@ export async function initCommand(argv: string[]): Promise<void> {
     seed: { type: 'number', default: 0 },
     out: { type: 'string', required: true },
   });
-  if (!(f.preset in GPT_PRESETS)) throw new CliError(`unknown --preset '${f.preset}' (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
+  if (!Object.hasOwn(GPT_PRESETS, f.preset)) throw new CliError(`unknown --preset '${f.preset}' (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
   seedFlag(f.seed);
   if (f.out.trim() === '') throw new CliError(`--out must name a directory for the checkpoint, got '${f.out}'`);
   const cfg = GPT_PRESETS[f.preset as GPTPresetName];

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CliError, learningRate, nonNegativeInt, positiveInt, readArgs, seedFlag, type Flags } from './args';
+import { atMost, CliError, learningRate, nonNegativeInt, positiveInt, readArgs, seedFlag, type Flags } from './args';
 import { GPT_PRESETS, type GPTConfig, type GPTPresetName } from '../model/config';
 import { buildTensorTable } from '../model/params';
 import { initParams } from '../model/init';
@@ -13,7 +13,8 @@ import { loadCheckpointDir, saveCheckpointDir } from '../model/checkpoint_node';
 import { createNodeGpu } from '../gpu/node';
 import { createPretrainModel, DEFAULT_PRETRAIN, freshState, pretrain, type PretrainConfig, type PretrainState } from '../pretrain/run';
 import { writeCard } from '../pretrain/card';
-import { readResumePoint, readSavedRun, saveResume, TRAINER_STATE, type ResumePoint } from './pretrain_resume';
+import { MAX_PRETRAIN_BATCH, MAX_PRETRAIN_STEPS } from './pretrain_recipe';
+import { recoverResumeDir, readSavedRun, saveResume, TRAINER_STATE, type ResumePoint } from './pretrain_resume';
 
 const FLAGS = {
   preset: { type: 'string', default: 'small' },
@@ -41,8 +42,8 @@ function recipeFromFlags(f: Flags<typeof FLAGS>, cfg: GPTConfig): PretrainConfig
   return {
     ...DEFAULT_PRETRAIN,
     seed: seedFlag(f.seed),
-    steps: positiveInt('steps', f.steps),
-    batchSize: positiveInt('batch', f.batch),
+    steps: atMost('steps', positiveInt('steps', f.steps), MAX_PRETRAIN_STEPS),
+    batchSize: atMost('batch', positiveInt('batch', f.batch), MAX_PRETRAIN_BATCH),
     lr: learningRate('lr', f.lr),
     evalEvery: positiveInt('eval-every', f['eval-every']),
     patience: nonNegativeInt('patience', f.patience),
@@ -60,7 +61,7 @@ function refuseRecipeFlags(given: ReadonlySet<string>, mode: string, why: string
 
 export async function pretrainCommand(argv: string[]): Promise<void> {
   const { flags: f, given } = readArgs(argv, FLAGS);
-  if (!(f.preset in GPT_PRESETS)) throw new CliError(`unknown --preset '${f.preset}' (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
+  if (!Object.hasOwn(GPT_PRESETS, f.preset)) throw new CliError(`unknown --preset '${f.preset}' (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
   const cfg = GPT_PRESETS[f.preset as GPTPresetName];
   const out = f.out || join('public', 'models', f.preset);
   const cardSamples = positiveInt('card-samples', f['card-samples']);
@@ -72,7 +73,8 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
   let resumed: ResumePoint | null = null;
   if (f.resume) {
     refuseRecipeFlags(given, '--resume', 'continues the saved run with its saved recipe (its learning-rate schedule spans its step count)');
-    resumed = await readResumePoint(join(out, 'resume'), f.preset, cfg);
+    resumed = await recoverResumeDir(out, f.preset, cfg);
+    if (!resumed) throw new CliError(`--resume: no ${join(out, 'resume')} to resume from`);
     pc = resumed.pretrain;
   }
   // every check above runs before the GPU starts

@@ -1,6 +1,6 @@
 // Node-only: checkpoints and adapters as directories on disk. Kept apart from checkpoint.ts so
 // the browser bundle never imports node:fs.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GPTConfig } from './config';
 import { CONFIG_FILE, firstNonFinite, MODEL_FILE, parseCheckpoint, serializeCheckpoint, type Checkpoint, type CheckpointMeta, type HfExtras } from './checkpoint';
@@ -13,6 +13,21 @@ async function readOrExplain(path: string, what: string): Promise<Buffer> {
     return await readFile(path);
   } catch (err) {
     throw new CheckpointError(`${what}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err });
+  }
+}
+
+/**
+ * Writes the whole file under a temporary name beside it, then renames it into place: a full
+ * disk or a kill mid-write leaves the previous file (or none), never a truncated one.
+ */
+export async function writeFileAtomic(path: string, data: Uint8Array | string): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}`;
+  try {
+    await writeFile(tmp, data);
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
   }
 }
 
@@ -29,8 +44,8 @@ export async function saveCheckpointDir(
 ): Promise<void> {
   const { safetensors, configJson } = serializeCheckpoint(cfg, params, table, meta, hfExtras);
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, MODEL_FILE), safetensors);
-  await writeFile(join(dir, CONFIG_FILE), configJson);
+  await writeFileAtomic(join(dir, MODEL_FILE), safetensors);
+  await writeFileAtomic(join(dir, CONFIG_FILE), configJson);
 }
 
 /**
@@ -66,8 +81,8 @@ export async function saveAdapterDir(
   const { safetensors, configJson } = serializeAdapter(spec, params, table, meta);
   const files = adapterFileNames(spec.name);
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, files.safetensors), safetensors);
-  await writeFile(join(dir, files.json), configJson);
+  await writeFileAtomic(join(dir, files.safetensors), safetensors);
+  await writeFileAtomic(join(dir, files.json), configJson);
 }
 
 export async function loadAdapterDir(dir: string, name: string, cfg: GPTConfig): Promise<ReturnType<typeof parseAdapter>> {
