@@ -13,6 +13,7 @@ import { loadCheckpointDir, saveCheckpointDir } from '../model/checkpoint_node';
 import { createNodeGpu } from '../gpu/node';
 import { createPretrainModel, DEFAULT_PRETRAIN, freshState, pretrain, type PretrainConfig, type PretrainState } from '../pretrain/run';
 import { writeCard } from '../pretrain/card';
+import { onStopSignals } from './signals';
 import { MAX_PRETRAIN_BATCH, MAX_PRETRAIN_STEPS } from './pretrain_recipe';
 import { recoverResumeDir, readSavedRun, saveResume, TRAINER_STATE, type ResumePoint } from './pretrain_resume';
 
@@ -97,20 +98,24 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
   if (!f.out) await listInCatalog(f.preset, table.tensors.reduce((a, t) => a + t.size, 0), card.summary);
 }
 
-/** Trains to the end, saving the resume point at every evaluation; null when interrupted (SIGINT). */
+/** Trains to the end, saving the resume point at every evaluation; null when interrupted (SIGINT, SIGTERM, SIGHUP). */
 async function train(model: Awaited<ReturnType<typeof createPretrainModel>>, pc: PretrainConfig, from: PretrainState, out: string, preset: string): Promise<PretrainState | null> {
   const ac = new AbortController();
-  process.once('SIGINT', () => {
-    process.stderr.write('\ninterrupted: saving the resume point\n');
+  const unhandle = onStopSignals((signal) => {
+    process.stderr.write(`\n${signal}: saving the resume point\n`);
     ac.abort();
-  });
-  const state = await pretrain(model, pc, from, {
-    signal: ac.signal,
-    onEval: (e) => process.stderr.write(`step ${e.step}/${pc.steps} train ${e.trainLoss.toFixed(4)} held-out ${e.evalLoss.toFixed(4)} lr ${e.lr.toExponential(2)} ${e.tokensPerS.toFixed(0)} tok/s\n`),
-    save: (m, s) => saveResume(out, m, pc, s, preset),
-  });
-  await saveResume(out, model, pc, state, preset);
-  return ac.signal.aborted ? null : state;
+  }, 'the resume point is being saved');
+  try {
+    const state = await pretrain(model, pc, from, {
+      signal: ac.signal,
+      onEval: (e) => process.stderr.write(`step ${e.step}/${pc.steps} train ${e.trainLoss.toFixed(4)} held-out ${e.evalLoss.toFixed(4)} lr ${e.lr.toExponential(2)} ${e.tokensPerS.toFixed(0)} tok/s\n`),
+      save: (m, s) => saveResume(out, m, pc, s, preset),
+    });
+    await saveResume(out, model, pc, state, preset);
+    return ac.signal.aborted ? null : state;
+  } finally {
+    unhandle();
+  }
 }
 
 /**

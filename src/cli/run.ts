@@ -4,7 +4,7 @@
 // saved atomically under <out>.state/ (the lab's checkpoint store on disk), so a run killed in any
 // way loses at most the steps since; `--resume` continues it from there, appending to its log so
 // the log reads as the uninterrupted run's. The final policy goes to <out>.ckpt/ (Hugging Face
-// names). Ctrl-C or SIGTERM stops after the current step and still saves. Every output path is
+// names). Ctrl-C, SIGTERM or SIGHUP stops after the current step and still saves. Every output path is
 // checked before the first step.
 import { createWriteStream, existsSync, statSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -32,6 +32,7 @@ import type { BaseLoopConfig } from '../loops/base_config';
 import { haltOf, RunHaltedError, stopOnHalt } from './halts';
 import { readCorpusFlag } from './corpus';
 import { takeLock } from './lock';
+import { onStopSignals } from './signals';
 
 async function readConfigFile(path: string): Promise<Record<string, unknown>> {
   let text: string;
@@ -232,7 +233,7 @@ interface DriveArgs {
 }
 
 async function drive(a: DriveArgs): Promise<void> {
-  const { o, base, config } = a;
+  const { base, config } = a;
   warnClamp(config, base.cfg.nPositions);
   const gpu = await createNodeGpu();
   const log = a.openLog();
@@ -240,12 +241,19 @@ async function drive(a: DriveArgs): Promise<void> {
   if (!a.resume) write({ type: 'config', loop: a.loop, base: a.ckptDir, adapter: gpu.adapterName, config });
   // the base policy is the run's start and, resumed, still its KL reference
   const runs = new RunManager({ createEngine: createWebGpuEngine, loadPolicy: async () => base, checkpoints: a.store });
-  const stop = (signal: string) => () => {
+  const unhandle = onStopSignals((signal) => {
     process.stderr.write(`\n${signal}: stopping after this step; the checkpoint will be saved\n`);
     runs.stopRun(RUN_ID);
-  };
-  process.once('SIGINT', stop('SIGINT'));
-  process.once('SIGTERM', stop('SIGTERM'));
+  }, 'the checkpoint is being saved');
+  try {
+    await runAndSave(a, gpu, runs, write, log);
+  } finally {
+    unhandle();
+  }
+}
+
+async function runAndSave(a: DriveArgs, gpu: Awaited<ReturnType<typeof createNodeGpu>>, runs: RunManager<Awaited<ReturnType<typeof createNodeGpu>>>, write: (obj: unknown) => void, log: ReturnType<typeof createWriteStream>): Promise<void> {
+  const { o, base, config } = a;
   let done: Extract<LoopEvent, { type: 'done' }> | null = null;
   const status = await runs.start(gpu, { runId: RUN_ID, loop: a.loop, policy: a.ckptDir, config, resume: a.resume, ...(a.adapters ? { adapters: a.adapters } : {}) }, stopOnHalt(runs, RUN_ID), (e) => {
     // checkpoints go to the store (the run manager saves them); boundaries are the manager's
