@@ -3,7 +3,7 @@
 // run keeps a resume/ folder (parameters, AdamW moments, trainer state), replaced atomically
 // at every evaluation, and `--resume` continues exactly where it stopped.
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { atMost, CliError, learningRate, nonNegativeInt, positiveInt, readArgs, seedFlag, type Flags } from './args';
 import { GPT_PRESETS, type GPTConfig, type GPTPresetName } from '../model/config';
@@ -14,6 +14,8 @@ import { createNodeGpu } from '../gpu/node';
 import { createPretrainModel, DEFAULT_PRETRAIN, freshState, pretrain, type PretrainConfig, type PretrainState } from '../pretrain/run';
 import { writeCard } from '../pretrain/card';
 import { onStopSignals } from './signals';
+import { showText } from '../util/show';
+import { makeDirectory, missingDirectories } from './paths';
 import { MAX_PRETRAIN_BATCH, MAX_PRETRAIN_STEPS } from './pretrain_recipe';
 import { recoverResumeDir, readSavedRun, saveResume, TRAINER_STATE, type ResumePoint } from './pretrain_resume';
 
@@ -62,9 +64,11 @@ function refuseRecipeFlags(given: ReadonlySet<string>, mode: string, why: string
 
 export async function pretrainCommand(argv: string[]): Promise<void> {
   const { flags: f, given } = readArgs(argv, FLAGS);
-  if (!Object.hasOwn(GPT_PRESETS, f.preset)) throw new CliError(`unknown --preset '${f.preset}' (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
+  if (!Object.hasOwn(GPT_PRESETS, f.preset)) throw new CliError(`unknown preset ${showText(f.preset)} for --preset (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
   const cfg = GPT_PRESETS[f.preset as GPTPresetName];
   const out = f.out || join('public', 'models', f.preset);
+  // a file where the folder goes fails only after the GPU started and trained: checked now
+  missingDirectories('--out', out);
   const cardSamples = positiveInt('card-samples', f['card-samples']);
   if (f['card-only']) {
     refuseRecipeFlags(given, '--card-only', 'measures the saved run again');
@@ -86,7 +90,7 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
     model.loadOptimiserState(resumed.optimizer);
     process.stderr.write(`resuming ${f.preset} from step ${resumed.state.step}\n`);
   }
-  await mkdir(out, { recursive: true });
+  makeDirectory('--out', out);
   const t0 = Date.now();
   const state = await train(model, pc, resumed?.state ?? freshState(), out, f.preset);
   if (!state) return;

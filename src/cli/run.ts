@@ -6,6 +6,7 @@
 // the log reads as the uninterrupted run's. The final policy goes to <out>.ckpt/ (Hugging Face
 // names). Ctrl-C, SIGTERM or SIGHUP stops after the current step and still saves. Every output path is
 // checked before the first step.
+import { showText, showValue } from '../util/show';
 import { createWriteStream, existsSync, statSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -32,23 +33,8 @@ import type { BaseLoopConfig } from '../loops/base_config';
 import { haltOf, RunHaltedError, stopOnHalt } from './halts';
 import { readCorpusFlag } from './corpus';
 import { takeLock } from './lock';
+import { readJsonObject } from './paths';
 import { onStopSignals } from './signals';
-
-async function readConfigFile(path: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    throw new CliError(`--config: cannot read ${path} (${(e as NodeJS.ErrnoException).code})`);
-  }
-  try {
-    const obj = JSON.parse(text);
-    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new Error('not an object');
-    return obj;
-  } catch (e) {
-    throw new CliError(`--config: ${path} is not a JSON object (${(e as Error).message})`);
-  }
-}
 
 /** The step's headline numbers, those the loop reports of reward, entropy and length. */
 function progress(e: LoopEvent, steps: number): string | null {
@@ -164,9 +150,9 @@ export async function runCommand(argv: string[]): Promise<void> {
 }
 
 async function startRun(f: { loop: string; preset: string; ckpt: string; steps?: number; seed?: number; config: string; corpus: string; target: string; adapters: string; force: boolean }, o: Outputs, store: CheckpointStore): Promise<void> {
-  if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop '${f.loop}' (available: ${LOOP_NAMES.join(', ')})`);
+  if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop ${showText(String(f.loop))} (available: ${LOOP_NAMES.join(', ')})`);
   const def = loopNamed(f.loop);
-  const fileCfg = f.config ? await readConfigFile(f.config) : {};
+  const fileCfg = f.config ? await readJsonObject('--config', f.config) : {};
   const overrides: Record<string, unknown> = { ...fileCfg };
   if (f.steps !== undefined) overrides.steps = f.steps;
   if (f.seed !== undefined) overrides.seed = f.seed;
@@ -183,9 +169,18 @@ async function startRun(f: { loop: string; preset: string; ckpt: string; steps?:
 async function resumeRun(o: Outputs, store: CheckpointStore): Promise<void> {
   const c = await store.load(RUN_ID);
   if (!c) throw new CliError(`--resume: ${o.state} holds no checkpoint (none was saved before the run ended; start it again with --force)`);
+  if (!LOOP_NAMES.includes(c.loop)) throw new CliError(`damaged checkpoint: ${o.state}: state.json loop = ${showValue(c.loop)} is no loop of this lab (${LOOP_NAMES.join(', ')})`);
   const def = loopNamed(c.loop);
-  const config = def.spec.validate(c.config, `${o.state} config`);
+  let config: BaseLoopConfig;
+  try {
+    config = def.spec.validate(c.config, 'config');
+  } catch (e) {
+    throw new CliError(`damaged checkpoint: ${o.state}: state.json ${(e as Error).message}`);
+  }
+  if (c.step > config.steps) throw new CliError(`damaged checkpoint: ${o.state}: its step ${c.step} is past config.steps = ${config.steps}`);
   const base = await loadBase(c.policy, null);
+  const size = (g: GPTConfig) => `${g.nLayer} layers of ${g.nEmbd}, ${g.nHead} heads, ${g.vocabSize} tokens, context ${g.nPositions}`;
+  if (size(base.cfg) !== size(c.cfg)) throw new CliError(`damaged checkpoint: ${o.state}: its policy ${c.policy} has ${size(base.cfg)}, the checkpoint's model ${size(c.cfg)}`);
   await rebuildLog(o.log, c, config);
   process.stderr.write(`resuming ${c.loop} after step ${c.step} of ${config.steps} from ${o.state}\n`);
   await drive({ o, store, loop: c.loop, ckptDir: c.policy, base, config, resume: true, openLog: () => createWriteStream(o.log, { flags: 'a' }) });

@@ -9,7 +9,7 @@ export const F32_MAX = 3.4028234663852886e38;
 
 export type Field =
   | { kind: 'enum'; choices: readonly string[] }
-  | { kind: 'number'; min: number; max?: number; minExclusive?: boolean; integer?: boolean; nullable?: boolean }
+  | { kind: 'number'; min: number; max?: number; minExclusive?: boolean; integer?: boolean; nullable?: boolean; atMost?: number }
   | { kind: 'boolean' }
   | { kind: 'string' };
 
@@ -23,6 +23,15 @@ export interface FieldSpec<V> {
 }
 
 export type FieldSpecs<C> = { readonly [K in keyof C]: FieldSpec<C[K]> };
+
+/**
+ * A count's bound, one a 2-core laptop and a GPU can both live with: an integer from `min` to
+ * `atMost` (a count of 1e12 is accepted by "an integer ≥ 1" and then never ends).
+ */
+/** The bound of an integer field that declares none (a loop's own counts declare tighter ones). */
+export const MAX_COUNT = 1_000_000;
+
+export const count = (min: number, atMost: number): Field => ({ kind: 'number', min, integer: true, atMost });
 
 export const num = (min: number, extra: Partial<Extract<Field, { kind: 'number' }>> = {}): Field => ({ kind: 'number', min, ...extra });
 
@@ -57,6 +66,9 @@ export function checkField<C>(fields: FieldSpecs<C>, where: string, key: keyof C
   const tooLow = f.minExclusive ? v <= f.min : v < f.min;
   if (tooLow) throw new ConfigError(`${at}: must be ${f.minExclusive ? '>' : '≥'} ${f.min}${orNull}`);
   if (f.max !== undefined && v >= f.max) throw new ConfigError(`${at}: must be < ${f.max}`);
+  // a count without a bound of its own still gets one: no count of this lab needs more
+  const atMost = f.atMost ?? (f.integer && f.max === undefined ? MAX_COUNT : undefined);
+  if (atMost !== undefined && v > atMost) throw new ConfigError(`${at}: must be at most ${atMost}`);
   if (!Number.isFinite(v)) throw new ConfigError(`${at}: must be finite`);
   // what the kernels see is the float32 nearest v: it must exist, and keep the bounds
   const f32 = Math.fround(v);

@@ -15,6 +15,7 @@ import type { LoopEvent, OptimiserState } from '../loops/events';
 import type { AdapterState } from '../loops/engine';
 import { adapterFileNames, buildLoraTable, parseAdapter, serializeAdapter } from '../model/lora';
 import type { CheckpointInfo, EvalEvent, RecordsEvent } from './protocol';
+import { checkStoredHistory, checkStoredState, checkStoredValues } from './checkpointSchema';
 
 /** What a run recorded up to its checkpoint, for the charts and views of its resumed run. */
 export interface RunHistory {
@@ -252,12 +253,24 @@ export function fileCheckpointStore(fs: CheckpointFs): CheckpointStore {
       const [model, config, optimiser, state, history] = await Promise.all([MODEL_FILE, CONFIG_FILE, OPTIMISER_FILE, STATE_FILE, HISTORY_FILE].map((f) => fs.read([...slotDir, f])));
       if (!model || !config || !optimiser || !state || !history) throw new CheckpointError(`${where}: files are missing from slot ${m.slot}`);
       const ckpt = parseCheckpoint(model, text(config));
-      const s = parseJson<SlotState>(state, `${where}: ${STATE_FILE}`, (v) => v.format === FORMAT && typeof v.step === 'number' && typeof v.policy === 'string');
+      const s = parseJson<SlotState>(state, `${where}: ${STATE_FILE}`, (v) => v.format === FORMAT);
+      // the whole stored state, checked before anything reads it (one schema: checkpointSchema.ts)
+      checkStoredState(s, where);
       const adapters = await readAdapters(fs, slotDir, s.adapters, ckpt.cfg, where);
+      const opt = readOptimiser(optimiser, ckpt.params.length, `${where}: ${OPTIMISER_FILE}`);
+      const hist = readHistory(history, `${where}: ${HISTORY_FILE}`);
+      checkStoredHistory(hist, s.step, where);
+      checkStoredValues(ckpt.params, MODEL_FILE, where);
+      checkStoredValues(opt.m, `${OPTIMISER_FILE} exp_avg`, where);
+      checkStoredValues(opt.v, `${OPTIMISER_FILE} exp_avg_sq`, where);
+      for (const a of adapters ?? []) {
+        checkStoredValues(a.optimiser.m, `${adapterOptimiserFile(a.spec.name)} exp_avg`, where);
+        checkStoredValues(a.optimiser.v, `${adapterOptimiserFile(a.spec.name)} exp_avg_sq`, where);
+      }
       return {
         runId, loop: s.loop, policy: s.policy, cfg: ckpt.cfg, step: s.step, params: ckpt.params,
-        optimiser: readOptimiser(optimiser, ckpt.params.length, `${where}: ${OPTIMISER_FILE}`), ...(adapters ? { adapters } : {}), config: s.config, state: s.loopState ?? null,
-        history: readHistory(history, `${where}: ${HISTORY_FILE}`), savedAt: s.savedAt,
+        optimiser: opt, ...(adapters ? { adapters } : {}), config: s.config, state: s.loopState ?? null,
+        history: hist, savedAt: s.savedAt,
       };
     },
 

@@ -35,3 +35,14 @@ export function showText(s: string): string {
 function cut(text: string): string {
   return text.length <= MAX_SHOWN ? text : `${text.slice(0, MAX_SHOWN)}… (${text.length} characters)`;
 }
+
+/** Control bytes of a message made from the user's text, escaped (the rest kept as it is). */
+export function escapeControls(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).replace(/\n/g, '\\n');
+}
+
+/** An error line kept under 300 characters. */
+export function cutLine(s: string, max = 280): string {
+  return s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more characters)`;
+}

@@ -73,14 +73,14 @@ afterAll(async () => {
 
 describe('flags', () => {
   it('a switch takes no value but true or false', async () => {
-    expectUserError(await cli('sets', '--json=no'), "--json is a switch: give it alone or as --json=true / --json=false, got 'no'");
+    expectUserError(await cli('sets', '--json=no'), "--json is a switch: give it alone or as --json=true / --json=false, got no");
     expect((await cli('sets', '--json=false')).stdout).not.toMatch(/^\[/);
     expect((await cli('sets', '--json=true')).stdout).toMatch(/^\[/);
   });
 
   it("a value keeps its own '=', and an empty number is not zero", () => {
     expect(parseArgs(['--out=a=b.json'], { out: { type: 'string' } }).out).toBe('a=b.json');
-    expect(() => parseArgs(['--steps', ''], { steps: { type: 'number' } })).toThrow("--steps must be a number, got ''");
+    expect(() => parseArgs(['--steps', ''], { steps: { type: 'number' } })).toThrow('--steps is empty: give it a value, or leave the flag out');
   });
 });
 
@@ -136,13 +136,13 @@ describe('pretrain --resume', () => {
 
 describe('checkpoints', () => {
   it('init refuses an empty --out', async () => {
-    expectUserError(await cli('init', '--preset', 'tiny', '--out', ''), "--out must name a directory for the checkpoint, got ''");
+    expectUserError(await cli('init', '--preset', 'tiny', '--out', ''), '--out is empty: give it a value, or leave the flag out');
   });
 
   it('init names an --out it cannot write', async () => {
     const file = join(dir, 'a-file');
     await writeFile(file, 'x');
-    expectUserError(await cli('init', '--preset', 'tiny', '--out', join(file, 'ckpt')), `--out: cannot write the checkpoint to ${join(file, 'ckpt')} (ENOTDIR)`);
+    expectUserError(await cli('init', '--preset', 'tiny', '--out', join(file, 'ckpt')), `--out ${join(file, 'ckpt')}: ${file} is not a directory`);
   });
 
   it('eval, inspect and export-onnx refuse NaN or Inf weights, naming the folder and the tensor', async () => {
