@@ -35,12 +35,29 @@ export const count = (min: number, atMost: number): Field => ({ kind: 'number', 
 
 export const num = (min: number, extra: Partial<Extract<Field, { kind: 'number' }>> = {}): Field => ({ kind: 'number', min, ...extra });
 
+/** Names for a message, as many as fit about 140 characters (a loop has 30 fields: the error stays one short line). */
+export function listNames(names: readonly string[], room = 140): string {
+  let out = '';
+  for (const [i, n] of names.entries()) {
+    const next = out ? `${out}, ${n}` : n;
+    if (next.length > room) return `${out}, … (${names.length} in all; ${names.length - i} more)`;
+    out = next;
+  }
+  return out;
+}
+
 export function isPlainObject(obj: unknown): obj is Record<string, unknown> {
   return typeof obj === 'object' && obj !== null && !Array.isArray(obj);
 }
 
+/** A field's help for an error message: its first clause, so that the message stays one short line. */
+const brief = (help: string): string => {
+  const first = help.split(/[.;:] /)[0];
+  return first.length <= 100 ? first : `${first.slice(0, 100)}…`;
+};
+
 export function checkField<C>(fields: FieldSpecs<C>, where: string, key: keyof C, v: unknown): void {
-  const spec = fields[key];
+  const spec = { ...fields[key], help: brief(fields[key].help) };
   const f = spec.type;
   const at = `${where}.${String(key)} = ${showValue(v)}`;
   if (f.kind === 'boolean') {
@@ -83,10 +100,10 @@ export function defaultsOf<C>(fields: FieldSpecs<C>): C {
 /** Checks an untrusted partial config over `base`; returns a frozen, complete config. */
 export function validateFields<C>(obj: unknown, fields: FieldSpecs<C>, where: string, base: C): C {
   const keys = Object.keys(fields) as (keyof C & string)[];
-  if (!isPlainObject(obj)) throw new ConfigError(`${where}: expected an object of settings (${keys.join(', ')})`);
+  if (!isPlainObject(obj)) throw new ConfigError(`${where}: expected an object of settings (${listNames(keys)})`);
   for (const key of Object.keys(obj)) {
     if (!(keys as string[]).includes(key)) {
-      throw new ConfigError(`${where}: unknown key ${showValue(key)}${didYouMean(key, keys)}; allowed keys: ${keys.join(', ')}`);
+      throw new ConfigError(`${where}: unknown key ${showValue(key)}${didYouMean(key, keys)}; allowed keys: ${listNames(keys)}`);
     }
   }
   const merged = { ...base, ...obj } as C;

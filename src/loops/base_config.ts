@@ -2,6 +2,7 @@
 // checkpoints) and the RL core under `rl`; a loop's config adds its own fields to these. One
 // validator for all: unknown keys are refused with the closest known name, cross-field rules
 // say what to change, and the result is frozen.
+import { showValue } from '../util/show';
 import { count, isPlainObject, num, validateFields, type Field, type FieldSpecs } from '../config/fields';
 import { ConfigError } from '../model/config';
 import { RL_CORE_PRESETS, validateRlConfig, resolveRlConfig, type RlCoreConfig, type RlCorePresetName } from '../rl/config';
@@ -50,7 +51,7 @@ export const BASE_FIELDS: FieldSpecs<Omit<BaseLoopConfig, 'rl'>> = {
 
 /** A data-set field's value names a set of the world (see `rlvr-lab sets`). */
 export function checkSet(where: string, key: string, name: string): void {
-  if (!listSets().some((s) => s.name === name)) throw new ConfigError(`${where}.${key} = "${name}": unknown data set; known: ${listSets().map((s) => s.name).join(', ')}`);
+  if (!listSets().some((s) => s.name === name)) throw new ConfigError(`${where}.${key} = ${showValue(name)}: unknown data set; known: ${listSets().map((s) => s.name).join(', ')}`);
 }
 
 /** A count of a set's problems must not exceed the set: asking for more would quietly use fewer. */
@@ -74,7 +75,7 @@ export function validateLoopConfig<C extends BaseLoopConfig>(
   const rlc = validateRlConfig(rl ?? {}, `${where}.rl`, rlBase);
   // a field the loop does not use must not look as if it did something
   for (const k of rlUnused) {
-    if (!Object.is(rlc[k], rlBase[k])) throw new ConfigError(`${where}.rl.${k} = ${JSON.stringify(rlc[k])}: the loop does not use this setting; leave it at ${JSON.stringify(rlBase[k])}`);
+    if (!Object.is(rlc[k], rlBase[k])) throw new ConfigError(`${where}.rl.${k} = ${showValue(rlc[k])}: the loop does not use this setting; leave it at ${showValue(rlBase[k])}`);
   }
   const c = { ...base, rl: rlc } as unknown as C;
   checkSet(where, 'evalSet', c.evalSet);

@@ -44,5 +44,7 @@ export function escapeControls(s: string): string {
 
 /** An error line kept under 300 characters. */
 export function cutLine(s: string, max = 280): string {
-  return s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more characters)`;
+  if (s.length <= max) return s;
+  const keep = max - 30;
+  return `${s.slice(0, keep)}… (${s.length - keep} more characters)`;
 }

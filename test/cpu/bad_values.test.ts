@@ -130,3 +130,32 @@ describe('values in messages', () => {
     expect(showText('y'.repeat(200)).length).toBeLessThan(120);
   });
 });
+
+// counter-examples the fuzz tier (fuzz_inputs.test.ts) found, shrunk: each message was longer than 300 characters
+describe('messages stay under 300 characters', () => {
+  const short = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      expect((e as Error).message.length, (e as Error).message).toBeLessThan(300);
+      return;
+    }
+    throw new Error('expected a refusal');
+  };
+  it('an unknown key lists the allowed ones cut short; a long value and a field\'s long help are cut', () => {
+    short(() => loopNamed('opensir').spec.validate({ '': '' }, 'config'));
+    short(() => loopNamed('grpo').spec.validate({ evalSet: 'x'.repeat(5000) }, 'config'));
+    short(() => loopNamed('ttsp').spec.validate({ target: { '': { '': null }, ' ': 1e-315 } }, 'config'));
+  });
+  it('an adapter JSON with a 5,000-character name', () => {
+    const spec = validateLoraSpec({ name: 'solver', rank: 2, alpha: 4 }, tiny, 'lora');
+    const table = buildLoraTable(tiny, spec);
+    const good = serializeAdapter(spec, initLora(table, 1), table);
+    short(() => parseAdapter(good.safetensors, JSON.stringify({ ...JSON.parse(good.configJson), adapter_name: 'x'.repeat(5000) }), tiny, 'solver'));
+  });
+  it('a page address naming a 20,000-character loop', async () => {
+    const { queryToLauncher } = await import('../../src/state/url');
+    const d = queryToLauncher(new URLSearchParams([['loop', 'x'.repeat(20000)], ['x', '1']]));
+    for (const w of d.warnings) expect(w.length, w).toBeLessThan(300);
+  });
+});
