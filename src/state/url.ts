@@ -29,6 +29,9 @@ export const PAGE_PARAMS: readonly string[] = ['debug', 'hide', 'lock'];
 /** Parameters that may repeat: their values are lists (`hide=a&hide=b` is `hide=a,b`). */
 const LIST_PARAMS: readonly string[] = ['hide', 'lock'];
 
+/** A link's parameter past this is no set-up anyone typed (a corpus or a checkpoint never travels in links). */
+export const MAX_PARAM_CHARS = 2000;
+
 export function launcherToQuery(l: LauncherState): URLSearchParams {
   const q = new URLSearchParams();
   if (l.loop !== DEFAULT_LOOP) q.set('loop', l.loop);
@@ -36,7 +39,9 @@ export function launcherToQuery(l: LauncherState): URLSearchParams {
   if (l.policy !== null && !isUploadName(l.policy)) q.set('policy', l.policy);
   if (l.setup !== DEFAULT_SETUP) q.set('setup', l.setup);
   if (l.preset !== presetNames(l)[0]) q.set('preset', l.preset);
-  for (const k of loopKeys(l)) if (Object.hasOwn(l.fields, k)) q.set(k, formatValue(l.fields[k]));
+  // a value past a link's cap (an uploaded corpus) stays in the page, out of the address: a
+  // reload of a 60,000-character address got HTTP 431 and never loaded the lab
+  for (const k of loopKeys(l)) if (Object.hasOwn(l.fields, k) && formatValue(l.fields[k]).length <= MAX_PARAM_CHARS) q.set(k, formatValue(l.fields[k]));
   for (const k of rlKeys(l)) if (Object.hasOwn(l.rl, k)) q.set(k, formatValue(l.rl[k]));
   return q;
 }
@@ -46,9 +51,6 @@ export interface DecodedQuery {
   /** launcher-looking problems: unknown parameters, an unknown preset */
   warnings: string[];
 }
-
-/** A link's parameter past this is no set-up anyone typed (a corpus or a checkpoint never travels in links). */
-export const MAX_PARAM_CHARS = 2000;
 
 export function queryToLauncher(q: URLSearchParams): DecodedQuery {
   const warnings: string[] = [];
