@@ -2,7 +2,8 @@
 // `npm start`: build the app if dist/ is missing or older than its sources, then serve dist/
 // with `vite preview` on http://localhost:$PORT (default 5173). Uses only the project's own
 // dependencies, so it works right after `npm install`. Every response carries the page's
-// Content-Security-Policy as a header too (only a header can forbid framing) and nosniff.
+// Content-Security-Policy as a header too (only a header can forbid framing), nosniff, no
+// referrer, cross-origin isolation (COOP/COEP) and a Permissions-Policy.
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -51,8 +52,26 @@ export function securityHeaders(indexHtml) {
   return {
     'Content-Security-Policy': `${meta[1]}; frame-ancestors 'none'`,
     'X-Content-Type-Options': 'nosniff',
+    // a link out of the lab carries no address (a lesson link's settings stay with its reader)
+    'Referrer-Policy': 'no-referrer',
+    // cross-origin isolated: no other window keeps a handle on the page, and the page loads only
+    // what its own origin serves (the CSP already says 'self'), which SharedArrayBuffer and so
+    // onnxruntime-web's threaded wasm need
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Embedder-Policy': 'require-corp',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+    'Permissions-Policy': PERMISSIONS_POLICY,
   };
 }
+
+/**
+ * Browser features the lab never uses, off for the page and anything it could embed; the screen
+ * wake lock (a long run keeps the screen on, src/state/wakeLock.ts) stays the page's own.
+ */
+export const PERMISSIONS_POLICY = [
+  ...['accelerometer', 'ambient-light-sensor', 'autoplay', 'bluetooth', 'camera', 'display-capture', 'geolocation', 'gyroscope', 'hid', 'magnetometer', 'microphone', 'midi', 'payment', 'publickey-credentials-get', 'serial', 'usb', 'xr-spatial-tracking'].map((f) => `${f}=()`),
+  'screen-wake-lock=(self)',
+].join(', ');
 
 /** A plugin that sets the headers before any other middleware answers, 404s included. */
 function securityHeadersPlugin(headers) {

@@ -8,7 +8,7 @@
 // `--json` output), so loops that sample different amounts per step are compared at equal cost.
 import { readCorpusFlag } from './corpus';
 import { readTargetFlag } from './target';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs, CliError } from './args';
 import { createNodeGpu } from '../gpu/node';
@@ -26,6 +26,10 @@ import { passAtK } from '../metrics/passk';
 import { loadSet } from '../world/index';
 import { ABLATION_FORMAT, ABLATION_VERSION, type SweepSeries } from '../explore/format';
 import { SeriesRecorder } from '../explore/series';
+import { whyModelCannotServe } from '../eval/evaluate';
+import { readJsonObject } from './paths';
+import { showText } from '../util/show';
+import { checkSavedAblation, MAX_ABLATION_JSON_BYTES, MAX_SEEDS } from './ablate_json';
 
 type EvalEvent = Extract<LoopEvent, { type: 'eval' }>;
 
@@ -137,7 +141,7 @@ async function budgets(f: { 'token-budget': string; 'match-tokens': string }, se
   const out = new Map<number, number>();
   for (const part of t.split(',')) {
     const [s, v] = part.split(':').map(Number);
-    if (!Number.isInteger(s) || !Number.isInteger(v) || v <= 0) throw new CliError(`--token-budget: '${part}' is not seed:tokens (positive integers)`);
+    if (!Number.isInteger(s) || !Number.isInteger(v) || v <= 0) throw new CliError(`--token-budget: ${showText(String(part))} is not seed:tokens (positive integers)`);
     out.set(s, v);
   }
   for (const s of seeds) if (!out.has(s)) throw new CliError(`--token-budget gives no budget for seed ${s}`);
@@ -160,12 +164,7 @@ async function savedResults(files: string, flag = '--from-json'): Promise<{ loop
   const out: SeedResult[] = [];
   let loop = '', base = '';
   for (const file of files.split(',').map((f) => f.trim()).filter(Boolean)) {
-    let doc: { loop: string; base: string; results: SeedResult[] };
-    try {
-      doc = JSON.parse(await readFile(file, 'utf8'));
-    } catch (e) {
-      throw new CliError(`${flag}: cannot read ${file} as an ablation's --json output (${(e as Error).message})`);
-    }
+    const doc = checkSavedAblation(await readJsonObject(flag, file, MAX_ABLATION_JSON_BYTES), `${flag}: ${showText(file)}`);
     if (loop && doc.loop !== loop) throw new CliError(`${flag}: ${file} holds ${doc.loop} runs, the files before it ${loop} runs`);
     loop = doc.loop;
     base = doc.base;
@@ -197,23 +196,22 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     markdown: { type: 'string', default: '' },
     json: { type: 'string', default: '' },
   });
-  if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop '${f.loop}' (available: ${LOOP_NAMES.join(', ')})`);
+  if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop ${showText(String(f.loop))} (available: ${LOOP_NAMES.join(', ')})`);
   const def = loopNamed(f.loop);
-  const seeds = f.seeds.split(',').map((s) => Number(s.trim()));
-  if (seeds.some((s) => !Number.isInteger(s) || s < 0)) throw new CliError(`--seeds must be comma-separated non-negative integers, got '${f.seeds}'`);
+  const seeds = f.seeds.split(',').map((s) => s.trim());
+  // decimal digits only: Number('') is 0, and a seed must fit its u32 generator
+  if (seeds.some((s) => !/^\d{1,10}$/.test(s) || Number(s) > 0xffffffff) || seeds.length > MAX_SEEDS) throw new CliError(`--seeds must be 1 to ${MAX_SEEDS} comma-separated integers in [0, 2^32), got ${showText(f.seeds)}`);
+  const seedList = seeds.map(Number);
   const report = f.report ? f.report.split(',').map((s) => s.trim()).filter(Boolean) : [];
-  for (const r of report) if (!/^[\w/.-]+(@-?[1-9]\d*|@last)?$/.test(r)) throw new CliError(`--report: '${r}' is not a metric name, name@N (its mean over steps 1..N), name@-N (over the last N steps) or name@last (its value at the last step)`);
-  const budget = await budgets(f, seeds);
+  for (const r of report) if (!/^[\w/.-]+(@-?[1-9]\d*|@last)?$/.test(r)) throw new CliError(`--report: ${showText(String(r))} is not a metric name, name@N (its mean over steps 1..N), name@-N (over the last N steps) or name@last (its value at the last step)`);
+  const budget = await budgets(f, seedList);
   const ckptDir = f.ckpt || join('public', 'models', f.preset);
   const base = await loadCheckpointDir(ckptDir);
+  // as run refuses it: a policy of another world's vocabulary or a short context fails after the GPU starts
+  const unfit = whyModelCannotServe(base.cfg);
+  if (unfit) throw new CliError(`${ckptDir}: ${unfit}; the loops need a policy of this world`);
   let extra: unknown = {};
-  if (f.config) {
-    try {
-      extra = JSON.parse(await readFile(f.config, 'utf8'));
-    } catch (e) {
-      throw new CliError(`--config: cannot read ${f.config} as JSON (${(e as Error).message})`);
-    }
-  }
+  if (f.config) extra = await readJsonObject('--config', f.config);
   if (f.corpus) extra = { ...(extra as object), corpus: await readCorpusFlag(f.corpus, def) };
   if (f.target) extra = { ...(extra as object), ...(await readTargetFlag(f.target, def, ckptDir)) };
   if (budget && def.spec.shape(def.spec.validate({ ...(extra as object) }, f.config || 'ablate')).adapters?.length) {
@@ -222,11 +220,11 @@ export async function ablateCommand(argv: string[]): Promise<void> {
   // with a budget the run stops at it: `--steps` is then only a cap
   const configOf = (seed: number) => def.spec.validate({ ...(extra as object), seed, steps: f.steps, evalEvery: 0, evalN: f['eval-n'], evalProblems: f['eval-problems'], samplesPerStep: 0, checkpointEvery: 0 }, f.config || 'ablate');
   // every seed's config is checked before any GPU work
-  for (const s of seeds) configOf(s);
+  for (const s of seedList) configOf(s);
   const gpu = await createNodeGpu();
   const results: SeedResult[] = [];
   const runs = new RunManager({ createEngine: createWebGpuEngine, loadPolicy: async () => base });
-  for (const seed of seeds) {
+  for (const seed of seedList) {
     const config = configOf(seed);
     const runId = `ablate-${seed}`;
     const evals: EvalEvent[] = [];
@@ -260,7 +258,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     if (halted) process.stderr.write(`seed ${seed}: ${halted}; its row says so\n`);
     results.push({ seed, start: evals[0], end, steps, generatedTokens: tokens, seconds: (Date.now() - t0) / 1000, report: Object.fromEntries(report.map((k) => [k, summarise(k, seen[k] ?? [])])), ...(halted ? { halted } : {}), series: series.toJSON(), evals: end === evals[evals.length - 1] ? evals : [...evals, end] });
     // each seed's result is kept as soon as it is done: a long ablation cut short keeps its finished seeds
-    if (f.json) await writeFile(f.json, JSON.stringify({ format: ABLATION_FORMAT, version: ABLATION_VERSION, loop: f.loop, base: ckptDir, config: configOf(seeds[0]), partial: results.length < seeds.length, results }, null, 1));
+    if (f.json) await writeFile(f.json, JSON.stringify({ format: ABLATION_FORMAT, version: ABLATION_VERSION, loop: f.loop, base: ckptDir, config: configOf(seedList[0]), partial: results.length < seedList.length, results }, null, 1));
   }
   gpu.destroy();
   const ks = Object.keys(results[0].start.passAtK).map(Number).sort((a, b) => a - b);
@@ -268,7 +266,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
   const budgetText = f['match-tokens'] ? ` --match-tokens ${f['match-tokens']}` : f['token-budget'] ? ` --token-budget ${f['token-budget']}` : '';
   const cmd = `npm run ablate -- --loop ${f.loop} --seeds ${f.seeds} --steps ${f.steps} --eval-n ${f['eval-n']} --eval-problems ${f['eval-problems']}${f.ckpt ? ` --ckpt ${f.ckpt}` : ` --preset ${f.preset}`}${f.config ? ` --config ${f.config}` : ''}${f.target ? ` --target ${f.target}` : ''}${budgetText}${report.length ? ` --report ${report.join(',')}` : ''}`;
   process.stdout.write(md + '\n');
-  if (f.json) await writeFile(f.json, JSON.stringify({ format: ABLATION_FORMAT, version: ABLATION_VERSION, command: cmd, loop: f.loop, base: ckptDir, config: configOf(seeds[0]), partial: false, results }, null, 1));
+  if (f.json) await writeFile(f.json, JSON.stringify({ format: ABLATION_FORMAT, version: ABLATION_VERSION, command: cmd, loop: f.loop, base: ckptDir, config: configOf(seedList[0]), partial: false, results }, null, 1));
   if (f.markdown) {
     const when = new Date().toISOString().slice(0, 10);
     const body = [`## ${f.loop} from ${ckptDir} (${when})`, '', '```sh', cmd, '```', '', `Adapter: ${gpu.adapterName}; held-out set ${results[0].start.set}, ${f['eval-problems']} problems × ${f['eval-n']} samples; ${results.map((r) => `seed ${r.seed}: ${r.steps} steps, ${r.seconds.toFixed(0)} s`).join('; ')}.`, '', md, ''];

@@ -1,8 +1,9 @@
 // rlvr-lab eval: n sampled answers per problem of a data set, then per-problem {n, c} counts
 // and pass@k / avg@k / maj@k. The progress bar goes to stderr; with --json stdout carries
 // nothing but the JSON document.
+import { showText } from '../util/show';
 import { existsSync, statSync } from 'node:fs';
-import { parseArgs, CliError, positiveInt, seedFlag } from './args';
+import { atMost, parseArgs, CliError, positiveInt, seedFlag } from './args';
 import { loadCheckpointDir } from '../model/checkpoint_node';
 import { createNodeGpu } from '../gpu/node';
 import { listSets, loadSet } from '../world';
@@ -29,7 +30,7 @@ export function parseKs(text: string | undefined, n: number): number[] {
   }
   const ks = text.split(',').map((s, i) => {
     const k = Number(s.trim());
-    if (s.trim() === '' || !Number.isInteger(k) || k < 1) throw new CliError(`--k: entry ${i + 1} ('${s}') is not a positive integer`);
+    if (s.trim() === '' || !Number.isInteger(k) || k < 1) throw new CliError(`--k: entry ${i + 1} (${showText(String(s))}) is not a positive integer`);
     if (k > n) throw new CliError(`--k: k = ${k} is larger than --n ${n} (pass@k needs at least k samples per problem)`);
     return k;
   });
@@ -37,6 +38,13 @@ export function parseKs(text: string | undefined, n: number): number[] {
 }
 
 export { positiveInt };
+
+/** Samples per problem: pass@k past 4,096 is no estimate anyone reads, and --n 1e12 never ends. */
+export const MAX_SAMPLES = 4096;
+/** Rows decoded together: past 1,024 the KV cache outgrows a laptop GPU. */
+export const MAX_DECODE_BATCH = 1024;
+/** New tokens per answer: no context of this lab is longer. */
+export const MAX_NEW_TOKENS = 4096;
 
 /** The checkpoint at --ckpt; loadCheckpointDir's errors name the directory already. */
 export async function loadModel(dir: string) {
@@ -58,9 +66,9 @@ export const SAMPLING_FLAGS = {
 /** Checks the sampling flags; returns evaluateSet's options (without n and ks). */
 export function samplingOptions(f: { seed: number; temperature: number; 'top-p': number; 'max-new': number; batch: number }) {
   seedFlag(f.seed);
-  if (!(f.temperature > 0)) throw new CliError(`--temperature must be positive, got ${f.temperature}`);
+  if (!(f.temperature > 0 && f.temperature <= 100)) throw new CliError(`--temperature must be positive and at most 100, got ${f.temperature}`);
   if (!(f['top-p'] > 0 && f['top-p'] <= 1)) throw new CliError(`--top-p must lie in (0, 1], got ${f['top-p']}`);
-  return { seed: f.seed, temperature: f.temperature, topP: f['top-p'], maxNew: positiveInt('max-new', f['max-new']), batch: positiveInt('batch', f.batch) };
+  return { seed: f.seed, temperature: f.temperature, topP: f['top-p'], maxNew: atMost('max-new', positiveInt('max-new', f['max-new']), MAX_NEW_TOKENS), batch: atMost('batch', positiveInt('batch', f.batch), MAX_DECODE_BATCH) };
 }
 
 export async function evalCommand(argv: string[]): Promise<void> {
@@ -71,11 +79,11 @@ export async function evalCommand(argv: string[]): Promise<void> {
     k: { type: 'string' },
     json: { type: 'boolean', default: false },
   });
-  const n = positiveInt('n', f.n);
+  const n = atMost('n', positiveInt('n', f.n), MAX_SAMPLES);
   const ks = parseKs(f.k as string | undefined, n);
   const sampling = samplingOptions(f);
   const known = listSets().map((s) => s.name);
-  if (!known.includes(f.set)) throw new CliError(`unknown --set '${f.set}'; known sets: ${known.join(', ')} (see rlvr-lab sets)`);
+  if (!known.includes(f.set)) throw new CliError(`unknown --set ${showText(String(f.set))}; known sets: ${known.join(', ')} (see rlvr-lab sets)`);
   const all = loadSet(f.set);
   const limit = f.limit === undefined ? all.length : positiveInt('limit', f.limit as number);
   const problems = all.slice(0, limit).map((p, i) => ({ id: i, text: p.text, answer: p.answer }));

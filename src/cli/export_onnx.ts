@@ -1,5 +1,6 @@
 // rlvr-lab export-onnx: a checkpoint folder as one ONNX file (opset 17) for onnxruntime,
 // Netron or any other ONNX tool. The graph is built by src/onnx/export.ts.
+import { showText } from '../util/show';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parseArgs, CliError } from './args';
@@ -13,7 +14,7 @@ export async function exportOnnxCommand(argv: string[]): Promise<void> {
     out: { type: 'string', required: true, help: 'the .onnx file to write' },
     'with-past': { type: 'boolean', default: false, help: 'the decoder with a KV cache, as Hugging Face exports GPT-2 for generation' },
   });
-  if (f.out === '' || f.out.endsWith('/')) throw new CliError(`--out must name a file (e.g. model.onnx), got '${f.out}'`);
+  if (f.out === '' || f.out.endsWith('/')) throw new CliError(`--out must name a file (e.g. model.onnx), got ${showText(String(f.out))}`);
   const ckpt = await loadCheckpointDir(f.ckpt);
   // an ONNX file of a model that cannot read or answer the world's prompts serves nobody
   const unfit = whyModelCannotServe(ckpt.cfg);

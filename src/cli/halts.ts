@@ -14,13 +14,15 @@ export function haltOf(status: RunStatus): string | null {
   return h ? `the run halted at step ${h.step}: ${h.message}` : null;
 }
 
-/** The batches' callback for RunManager.start that stops the run at its first halt. */
+/**
+ * The batches' callback for RunManager.start that stops the run at its first halt. It says
+ * nothing itself: the command's last line (haltOf) says why, once.
+ */
 export function stopOnHalt(runs: Pick<RunManager<never>, 'stopRun'>, runId: string): (b: RunBatch) => void {
-  let told = 0;
+  let seen = 0;
   return (b) => {
     const halts = b.status.halts ?? [];
-    for (const h of halts.slice(told)) process.stderr.write(`halted: ${h.message}\n`);
-    if (halts.length > told && (b.status.state === 'paused' || b.status.state === 'pausing')) runs.stopRun(runId);
-    told = halts.length;
+    if (halts.length > seen && (b.status.state === 'paused' || b.status.state === 'pausing')) runs.stopRun(runId);
+    seen = halts.length;
   };
 }

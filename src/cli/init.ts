@@ -4,6 +4,8 @@ import { GPT_PRESETS, type GPTPresetName } from '../model/config';
 import { buildTensorTable } from '../model/params';
 import { initParams } from '../model/init';
 import { saveCheckpointDir } from '../model/checkpoint_node';
+import { makeDirectory } from './paths';
+import { showText } from '../util/show';
 
 export async function initCommand(argv: string[]): Promise<void> {
   const f = parseArgs(argv, {
@@ -11,9 +13,10 @@ export async function initCommand(argv: string[]): Promise<void> {
     seed: { type: 'number', default: 0 },
     out: { type: 'string', required: true },
   });
-  if (!(f.preset in GPT_PRESETS)) throw new CliError(`unknown --preset '${f.preset}' (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
+  if (!Object.hasOwn(GPT_PRESETS, f.preset)) throw new CliError(`unknown preset ${showText(f.preset)} for --preset (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
   seedFlag(f.seed);
-  if (f.out.trim() === '') throw new CliError(`--out must name a directory for the checkpoint, got '${f.out}'`);
+  // one level at a time, the first existing ancestor a folder (a recursive mkdir loops under /proc)
+  makeDirectory('--out', f.out);
   const cfg = GPT_PRESETS[f.preset as GPTPresetName];
   const table = buildTensorTable(cfg);
   const params = initParams(cfg, table, f.seed);
@@ -22,7 +25,7 @@ export async function initCommand(argv: string[]): Promise<void> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === undefined) throw err;
-    throw new CliError(`--out: cannot write the checkpoint to ${f.out} (${code})`, { cause: err });
+    throw new CliError(`--out: cannot write the checkpoint to ${showText(f.out)} (${code})`, { cause: err });
   }
   process.stderr.write(`wrote ${f.out}/model.safetensors and config.json (${f.preset}, seed ${f.seed})\n`);
 }

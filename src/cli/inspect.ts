@@ -1,5 +1,6 @@
 // rlvr-lab inspect: logits, next-token loss and every parameter tensor's gradient norm for one
 // token sequence, computed by the GPU engine (one forward + backward, no optimiser step).
+import { showText } from '../util/show';
 import { parseArgs, CliError } from './args';
 import { loadCheckpointDir } from '../model/checkpoint_node';
 import { createNodeGpu } from '../gpu/node';
@@ -16,7 +17,7 @@ export function parseTokenList(text: string, vocabSize: number, ctx: number): nu
   const parts = text.split(',').map((s) => s.trim());
   const tokens = parts.map((s, i) => {
     const n = Number(s);
-    if (s === '' || !Number.isInteger(n) || n < 0 || n >= vocabSize) throw new CliError(`--tokens: entry ${i + 1} ('${s}') is not a token id in [0, ${vocabSize})`);
+    if (s === '' || !Number.isInteger(n) || n < 0 || n >= vocabSize) throw new CliError(`--tokens: entry ${i + 1} (${showText(String(s))}) is not a token id in [0, ${vocabSize})`);
     return n;
   });
   if (tokens.length < 2) throw new CliError('--tokens needs at least 2 tokens (the loss predicts each next token)');

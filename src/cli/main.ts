@@ -1,7 +1,8 @@
 // rlvr-lab: the Node command line over the same engine the page runs in its worker.
 import { RunHaltedError } from './halts';
-import { CliError } from './args';
+import { CliError, HelpRequest } from './args';
 import { CheckpointError } from '../model/safetensors';
+import { showText } from '../util/show';
 import { ConfigError } from '../model/config';
 import { GpuUnavailableError } from '../gpu/runtime';
 
@@ -35,15 +36,20 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage() + '\n');
     return name ? 0 : 2;
   }
-  const cmd = COMMANDS[name];
+  const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!cmd) {
-    process.stderr.write(`rlvr-lab: unknown command '${name}'\n${usage()}\n`);
+    process.stderr.write(`rlvr-lab: unknown command ${showText(name)}\n${usage()}\n`);
     return 2;
   }
   try {
     await (await cmd.load())(rest);
     return 0;
   } catch (e) {
+    // `<command> --help`: its summary, then its flags as its spec declares them
+    if (e instanceof HelpRequest) {
+      process.stdout.write(`usage: rlvr-lab ${cmd.help}\n\nflags:\n${e.usage}\n`);
+      return 0;
+    }
     // a run that stopped itself is no mistake of the user's: its own code, one line
     if (e instanceof RunHaltedError) {
       process.stderr.write(`rlvr-lab ${name}: ${e.message}\n`);

@@ -3,9 +3,9 @@
 // run keeps a resume/ folder (parameters, AdamW moments, trainer state), replaced atomically
 // at every evaluation, and `--resume` continues exactly where it stopped.
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CliError, nonNegativeInt, positiveInt, positiveNumber, readArgs, seedFlag, type Flags } from './args';
+import { atMost, CliError, learningRate, nonNegativeInt, positiveInt, readArgs, seedFlag, type Flags } from './args';
 import { GPT_PRESETS, type GPTConfig, type GPTPresetName } from '../model/config';
 import { buildTensorTable } from '../model/params';
 import { initParams } from '../model/init';
@@ -13,7 +13,11 @@ import { loadCheckpointDir, saveCheckpointDir } from '../model/checkpoint_node';
 import { createNodeGpu } from '../gpu/node';
 import { createPretrainModel, DEFAULT_PRETRAIN, freshState, pretrain, type PretrainConfig, type PretrainState } from '../pretrain/run';
 import { writeCard } from '../pretrain/card';
-import { readResumePoint, readSavedRun, saveResume, TRAINER_STATE, type ResumePoint } from './pretrain_resume';
+import { onStopSignals } from './signals';
+import { showText } from '../util/show';
+import { makeDirectory, missingDirectories } from './paths';
+import { MAX_PRETRAIN_BATCH, MAX_PRETRAIN_STEPS } from './pretrain_recipe';
+import { recoverResumeDir, readSavedRun, saveResume, TRAINER_STATE, type ResumePoint } from './pretrain_resume';
 
 const FLAGS = {
   preset: { type: 'string', default: 'small' },
@@ -41,9 +45,9 @@ function recipeFromFlags(f: Flags<typeof FLAGS>, cfg: GPTConfig): PretrainConfig
   return {
     ...DEFAULT_PRETRAIN,
     seed: seedFlag(f.seed),
-    steps: positiveInt('steps', f.steps),
-    batchSize: positiveInt('batch', f.batch),
-    lr: positiveNumber('lr', f.lr),
+    steps: atMost('steps', positiveInt('steps', f.steps), MAX_PRETRAIN_STEPS),
+    batchSize: atMost('batch', positiveInt('batch', f.batch), MAX_PRETRAIN_BATCH),
+    lr: learningRate('lr', f.lr),
     evalEvery: positiveInt('eval-every', f['eval-every']),
     patience: nonNegativeInt('patience', f.patience),
     seqLen: Math.min(DEFAULT_PRETRAIN.seqLen, cfg.nPositions),
@@ -60,9 +64,11 @@ function refuseRecipeFlags(given: ReadonlySet<string>, mode: string, why: string
 
 export async function pretrainCommand(argv: string[]): Promise<void> {
   const { flags: f, given } = readArgs(argv, FLAGS);
-  if (!(f.preset in GPT_PRESETS)) throw new CliError(`unknown --preset '${f.preset}' (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
+  if (!Object.hasOwn(GPT_PRESETS, f.preset)) throw new CliError(`unknown preset ${showText(f.preset)} for --preset (one of ${Object.keys(GPT_PRESETS).join(', ')})`);
   const cfg = GPT_PRESETS[f.preset as GPTPresetName];
   const out = f.out || join('public', 'models', f.preset);
+  // a file where the folder goes fails only after the GPU started and trained: checked now
+  missingDirectories('--out', out);
   const cardSamples = positiveInt('card-samples', f['card-samples']);
   if (f['card-only']) {
     refuseRecipeFlags(given, '--card-only', 'measures the saved run again');
@@ -72,7 +78,8 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
   let resumed: ResumePoint | null = null;
   if (f.resume) {
     refuseRecipeFlags(given, '--resume', 'continues the saved run with its saved recipe (its learning-rate schedule spans its step count)');
-    resumed = await readResumePoint(join(out, 'resume'), f.preset, cfg);
+    resumed = await recoverResumeDir(out, f.preset, cfg);
+    if (!resumed) throw new CliError(`--resume: no ${join(out, 'resume')} to resume from`);
     pc = resumed.pretrain;
   }
   // every check above runs before the GPU starts
@@ -83,7 +90,7 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
     model.loadOptimiserState(resumed.optimizer);
     process.stderr.write(`resuming ${f.preset} from step ${resumed.state.step}\n`);
   }
-  await mkdir(out, { recursive: true });
+  makeDirectory('--out', out);
   const t0 = Date.now();
   const state = await train(model, pc, resumed?.state ?? freshState(), out, f.preset);
   if (!state) return;
@@ -95,20 +102,24 @@ export async function pretrainCommand(argv: string[]): Promise<void> {
   if (!f.out) await listInCatalog(f.preset, table.tensors.reduce((a, t) => a + t.size, 0), card.summary);
 }
 
-/** Trains to the end, saving the resume point at every evaluation; null when interrupted (SIGINT). */
+/** Trains to the end, saving the resume point at every evaluation; null when interrupted (SIGINT, SIGTERM, SIGHUP). */
 async function train(model: Awaited<ReturnType<typeof createPretrainModel>>, pc: PretrainConfig, from: PretrainState, out: string, preset: string): Promise<PretrainState | null> {
   const ac = new AbortController();
-  process.once('SIGINT', () => {
-    process.stderr.write('\ninterrupted: saving the resume point\n');
+  const unhandle = onStopSignals((signal) => {
+    process.stderr.write(`\n${signal}: saving the resume point\n`);
     ac.abort();
-  });
-  const state = await pretrain(model, pc, from, {
-    signal: ac.signal,
-    onEval: (e) => process.stderr.write(`step ${e.step}/${pc.steps} train ${e.trainLoss.toFixed(4)} held-out ${e.evalLoss.toFixed(4)} lr ${e.lr.toExponential(2)} ${e.tokensPerS.toFixed(0)} tok/s\n`),
-    save: (m, s) => saveResume(out, m, pc, s, preset),
-  });
-  await saveResume(out, model, pc, state, preset);
-  return ac.signal.aborted ? null : state;
+  }, 'the resume point is being saved');
+  try {
+    const state = await pretrain(model, pc, from, {
+      signal: ac.signal,
+      onEval: (e) => process.stderr.write(`step ${e.step}/${pc.steps} train ${e.trainLoss.toFixed(4)} held-out ${e.evalLoss.toFixed(4)} lr ${e.lr.toExponential(2)} ${e.tokensPerS.toFixed(0)} tok/s\n`),
+      save: (m, s) => saveResume(out, m, pc, s, preset),
+    });
+    await saveResume(out, model, pc, state, preset);
+    return ac.signal.aborted ? null : state;
+  } finally {
+    unhandle();
+  }
 }
 
 /**

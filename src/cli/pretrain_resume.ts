@@ -12,6 +12,7 @@ import { loadCheckpointDir, saveCheckpointDir } from '../model/checkpoint_node';
 import { CheckpointError, decodeSafetensors, encodeSafetensors } from '../model/safetensors';
 import type { GPT } from '../model/gpt';
 import type { PretrainConfig, PretrainState } from '../pretrain/run';
+import { recipeProblem, stateProblem } from './pretrain_recipe';
 
 export const TRAINER_STATE = 'trainer_state.json';
 export const OPTIMIZER_FILE = 'optimizer.safetensors';
@@ -40,8 +41,39 @@ export async function saveResume(dir: string, model: GPT, pc: PretrainConfig, st
   ]));
   const saved: SavedRun = { pretrain: pc, state, adamStep: opt.step, preset };
   await writeFile(join(tmp, TRAINER_STATE), JSON.stringify(saved, null, 1));
-  await rm(join(dir, 'resume'), { recursive: true, force: true });
-  await rename(tmp, join(dir, 'resume'));
+  // the old save stays until the new one is in place: a kill between any two of these leaves
+  // resume/, or a complete resume.tmp/ (and the previous save as resume.old/), which --resume reads
+  const [current, old] = [join(dir, 'resume'), join(dir, 'resume.old')];
+  await rm(old, { recursive: true, force: true });
+  if (existsSync(current)) await rename(current, old);
+  await rename(tmp, current);
+  await rm(old, { recursive: true, force: true });
+}
+
+/**
+ * OUT/resume, or, when a kill came between a save's renames (resume/ moved aside, the new save
+ * not yet in its place), the complete save beside it, newest first: resume.tmp/ then resume.old/.
+ * The one found is moved to resume/ so the run saves on from there; null when there is none.
+ */
+export async function recoverResumeDir(out: string, preset: string, cfg: GPTConfig): Promise<ResumePoint | null> {
+  const current = join(out, 'resume');
+  if (existsSync(current)) return readResumePoint(current, preset, cfg);
+  for (const name of ['resume.tmp', 'resume.old']) {
+    const dir = join(out, name);
+    if (!existsSync(dir)) continue;
+    let point: ResumePoint;
+    try {
+      point = await readResumePoint(dir, preset, cfg);
+    } catch (e) {
+      // a save cut short while it was written: the next candidate may be whole
+      if (e instanceof CheckpointError) continue;
+      throw e;
+    }
+    await rename(dir, current);
+    process.stderr.write(`--resume: ${current} was missing (a save was interrupted); resuming from the complete save ${dir}, now ${current}\n`);
+    return point;
+  }
+  return null;
 }
 
 async function readPart(resumeDir: string, file: string): Promise<Buffer> {
@@ -56,7 +88,7 @@ async function readPart(resumeDir: string, file: string): Promise<Buffer> {
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** trainer_state.json, checked for the fields a resumed run reads. */
-export async function readSavedRun(resumeDir: string): Promise<SavedRun> {
+export async function readSavedRun(resumeDir: string, nPositions = Number.MAX_SAFE_INTEGER): Promise<SavedRun> {
   const text = (await readPart(resumeDir, TRAINER_STATE)).toString('utf8');
   const damaged = (why: string) => new CheckpointError(`resume point ${resumeDir}: ${TRAINER_STATE} ${why}; the save is damaged: restore it, or start again without --resume`);
   let saved: unknown;
@@ -66,10 +98,13 @@ export async function readSavedRun(resumeDir: string): Promise<SavedRun> {
     throw damaged(`is not JSON (${(err as Error).message})`);
   }
   if (!isObject(saved) || !isObject(saved.pretrain) || !isObject(saved.state)) throw damaged('lacks its pretrain or state object');
-  if (!Number.isInteger(saved.state.step) || !Number.isInteger(saved.adamStep)) throw damaged('lacks an integer state.step or adamStep');
+  if (!Number.isInteger(saved.adamStep) || (saved.adamStep as number) < 0) throw damaged('lacks a non-negative integer adamStep');
   if (typeof saved.preset !== 'string') throw damaged('does not say which preset it was saved by');
   // runs saved before the prompt loss existed had none
   const pretrain = { ...saved.pretrain, promptWeight: saved.pretrain.promptWeight ?? 0 } as PretrainConfig;
+  // the context bounds seqLen; the preset's architecture is checked against the saved model after
+  const bad = recipeProblem(pretrain, nPositions) ?? stateProblem(saved.state, pretrain.steps);
+  if (bad) throw damaged(`holds ${bad}`);
   const state = saved.state as unknown as PretrainState;
   // JSON writes Infinity (no evaluation yet) as null
   return { pretrain, state: { ...state, bestEvalLoss: state.bestEvalLoss ?? Infinity }, adamStep: saved.adamStep as number, preset: saved.preset };
@@ -81,7 +116,7 @@ const sameArchitecture = (a: GPTConfig, b: GPTConfig) =>
 /** Every part of OUT/resume for a run of `preset` (architecture `cfg`), or why it cannot resume. */
 export async function readResumePoint(resumeDir: string, preset: string, cfg: GPTConfig): Promise<ResumePoint> {
   if (!existsSync(resumeDir)) throw new CliError(`--resume: no ${resumeDir} to resume from`);
-  const saved = await readSavedRun(resumeDir);
+  const saved = await readSavedRun(resumeDir, cfg.nPositions);
   if (saved.preset !== preset) {
     throw new CliError(`--resume: ${resumeDir} was saved by a ${saved.preset} run, not ${preset}; resume it with --preset ${saved.preset}, or give another --out`);
   }

@@ -4,47 +4,37 @@
 // saved atomically under <out>.state/ (the lab's checkpoint store on disk), so a run killed in any
 // way loses at most the steps since; `--resume` continues it from there, appending to its log so
 // the log reads as the uninterrupted run's. The final policy goes to <out>.ckpt/ (Hugging Face
-// names). Ctrl-C or SIGTERM stops after the current step and still saves. Every output path is
+// names). Ctrl-C, SIGTERM or SIGHUP stops after the current step and still saves. Every output path is
 // checked before the first step.
+import { showText, showValue } from '../util/show';
 import { createWriteStream, existsSync, statSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs, CliError } from './args';
 import { createNodeGpu } from '../gpu/node';
 import { loadAdapterDir, loadCheckpointDir, saveAdapterDir, saveCheckpointDir } from '../model/checkpoint_node';
+import type { TensorTable } from '../model/params';
 import { buildLoraTable } from '../model/lora';
 import { policyOf } from '../lab/checkpointExport';
 import type { GPTConfig } from '../model/config';
 import { withStartAdapters, type AdapterStart } from '../loops/adapter_start';
 import type { LoopDefinition } from '../loops/spec';
+import type { AdapterState } from '../loops/engine';
 import { readTargetFlag } from './target';
 import type { LoopEvent } from '../loops/events';
 import { LOOP_NAMES, loopNamed } from '../loops/registry';
 import { RunManager } from '../lab/runs';
 import { createWebGpuEngine } from '../engines/webgpu';
-import { fileCheckpointStore, type CheckpointStore } from '../lab/checkpoints';
+import { fileCheckpointStore, type CheckpointStore, type RunCheckpoint } from '../lab/checkpoints';
 import { nodeCheckpointFs } from '../lab/nodeFs';
 import { whyModelCannotServe } from '../eval/evaluate';
 import { ROLE_LIMITS } from '../world/index';
 import type { BaseLoopConfig } from '../loops/base_config';
 import { haltOf, RunHaltedError, stopOnHalt } from './halts';
 import { readCorpusFlag } from './corpus';
-
-async function readConfigFile(path: string): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    throw new CliError(`--config: cannot read ${path} (${(e as NodeJS.ErrnoException).code})`);
-  }
-  try {
-    const obj = JSON.parse(text);
-    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new Error('not an object');
-    return obj;
-  } catch (e) {
-    throw new CliError(`--config: ${path} is not a JSON object (${(e as Error).message})`);
-  }
-}
+import { takeLock } from './lock';
+import { readJsonObject } from './paths';
+import { onStopSignals } from './signals';
 
 /** The step's headline numbers, those the loop reports of reward, entropy and length. */
 function progress(e: LoopEvent, steps: number): string | null {
@@ -88,30 +78,36 @@ function checkOutputs(o: Outputs, mode: { resume: boolean; force: boolean }): vo
   if (existsSync(o.log) && !mode.force) throw new CliError(`--out ${o.log} exists: continue that run with --resume, or overwrite it with --force`);
 }
 
-/** The log's lines up to the checkpoint's step (its config line first): what the resumed run continues. */
-async function truncateLog(log: string, step: number): Promise<unknown> {
+/**
+ * The log as the resumed run continues it: its config line, then its lines up to the checkpoint's
+ * step. A head lost to a kill (a 0-byte log, a cut config line) is rebuilt from the checkpoint,
+ * and the steps, evaluations and records the checkpoint's history holds but the log lost (its
+ * last line cut short) are put back, so the log reads as the uninterrupted run's.
+ */
+async function rebuildLog(log: string, c: RunCheckpoint, config: BaseLoopConfig): Promise<void> {
   const lines = (await readFile(log, 'utf8')).split('\n').filter((l) => l.trim() !== '');
-  let config: unknown = null;
-  const keep: string[] = [];
+  const parsed: { line: string; e: { type?: unknown; step?: unknown } }[] = [];
   for (const [i, line] of lines.entries()) {
-    let e: { type?: unknown; step?: unknown };
     try {
-      e = JSON.parse(line);
+      parsed.push({ line, e: JSON.parse(line) });
     } catch {
       // the last line of a killed run may be cut short
       if (i === lines.length - 1) break;
       throw new CliError(`--resume: ${log} line ${i + 1} is not JSON; it is not a log this command wrote`);
     }
-    if (i === 0) {
-      if (e.type !== 'config') throw new CliError(`--resume: ${log} does not start with its config line; it is not a log this command wrote`);
-      config = e;
-      keep.push(line);
-    } else if (e.type !== 'done' && typeof e.step === 'number' && e.step <= step) keep.push(line);
   }
+  if (parsed.length > 0 && parsed[0].e.type !== 'config') throw new CliError(`--resume: ${log} does not start with its config line; it is not a log this command wrote`);
+  const head = parsed[0]?.line ?? JSON.stringify({ type: 'config', loop: c.loop, base: c.policy, rebuilt: 'from the checkpoint on --resume', config });
+  const key = (e: { type?: unknown; step?: unknown; set?: unknown }) => `${String(e.type)}@${String(e.step)}@${String(e.set ?? '')}`;
+  const body = parsed.slice(1).filter(({ e }) => e.type !== 'done' && typeof e.step === 'number' && e.step <= c.step);
+  const have = new Set(body.map(({ e }) => key(e)));
+  const lost = [...c.history.steps, ...c.history.evals, ...(c.history.records ?? [])].filter((e) => e.step <= c.step && !have.has(key(e)));
+  // stable by step: a lost event goes after the lines of its step that survived
+  const all = [...body, ...lost.map((e) => ({ line: JSON.stringify(e), e }))].map((x, i) => ({ ...x, i }));
+  all.sort((a, b) => (a.e.step as number) - (b.e.step as number) || a.i - b.i);
   const tmp = `${log}.tmp-${process.pid}`;
-  await writeFile(tmp, keep.map((l) => l + '\n').join(''));
+  await writeFile(tmp, [head, ...all.map((x) => x.line)].map((l) => l + '\n').join(''));
   await rename(tmp, log);
-  return config;
 }
 
 /** Says once when the context cuts responses shorter than maxNewTokens. */
@@ -143,14 +139,20 @@ export async function runCommand(argv: string[]): Promise<void> {
     throw new CliError('--resume continues the run as it was set up (its checkpoint holds the loop, base and config); drop --loop, --preset, --ckpt, --config, --corpus, --target, --adapters, --steps and --seed');
   }
   checkOutputs(o, f);
-  const store = fileCheckpointStore(nodeCheckpointFs(o.state));
-  return f.resume ? resumeRun(o, store) : startRun(f, o, store);
+  // before anything is written (--force's removals among it): one run per --out
+  const release = takeLock(`${o.log}.lock`, `--out ${o.log}`);
+  try {
+    const store = fileCheckpointStore(nodeCheckpointFs(o.state));
+    await (f.resume ? resumeRun(o, store) : startRun(f, o, store));
+  } finally {
+    release();
+  }
 }
 
 async function startRun(f: { loop: string; preset: string; ckpt: string; steps?: number; seed?: number; config: string; corpus: string; target: string; adapters: string; force: boolean }, o: Outputs, store: CheckpointStore): Promise<void> {
-  if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop '${f.loop}' (available: ${LOOP_NAMES.join(', ')})`);
+  if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop ${showText(String(f.loop))} (available: ${LOOP_NAMES.join(', ')})`);
   const def = loopNamed(f.loop);
-  const fileCfg = f.config ? await readConfigFile(f.config) : {};
+  const fileCfg = f.config ? await readJsonObject('--config', f.config) : {};
   const overrides: Record<string, unknown> = { ...fileCfg };
   if (f.steps !== undefined) overrides.steps = f.steps;
   if (f.seed !== undefined) overrides.seed = f.seed;
@@ -167,10 +169,19 @@ async function startRun(f: { loop: string; preset: string; ckpt: string; steps?:
 async function resumeRun(o: Outputs, store: CheckpointStore): Promise<void> {
   const c = await store.load(RUN_ID);
   if (!c) throw new CliError(`--resume: ${o.state} holds no checkpoint (none was saved before the run ended; start it again with --force)`);
+  if (!LOOP_NAMES.includes(c.loop)) throw new CliError(`damaged checkpoint: ${o.state}: state.json loop = ${showValue(c.loop)} is no loop of this lab (${LOOP_NAMES.join(', ')})`);
   const def = loopNamed(c.loop);
-  const config = def.spec.validate(c.config, `${o.state} config`);
+  let config: BaseLoopConfig;
+  try {
+    config = def.spec.validate(c.config, 'config');
+  } catch (e) {
+    throw new CliError(`damaged checkpoint: ${o.state}: state.json ${(e as Error).message}`);
+  }
+  if (c.step > config.steps) throw new CliError(`damaged checkpoint: ${o.state}: its step ${c.step} is past config.steps = ${config.steps}`);
   const base = await loadBase(c.policy, null);
-  await truncateLog(o.log, c.step);
+  const size = (g: GPTConfig) => `${g.nLayer} layers of ${g.nEmbd}, ${g.nHead} heads, ${g.vocabSize} tokens, context ${g.nPositions}`;
+  if (size(base.cfg) !== size(c.cfg)) throw new CliError(`damaged checkpoint: ${o.state}: its policy ${c.policy} has ${size(base.cfg)}, the checkpoint's model ${size(c.cfg)}`);
+  await rebuildLog(o.log, c, config);
   process.stderr.write(`resuming ${c.loop} after step ${c.step} of ${config.steps} from ${o.state}\n`);
   await drive({ o, store, loop: c.loop, ckptDir: c.policy, base, config, resume: true, openLog: () => createWriteStream(o.log, { flags: 'a' }) });
 }
@@ -217,7 +228,7 @@ interface DriveArgs {
 }
 
 async function drive(a: DriveArgs): Promise<void> {
-  const { o, base, config } = a;
+  const { base, config } = a;
   warnClamp(config, base.cfg.nPositions);
   const gpu = await createNodeGpu();
   const log = a.openLog();
@@ -225,12 +236,19 @@ async function drive(a: DriveArgs): Promise<void> {
   if (!a.resume) write({ type: 'config', loop: a.loop, base: a.ckptDir, adapter: gpu.adapterName, config });
   // the base policy is the run's start and, resumed, still its KL reference
   const runs = new RunManager({ createEngine: createWebGpuEngine, loadPolicy: async () => base, checkpoints: a.store });
-  const stop = (signal: string) => () => {
+  const unhandle = onStopSignals((signal) => {
     process.stderr.write(`\n${signal}: stopping after this step; the checkpoint will be saved\n`);
     runs.stopRun(RUN_ID);
-  };
-  process.once('SIGINT', stop('SIGINT'));
-  process.once('SIGTERM', stop('SIGTERM'));
+  }, 'the checkpoint is being saved');
+  try {
+    await runAndSave(a, gpu, runs, write, log);
+  } finally {
+    unhandle();
+  }
+}
+
+async function runAndSave(a: DriveArgs, gpu: Awaited<ReturnType<typeof createNodeGpu>>, runs: RunManager<Awaited<ReturnType<typeof createNodeGpu>>>, write: (obj: unknown) => void, log: ReturnType<typeof createWriteStream>): Promise<void> {
+  const { o, base, config } = a;
   let done: Extract<LoopEvent, { type: 'done' }> | null = null;
   const status = await runs.start(gpu, { runId: RUN_ID, loop: a.loop, policy: a.ckptDir, config, resume: a.resume, ...(a.adapters ? { adapters: a.adapters } : {}) }, stopOnHalt(runs, RUN_ID), (e) => {
     // checkpoints go to the store (the run manager saves them); boundaries are the manager's
@@ -245,19 +263,50 @@ async function drive(a: DriveArgs): Promise<void> {
   });
   const last = done as Extract<LoopEvent, { type: 'done' }> | null;
   if (last) {
-    // a loop that trains adapter sets over the frozen base (TTSP): the final policy is the base with
-    // its export set merged in (the adapted solver), and the sets themselves go to <ckpt>/adapters/
-    // as PEFT files on the base (--adapters reloads them)
-    const meta = { loop: a.loop, step: String(last.step), base: a.ckptDir };
-    const policy = policyOf({ runId: RUN_ID, loop: a.loop, cfg: base.cfg, params: last.params, adapters: last.adapters }, base.table);
-    await saveCheckpointDir(o.ckpt, base.cfg, policy.params, base.table, { ...meta, ...policy.meta });
-    for (const ad of last.adapters ?? []) await saveAdapterDir(join(o.ckpt, 'adapters'), ad.spec, ad.params, buildLoraTable(base.cfg, ad.spec), meta);
+    let saveError: CliError | null = null;
+    try {
+      await saveFinalPolicy(o, a.loop, a.ckptDir, base, last);
+    } catch (e) {
+      saveError = e instanceof CliError ? e : new CliError(String(e));
+    }
+    if (saveError) {
+      await new Promise<void>((resolve) => log.end(resolve));
+      gpu.destroy();
+      throw saveError;
+    }
     write({ type: 'done', step: last.step, aborted: last.aborted, checkpoint: o.ckpt });
-    process.stderr.write(`saved ${o.ckpt} at step ${last.step}${last.aborted ? ` (stopped; --resume continues it from ${o.state})` : ''}\n`);
+    const resumable = last.aborted && (await hasCheckpoint(a.store));
+    process.stderr.write(`saved ${o.ckpt} at step ${last.step}${last.aborted ? (resumable ? ` (stopped; --resume continues it from ${o.state})` : ' (stopped before its first checkpoint: nothing to resume; start it again with --force)') : ''}\n`);
   }
   await new Promise<void>((resolve) => log.end(resolve));
   gpu.destroy();
   if (status.state === 'failed') throw new Error(`the run failed at step ${status.step}: ${status.error}`);
   const halted = haltOf(status);
-  if (halted) throw new RunHaltedError(`${halted} (its checkpoint is in ${o.state})`);
+  if (halted) throw new RunHaltedError(`${halted} (${(await hasCheckpoint(a.store)) ? `its checkpoint is in ${o.state}; --resume continues it` : 'it saved no checkpoint to resume from'})`);
+}
+
+const hasCheckpoint = async (store: CheckpointStore): Promise<boolean> => (await store.list().catch(() => [])).some((i) => i.runId === RUN_ID);
+
+/**
+ * The final policy to <out>.ckpt/ (each file written whole under a temporary name, then renamed),
+ * and a loop's adapter sets to its adapters/. A failed write (a full disk) is one line naming the
+ * folder; the run's checkpoint in <out>.state/ is untouched by it.
+ */
+export async function saveFinalPolicy(
+  o: Pick<Outputs, 'ckpt' | 'state'>, loop: string, baseDir: string, base: { cfg: GPTConfig; table: TensorTable },
+  last: { step: number; params: Float32Array; adapters?: AdapterState[] },
+): Promise<void> {
+  // a loop that trains adapter sets over the frozen base (TTSP): the final policy is the base with
+  // its export set merged in (the adapted solver), and the sets themselves go to <ckpt>/adapters/
+  // as PEFT files on the base (--adapters reloads them)
+  const meta = { loop, step: String(last.step), base: baseDir };
+  const policy = policyOf({ runId: RUN_ID, loop, cfg: base.cfg, params: last.params, adapters: last.adapters }, base.table);
+  try {
+    await saveCheckpointDir(o.ckpt, base.cfg, policy.params, base.table, { ...meta, ...policy.meta });
+    for (const ad of last.adapters ?? []) await saveAdapterDir(join(o.ckpt, 'adapters'), ad.spec, ad.params, buildLoraTable(base.cfg, ad.spec), meta);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === undefined) throw e;
+    throw new CliError(`cannot write the final policy to ${o.ckpt} (${code}); the run's checkpoint in ${o.state} is kept`, { cause: e });
+  }
 }

@@ -1,22 +1,40 @@
 // --target on run and ablate: a loop with a target (TTSP) takes a shipped target's id
-// (midhard:N, veryhard:N, from <base>/ttsp_targets.json) or a problem's text.
+// (midhard:N, veryhard:N, from <base>/ttsp_targets.json) or a problem's text. The target list is
+// read as a regular file under a cap and any damage to it is one line naming the file.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError } from './args';
 import type { BaseLoopConfig } from '../loops/base_config';
 import type { LoopDefinition } from '../loops/spec';
 import { parseTargetList, resolveTarget } from '../loops/ttsp/targets';
+import { ConfigError } from '../model/config';
+import { readInputText } from './paths';
+import { showText } from '../util/show';
+
+/** A shipped list is a few hundred KB (512 candidates with their counts). */
+const MAX_TARGETS_BYTES = 16_000_000;
+/** A problem's text fits the solve prompt: a few hundred characters. */
+export const MAX_TARGET_TEXT = 1000;
 
 /** --target: a shipped target's id (midhard:N, veryhard:N) or a problem's text, for a loop with a target (TTSP). */
 export async function readTargetFlag(arg: string, def: LoopDefinition<BaseLoopConfig>, ckptDir: string): Promise<Record<string, unknown>> {
   if (!('target' in def.spec.fields)) throw new CliError(`--target: loop ${def.spec.name} has no target (TTSP has)`);
+  if (arg.length > MAX_TARGET_TEXT) throw new CliError(`--target ${showText(arg)}: a problem's text is at most ${MAX_TARGET_TEXT} characters`);
   const file = join(ckptDir, 'ttsp_targets.json');
-  const list = existsSync(file) ? parseTargetList(JSON.parse(await readFile(file, 'utf8')), file) : null;
+  let list = null;
+  if (existsSync(file)) {
+    const text = await readInputText(`--target: the target list`, file, MAX_TARGETS_BYTES);
+    try {
+      list = parseTargetList(JSON.parse(text), file);
+    } catch (e) {
+      const why = e instanceof SyntaxError ? `is not JSON (${e.message.slice(0, 120)})` : e instanceof ConfigError ? `is damaged: ${e.message}` : null;
+      if (why === null) throw e;
+      throw new CliError(`--target: the target list ${showText(file)} ${why}; restore it (rlvr-lab ttsp-targets writes it) or give the target's text`);
+    }
+  }
   try {
     return resolveTarget(arg, list);
   } catch (e) {
     throw new CliError(`--target: ${(e as Error).message}`);
   }
 }
-

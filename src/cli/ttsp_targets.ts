@@ -1,12 +1,14 @@
 // rlvr-lab ttsp-targets: sorts the held-out TTSP candidates into MidHard and VeryHard targets by
 // the base policy's per-problem pass rate, mean@n with n = 512 (LOOPS.md §6: MidHard in
 // (0.1, 0.7), VeryHard in (0, 0.1]). Writes a JSON document the TTSP loop reads its targets from.
-import { writeFile } from 'node:fs/promises';
-import { parseArgs, CliError } from './args';
+import { atMost, parseArgs, CliError } from './args';
+import { checkOutputFile } from './paths';
+import { writeFileAtomic } from '../model/checkpoint_node';
+import { showText } from '../util/show';
 import { createNodeGpu } from '../gpu/node';
 import { loadSet, splitTargets } from '../world';
 import { evaluateSet, whyModelCannotSolve, type EvalResult } from '../eval/evaluate';
-import { loadModel, positiveInt, progressBar, samplingOptions, SAMPLING_FLAGS } from './eval';
+import { loadModel, MAX_SAMPLES, positiveInt, progressBar, samplingOptions, SAMPLING_FLAGS } from './eval';
 
 export const TTSP_CANDIDATE_SET = 'ttsp-candidates';
 
@@ -58,7 +60,9 @@ export function targetsDocument(
 
 export async function ttspTargetsCommand(argv: string[]): Promise<void> {
   const f = parseArgs(argv, { ...SAMPLING_FLAGS, n: { type: 'number', default: 512 }, out: { type: 'string', default: '' } });
-  const n = positiveInt('n', f.n);
+  // the output path first: an evaluation of hours must not be lost to a typo in it
+  if (f.out) checkOutputFile('--out', f.out);
+  const n = atMost('n', positiveInt('n', f.n), MAX_SAMPLES);
   const sampling = samplingOptions(f);
   const all = loadSet(TTSP_CANDIDATE_SET);
   const limit = f.limit === undefined ? all.length : positiveInt('limit', f.limit as number);
@@ -79,7 +83,15 @@ export async function ttspTargetsCommand(argv: string[]): Promise<void> {
     gpu.destroy();
   }
   const json = JSON.stringify(doc, null, 1) + '\n';
-  if (f.out) await writeFile(f.out, json);
+  if (f.out) {
+    try {
+      await writeFileAtomic(f.out, json);
+    } catch (e) {
+      // the document is not lost: it goes to stdout instead
+      process.stdout.write(json);
+      throw new CliError(`--out: cannot write ${showText(f.out)} (${(e as NodeJS.ErrnoException).code}); the targets went to stdout instead`);
+    }
+  }
   else process.stdout.write(json);
   process.stderr.write(
     `${problems.length} candidates, mean@${n}: ${doc.midHard.length} MidHard (0.1, 0.7), ${doc.veryHard.length} VeryHard (0, 0.1], ${doc.unsolved} never solved, ${doc.solved} always solved${f.out ? ` → ${f.out}` : ''}\n`,

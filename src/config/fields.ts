@@ -2,10 +2,14 @@
 // a default, help text, the papers' value, and a type; one validator that rejects unknown keys
 // with the closest known name and says what to change.
 import { ConfigError, didYouMean } from '../model/config';
+import { showValue } from '../util/show';
+
+/** The largest float32: the GPU computes in float32, so a number beyond it cannot reach a kernel. */
+export const F32_MAX = 3.4028234663852886e38;
 
 export type Field =
   | { kind: 'enum'; choices: readonly string[] }
-  | { kind: 'number'; min: number; max?: number; minExclusive?: boolean; integer?: boolean; nullable?: boolean }
+  | { kind: 'number'; min: number; max?: number; minExclusive?: boolean; integer?: boolean; nullable?: boolean; atMost?: number }
   | { kind: 'boolean' }
   | { kind: 'string' };
 
@@ -20,16 +24,42 @@ export interface FieldSpec<V> {
 
 export type FieldSpecs<C> = { readonly [K in keyof C]: FieldSpec<C[K]> };
 
+/**
+ * A count's bound, one a 2-core laptop and a GPU can both live with: an integer from `min` to
+ * `atMost` (a count of 1e12 is accepted by "an integer ≥ 1" and then never ends).
+ */
+/** The bound of an integer field that declares none (a loop's own counts declare tighter ones). */
+export const MAX_COUNT = 1_000_000;
+
+export const count = (min: number, atMost: number): Field => ({ kind: 'number', min, integer: true, atMost });
+
 export const num = (min: number, extra: Partial<Extract<Field, { kind: 'number' }>> = {}): Field => ({ kind: 'number', min, ...extra });
+
+/** Names for a message, as many as fit about 140 characters (a loop has 30 fields: the error stays one short line). */
+export function listNames(names: readonly string[], room = 140): string {
+  let out = '';
+  for (const [i, n] of names.entries()) {
+    const next = out ? `${out}, ${n}` : n;
+    if (next.length > room) return `${out}, … (${names.length} in all; ${names.length - i} more)`;
+    out = next;
+  }
+  return out;
+}
 
 export function isPlainObject(obj: unknown): obj is Record<string, unknown> {
   return typeof obj === 'object' && obj !== null && !Array.isArray(obj);
 }
 
+/** A field's help for an error message: its first clause, so that the message stays one short line. */
+const brief = (help: string): string => {
+  const first = help.split(/[.;:] /)[0];
+  return first.length <= 100 ? first : `${first.slice(0, 100)}…`;
+};
+
 export function checkField<C>(fields: FieldSpecs<C>, where: string, key: keyof C, v: unknown): void {
-  const spec = fields[key];
+  const spec = { ...fields[key], help: brief(fields[key].help) };
   const f = spec.type;
-  const at = `${where}.${String(key)} = ${JSON.stringify(v)}`;
+  const at = `${where}.${String(key)} = ${showValue(v)}`;
   if (f.kind === 'boolean') {
     if (typeof v !== 'boolean') throw new ConfigError(`${at}: must be true or false (${spec.help})`);
     return;
@@ -53,7 +83,14 @@ export function checkField<C>(fields: FieldSpecs<C>, where: string, key: keyof C
   const tooLow = f.minExclusive ? v <= f.min : v < f.min;
   if (tooLow) throw new ConfigError(`${at}: must be ${f.minExclusive ? '>' : '≥'} ${f.min}${orNull}`);
   if (f.max !== undefined && v >= f.max) throw new ConfigError(`${at}: must be < ${f.max}`);
+  // a count without a bound of its own still gets one: no count of this lab needs more
+  const atMost = f.atMost ?? (f.integer && f.max === undefined ? MAX_COUNT : undefined);
+  if (atMost !== undefined && v > atMost) throw new ConfigError(`${at}: must be at most ${atMost}`);
   if (!Number.isFinite(v)) throw new ConfigError(`${at}: must be finite`);
+  // what the kernels see is the float32 nearest v: it must exist, and keep the bounds
+  const f32 = Math.fround(v);
+  if (!Number.isFinite(f32)) throw new ConfigError(`${at}: float32, in which the GPU computes, cannot hold it (its largest value is ${F32_MAX.toPrecision(3)})`);
+  if (f.minExclusive ? f32 <= f.min : f32 < f.min) throw new ConfigError(`${at}: float32, in which the GPU computes, rounds it to ${f32}; it must be ${f.minExclusive ? '>' : '≥'} ${f.min}`);
 }
 
 export function defaultsOf<C>(fields: FieldSpecs<C>): C {
@@ -63,10 +100,10 @@ export function defaultsOf<C>(fields: FieldSpecs<C>): C {
 /** Checks an untrusted partial config over `base`; returns a frozen, complete config. */
 export function validateFields<C>(obj: unknown, fields: FieldSpecs<C>, where: string, base: C): C {
   const keys = Object.keys(fields) as (keyof C & string)[];
-  if (!isPlainObject(obj)) throw new ConfigError(`${where}: expected an object of settings (${keys.join(', ')})`);
+  if (!isPlainObject(obj)) throw new ConfigError(`${where}: expected an object of settings (${listNames(keys)})`);
   for (const key of Object.keys(obj)) {
     if (!(keys as string[]).includes(key)) {
-      throw new ConfigError(`${where}: unknown key "${key}"${didYouMean(key, keys)}; allowed keys: ${keys.join(', ')}`);
+      throw new ConfigError(`${where}: unknown key ${showValue(key)}${didYouMean(key, keys)}; allowed keys: ${listNames(keys)}`);
     }
   }
   const merged = { ...base, ...obj } as C;

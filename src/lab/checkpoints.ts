@@ -7,6 +7,7 @@
 // checkpoint, so nothing is missing when the page archived less than the worker saved).
 // The store works on a small file-system interface: the origin-private file system in the
 // worker (opfs.ts), a Map in tests.
+import { showValue } from '../util/show';
 import { parseCheckpoint, serializeCheckpoint, CONFIG_FILE, MODEL_FILE } from '../model/checkpoint';
 import type { GPTConfig } from '../model/config';
 import { buildTensorTable } from '../model/params';
@@ -15,6 +16,7 @@ import type { LoopEvent, OptimiserState } from '../loops/events';
 import type { AdapterState } from '../loops/engine';
 import { adapterFileNames, buildLoraTable, parseAdapter, serializeAdapter } from '../model/lora';
 import type { CheckpointInfo, EvalEvent, RecordsEvent } from './protocol';
+import { checkStoredHistory, checkStoredState, checkStoredValues } from './checkpointSchema';
 
 /** What a run recorded up to its checkpoint, for the charts and views of its resumed run. */
 export interface RunHistory {
@@ -119,7 +121,7 @@ export function isQuotaError(e: unknown): boolean {
 }
 
 function checkRunId(runId: string): void {
-  if (!RUN_ID.test(runId)) throw new CheckpointError(`checkpoint: run id "${runId}" is not a valid folder name (letters, digits, - and _, at most 100)`);
+  if (!RUN_ID.test(runId)) throw new CheckpointError(`checkpoint: run id ${showValue(runId)} is not a valid folder name (letters, digits, - and _, at most 100)`);
 }
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -174,7 +176,7 @@ async function readAdapters(fs: CheckpointFs, slotDir: string[], names: unknown,
   return Promise.all((names as string[]).map(async (name) => {
     const files = adapterFileNames(name);
     const [st, json, opt] = await Promise.all([files.safetensors, files.json, adapterOptimiserFile(name)].map((f) => fs.read([...slotDir, f])));
-    if (!st || !json || !opt) throw new CheckpointError(`${where}: the files of adapter set "${name}" are missing`);
+    if (!st || !json || !opt) throw new CheckpointError(`${where}: the files of adapter set ${showValue(name)} are missing`);
     const a = parseAdapter(st, text(json), cfg, name);
     return { spec: a.spec, params: a.params, optimiser: readOptimiser(opt, a.params.length, `${where}: ${adapterOptimiserFile(name)}`) };
   }));
@@ -196,11 +198,11 @@ function readOptimiser(bytes: Uint8Array, n: number, what: string): OptimiserSta
   const file = decodeSafetensors(bytes, what);
   const get = (name: string) => {
     const t = file.tensors.get(name);
-    if (!t?.data || t.data.length !== n) throw new CheckpointError(`${what}: tensor "${name}" is missing or does not have ${n} floats`);
+    if (!t?.data || t.data.length !== n) throw new CheckpointError(`${what}: tensor ${showValue(name)} is missing or does not have ${n} floats`);
     return t.data;
   };
   const step = Number(file.metadata.step);
-  if (!Number.isSafeInteger(step) || step < 0) throw new CheckpointError(`${what}: metadata "step" = ${JSON.stringify(file.metadata.step)} is not a step count`);
+  if (!Number.isSafeInteger(step) || step < 0) throw new CheckpointError(`${what}: metadata "step" = ${showValue(file.metadata.step)} is not a step count`);
   return { m: get('exp_avg'), v: get('exp_avg_sq'), step };
 }
 
@@ -252,12 +254,24 @@ export function fileCheckpointStore(fs: CheckpointFs): CheckpointStore {
       const [model, config, optimiser, state, history] = await Promise.all([MODEL_FILE, CONFIG_FILE, OPTIMISER_FILE, STATE_FILE, HISTORY_FILE].map((f) => fs.read([...slotDir, f])));
       if (!model || !config || !optimiser || !state || !history) throw new CheckpointError(`${where}: files are missing from slot ${m.slot}`);
       const ckpt = parseCheckpoint(model, text(config));
-      const s = parseJson<SlotState>(state, `${where}: ${STATE_FILE}`, (v) => v.format === FORMAT && typeof v.step === 'number' && typeof v.policy === 'string');
+      const s = parseJson<SlotState>(state, `${where}: ${STATE_FILE}`, (v) => v.format === FORMAT);
+      // the whole stored state, checked before anything reads it (one schema: checkpointSchema.ts)
+      checkStoredState(s, where);
       const adapters = await readAdapters(fs, slotDir, s.adapters, ckpt.cfg, where);
+      const opt = readOptimiser(optimiser, ckpt.params.length, `${where}: ${OPTIMISER_FILE}`);
+      const hist = readHistory(history, `${where}: ${HISTORY_FILE}`);
+      checkStoredHistory(hist, s.step, where);
+      checkStoredValues(ckpt.params, MODEL_FILE, where);
+      checkStoredValues(opt.m, `${OPTIMISER_FILE} exp_avg`, where);
+      checkStoredValues(opt.v, `${OPTIMISER_FILE} exp_avg_sq`, where);
+      for (const a of adapters ?? []) {
+        checkStoredValues(a.optimiser.m, `${adapterOptimiserFile(a.spec.name)} exp_avg`, where);
+        checkStoredValues(a.optimiser.v, `${adapterOptimiserFile(a.spec.name)} exp_avg_sq`, where);
+      }
       return {
         runId, loop: s.loop, policy: s.policy, cfg: ckpt.cfg, step: s.step, params: ckpt.params,
-        optimiser: readOptimiser(optimiser, ckpt.params.length, `${where}: ${OPTIMISER_FILE}`), ...(adapters ? { adapters } : {}), config: s.config, state: s.loopState ?? null,
-        history: readHistory(history, `${where}: ${HISTORY_FILE}`), savedAt: s.savedAt,
+        optimiser: opt, ...(adapters ? { adapters } : {}), config: s.config, state: s.loopState ?? null,
+        history: hist, savedAt: s.savedAt,
       };
     },
 

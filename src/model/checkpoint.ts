@@ -1,6 +1,7 @@
 // A model checkpoint is two files, as Hugging Face writes them for GPT-2: model.safetensors
 // (HF tensor names, [in, out] matmul weights, F32) and config.json (GPT2Config). Browser-safe:
 // bytes and strings in, bytes and strings out; checkpoint_node.ts does the file system.
+import { showValue } from '../util/show';
 import { ConfigError, fromHfConfig, toHfConfig, type GPTConfig } from './config';
 import { buildTensorTable, type TensorTable } from './params';
 import { CheckpointError, decodeSafetensors, encodeSafetensors, readTable, tableTensors, type DecodedTensor } from './safetensors';
@@ -40,7 +41,7 @@ export function serializeCheckpoint(
   hfExtras: HfExtras = {},
 ): { safetensors: Uint8Array; configJson: string } {
   checkTableMatches(cfg, table);
-  if (FORMAT_KEY in meta) throw new CheckpointError(`checkpoint metadata: "${FORMAT_KEY}" is reserved (always "pt")`);
+  if (FORMAT_KEY in meta) throw new CheckpointError(`checkpoint metadata: ${showValue(FORMAT_KEY)} is reserved (always "pt")`);
   const safetensors = encodeSafetensors(tableTensors(table, params), { [FORMAT_KEY]: 'pt', ...meta });
   const configJson = JSON.stringify(toHfConfig(cfg, hfExtras), null, 2) + '\n';
   return { safetensors, configJson };
@@ -109,7 +110,7 @@ function gpt2Tensors(tensors: ReadonlyMap<string, DecodedTensor>, what: string):
       lmHead = t;
       continue;
     }
-    if (out.has(name)) throw new CheckpointError(`${what}: tensor "${name}" appears both with and without the "transformer." prefix`);
+    if (out.has(name)) throw new CheckpointError(`${what}: tensor ${showValue(name)} appears both with and without the "transformer." prefix`);
     out.set(name, t);
   }
   if (lmHead) checkTied(lmHead, out.get('wte.weight'), what);

@@ -1,5 +1,6 @@
 // The model's architecture: a GPT-2 decoder described by five integers, its presets, a
 // validator that says what to change, and conversion to and from Hugging Face's config.json.
+import { showValue } from '../util/show';
 
 export interface GPTConfig {
   /** V: token vocabulary size (rows of wte, columns of the tied LM head). */
@@ -76,6 +77,8 @@ function editDistance(a: string, b: string): number {
 
 /** ' (did you mean "x"?)' when a known key is close to the unknown one, else ''. */
 export function didYouMean(key: string, known: readonly string[]): string {
+  // an edit distance costs length × length: a long key is no typo of a short name
+  if (key.length > 100) return '';
   let best = '';
   let bestD = Infinity;
   for (const k of known) {
@@ -87,7 +90,7 @@ export function didYouMean(key: string, known: readonly string[]): string {
 
 function positiveInt(where: string, key: string, v: unknown, min: number): number {
   if (typeof v !== 'number' || !Number.isInteger(v)) {
-    throw new ConfigError(`${where}.${key} = ${JSON.stringify(v)}: must be an integer >= ${min}`);
+    throw new ConfigError(`${where}.${key} = ${showValue(v)}: must be an integer >= ${min}`);
   }
   if (v < min) throw new ConfigError(`${where}.${key} = ${v}: must be at least ${min}`);
   return v;
@@ -138,7 +141,7 @@ export function validateConfig(obj: unknown, where: string): GPTConfig {
     if (!Object.hasOwn(obj, key)) throw new ConfigError(`${where}: missing "${key}" (${GPT_CONFIG_HELP[key]})`);
   }
   if (obj.layerNormEps !== undefined && obj.layerNormEps !== LAYER_NORM_EPS) {
-    throw new ConfigError(`${where}.layerNormEps = ${JSON.stringify(obj.layerNormEps)}: only ${LAYER_NORM_EPS} is supported; remove the key or set it to ${LAYER_NORM_EPS}`);
+    throw new ConfigError(`${where}.layerNormEps = ${showValue(obj.layerNormEps)}: only ${LAYER_NORM_EPS} is supported; remove the key or set it to ${LAYER_NORM_EPS}`);
   }
   return checkSizes(obj, where, OWN_NAMES);
 }
@@ -206,7 +209,7 @@ export function toHfConfig(cfg: GPTConfig, extras: Readonly<Record<string, HfVal
 export function fromHfConfig(raw: unknown, where: string): GPTConfig {
   if (!isPlainObject(raw)) throw new ConfigError(`${where}: expected a JSON object (GPT2Config)`);
   if (raw.model_type !== 'gpt2') {
-    throw new ConfigError(`${where}.model_type = ${JSON.stringify(raw.model_type)}: must be "gpt2"`);
+    throw new ConfigError(`${where}.model_type = ${showValue(raw.model_type)}: must be "gpt2"`);
   }
   for (const key of HF_SIZE_KEYS) {
     if (!Object.hasOwn(raw, key)) throw new ConfigError(`${where}: missing "${key}"; give it explicitly (the GPT2Config default is for the 124M model)`);
@@ -214,7 +217,7 @@ export function fromHfConfig(raw: unknown, where: string): GPTConfig {
   const cfg = checkSizes(raw, where, HF_NAMES);
   for (const [key, check] of Object.entries(HF_ARCH_CHECKS)) {
     if (!check.ok(raw[key], raw)) {
-      throw new ConfigError(`${where}.${key} = ${JSON.stringify(raw[key])}: unsupported; must be ${check.want}`);
+      throw new ConfigError(`${where}.${key} = ${showValue(raw[key])}: unsupported; must be ${check.want}`);
     }
   }
   return cfg;

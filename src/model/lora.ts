@@ -7,6 +7,7 @@
 // orientation, lora_A.weight [r, in] and lora_B.weight [out, r], so Python's PEFT reads the
 // values as they are (prefix the names with "base_model.model.transformer."); the JSON beside
 // it uses PEFT's LoraConfig field names.
+import { showValue } from '../util/show';
 import { ConfigError, didYouMean, type GPTConfig } from './config';
 import { fillUniform, mulberry32 } from './init';
 import { layoutTensors, tensor, tensorData, type TensorInfo, type TensorTable } from './params';
@@ -59,7 +60,7 @@ const ADAPTER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** File names of an adapter set; the name is checked so it can never leave the directory. */
 export function adapterFileNames(name: string): { safetensors: string; json: string } {
-  if (!ADAPTER_NAME.test(name)) throw new ConfigError(`adapter name ${JSON.stringify(name)}: use 1 to 64 letters, digits, '_' or '-'`);
+  if (!ADAPTER_NAME.test(name)) throw new ConfigError(`adapter name ${showValue(name)}: use 1 to 64 letters, digits, '_' or '-'`);
   return { safetensors: `adapter_${name}.safetensors`, json: `adapter_${name}.json` };
 }
 
@@ -83,13 +84,13 @@ const JSON_NAMES: SpecNames = { name: 'adapter_name', rank: 'r', alpha: 'lora_al
 function checkSpec(o: Record<string, unknown>, cfg: GPTConfig, where: string, names: SpecNames): LoraSpec {
   const [name, rank, alpha] = [o[names.name], o[names.rank], o[names.alpha]];
   if (typeof name !== 'string' || !ADAPTER_NAME.test(name)) {
-    throw new ConfigError(`${where}.${names.name} = ${JSON.stringify(name)}: use 1 to 64 letters, digits, '_' or '-'`);
+    throw new ConfigError(`${where}.${names.name} = ${showValue(name)}: use 1 to 64 letters, digits, '_' or '-'`);
   }
   if (typeof rank !== 'number' || !Number.isInteger(rank) || rank < 1 || rank > cfg.nEmbd) {
-    throw new ConfigError(`${where}.${names.rank} = ${JSON.stringify(rank)}: must be an integer from 1 to nEmbd = ${cfg.nEmbd}`);
+    throw new ConfigError(`${where}.${names.rank} = ${showValue(rank)}: must be an integer from 1 to nEmbd = ${cfg.nEmbd}`);
   }
   if (typeof alpha !== 'number' || !Number.isFinite(alpha) || alpha <= 0) {
-    throw new ConfigError(`${where}.${names.alpha} = ${JSON.stringify(alpha)}: must be a positive number (the update is scaled by alpha / rank)`);
+    throw new ConfigError(`${where}.${names.alpha} = ${showValue(alpha)}: must be a positive number (the update is scaled by alpha / rank)`);
   }
   return Object.freeze({ name, rank, alpha });
 }
@@ -98,7 +99,7 @@ export function validateLoraSpec(obj: unknown, cfg: GPTConfig, where: string): L
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new ConfigError(`${where}: expected an object with name, rank, alpha`);
   const keys = Object.values(SPEC_NAMES);
   for (const key of Object.keys(obj)) {
-    if (!keys.includes(key)) throw new ConfigError(`${where}: unknown key "${key}"${didYouMean(key, keys)}; allowed keys: ${keys.join(', ')}`);
+    if (!keys.includes(key)) throw new ConfigError(`${where}: unknown key ${showValue(key)}${didYouMean(key, keys)}; allowed keys: ${keys.join(', ')}`);
   }
   return checkSpec(obj as Record<string, unknown>, cfg, where, SPEC_NAMES);
 }
@@ -170,10 +171,10 @@ export function serializeAdapter(
   table: TensorTable,
   meta: Readonly<Record<string, string>> = {},
 ): { safetensors: Uint8Array; configJson: string } {
-  if (params.length !== table.totalFloats) throw new CheckpointError(`adapter "${spec.name}": buffer has ${params.length} floats, table needs ${table.totalFloats}`);
+  if (params.length !== table.totalFloats) throw new CheckpointError(`adapter ${showValue(spec.name)}: buffer has ${params.length} floats, table needs ${table.totalFloats}`);
   const rankOf = (t: TensorInfo) => (t.name.endsWith('.lora_A.weight') ? t.shape[1] : t.shape[0]);
   const wrong = table.tensors.find((t) => t.shape.length !== 2 || rankOf(t) !== spec.rank);
-  if (wrong) throw new CheckpointError(`adapter "${spec.name}": table tensor "${wrong.name}" ${JSON.stringify(wrong.shape)} is not of rank ${spec.rank} (use buildLoraTable(cfg, spec))`);
+  if (wrong) throw new CheckpointError(`adapter ${showValue(spec.name)}: table tensor ${showValue(wrong.name)} ${showValue(wrong.shape)} is not of rank ${spec.rank} (use buildLoraTable(cfg, spec))`);
   const tensors: NamedTensor[] = table.tensors.map((t) => ({
     name: t.name,
     shape: [t.shape[1], t.shape[0]],
@@ -195,15 +196,15 @@ function parseAdapterJson(text: string, cfg: GPTConfig, what: string): LoraSpec 
   const o = raw as Record<string, unknown>;
   const known = [...Object.values(JSON_NAMES), 'target_modules', ...Object.keys(FIXED_JSON)];
   for (const key of Object.keys(o)) {
-    if (!known.includes(key)) throw new CheckpointError(`${what}: unknown key "${key}"${didYouMean(key, known)}`);
+    if (!known.includes(key)) throw new CheckpointError(`${what}: unknown key ${showValue(key)}${didYouMean(key, known)}`);
   }
   for (const [key, want] of Object.entries(FIXED_JSON)) {
     if (JSON.stringify(o[key]) !== JSON.stringify(want)) {
-      throw new CheckpointError(`${what}.${key} = ${JSON.stringify(o[key])}: unsupported; must be ${JSON.stringify(want)}`);
+      throw new CheckpointError(`${what}.${key} = ${showValue(o[key])}: unsupported; must be ${showValue(want)}`);
     }
   }
   const targets = targetsOfModules(o.target_modules);
-  if (!targets) throw new CheckpointError(`${what}.target_modules = ${JSON.stringify(o.target_modules)}: unsupported; use a list of c_attn, c_proj (both projections), attn.c_proj, mlp.c_proj and c_fc`);
+  if (!targets) throw new CheckpointError(`${what}.target_modules = ${showValue(o.target_modules)}: unsupported; use a list of c_attn, c_proj (both projections), attn.c_proj, mlp.c_proj and c_fc`);
   try {
     const spec = checkSpec(o, cfg, what, JSON_NAMES);
     return targets.length === LORA_TARGETS.length ? spec : Object.freeze({ ...spec, targets });
@@ -220,19 +221,38 @@ function stripPeftPrefix(tensors: ReadonlyMap<string, DecodedTensor>): Map<strin
   return out;
 }
 
+/**
+ * Trained adapter weights are of order 1; past this the products A@B (summed over the rank) and
+ * the adapted matmuls after them overflow float32 into Inf and NaN within a step.
+ */
+export const MAX_ADAPTER_WEIGHT = 1e6;
+
+/** Refuses NaN, ±Inf and weights past ±MAX_ADAPTER_WEIGHT, naming the tensor, as base checkpoints are refused. */
+function checkAdapterValues(params: Float32Array, table: TensorTable, what: string): void {
+  for (const t of table.tensors) {
+    for (let i = 0; i < t.size; i++) {
+      const v = params[t.offset + i];
+      if (!Number.isFinite(v)) throw new CheckpointError(`${what}: tensor ${t.name} holds ${v} at index ${i}; non-finite adapter weights cannot be used (a diverged run?)`);
+      if (Math.abs(v) > MAX_ADAPTER_WEIGHT) throw new CheckpointError(`${what}: tensor ${t.name} holds ${v} at index ${i}; adapter weights beyond ±${MAX_ADAPTER_WEIGHT} overflow float32 in the adapted layers (a diverged run?)`);
+    }
+  }
+}
+
 /** Reads an adapter for a base config; `expectedName` guards against renamed files. */
 export function parseAdapter(
   safetensorsBytes: Uint8Array,
   configJsonText: string,
   cfg: GPTConfig,
   expectedName?: string,
+  /** the file's own name in errors (an uploaded file); by default the PEFT folder's file names */
+  fileWhat?: string,
 ): { spec: LoraSpec; params: Float32Array; table: TensorTable; meta: Record<string, string> } {
-  const jsonWhat = expectedName ? adapterFileNames(expectedName).json : 'adapter json';
+  const jsonWhat = fileWhat ? `${fileWhat}: adapter_config` : expectedName ? adapterFileNames(expectedName).json : 'adapter json';
   const spec = parseAdapterJson(configJsonText, cfg, jsonWhat);
   if (expectedName !== undefined && spec.name !== expectedName) {
-    throw new CheckpointError(`${jsonWhat}: adapter_name is "${spec.name}" but the file is named for "${expectedName}"`);
+    throw new CheckpointError(`${jsonWhat}: adapter_name is ${showValue(spec.name)} but the file is named for ${showValue(expectedName)}`);
   }
-  const what = adapterFileNames(spec.name).safetensors;
+  const what = fileWhat ?? adapterFileNames(spec.name).safetensors;
   const table = buildLoraTable(cfg, spec);
   const file = decodeSafetensors(safetensorsBytes, what);
   const onDisk = diskTable(table);
@@ -241,6 +261,7 @@ export function parseAdapter(
   for (const t of table.tensors) {
     tensorData(params, t).set(transpose(tensorData(disk, tensor(onDisk, t.name)), t.shape[1], t.shape[0]));
   }
+  checkAdapterValues(params, table, what);
   const meta = Object.fromEntries(Object.entries(file.metadata).filter(([k]) => k !== 'format'));
   return { spec, params, table, meta };
 }
@@ -251,7 +272,7 @@ export function parseAdapter(
  */
 export function mergeLora(cfg: GPTConfig, table: TensorTable, base: Float32Array, spec: LoraSpec, adapter: Float32Array): Float32Array {
   const atable = buildLoraTable(cfg, spec);
-  if (adapter.length !== atable.totalFloats) throw new CheckpointError(`adapter "${spec.name}": ${adapter.length} floats, its table needs ${atable.totalFloats}`);
+  if (adapter.length !== atable.totalFloats) throw new CheckpointError(`adapter ${showValue(spec.name)}: ${adapter.length} floats, its table needs ${atable.totalFloats}`);
   const out = base.slice();
   const s = loraScale(spec), R = spec.rank;
   for (let l = 0; l < cfg.nLayer; l++) {
@@ -276,13 +297,9 @@ export function mergeLora(cfg: GPTConfig, table: TensorTable, base: Float32Array
  * safetensors metadata); `what` names the file in errors.
  */
 export function parseAdapterFile(bytes: Uint8Array, cfg: GPTConfig, what: string): { spec: LoraSpec; params: Float32Array } {
-  let config: string | undefined;
-  try {
-    config = decodeSafetensors(bytes, what).metadata.adapter_config;
-  } catch (e) {
-    throw new CheckpointError(`${what}: ${(e as Error).message}`, { cause: e });
-  }
+  // decodeSafetensors names the file itself
+  const config: string | undefined = decodeSafetensors(bytes, what).metadata.adapter_config;
   if (!config) throw new CheckpointError(`${what}: no adapter_config in its metadata; upload an adapter the lab exported (headless, --adapters reads a PEFT folder with its .json)`);
-  const a = parseAdapter(bytes, config, cfg);
+  const a = parseAdapter(bytes, config, cfg, undefined, what);
   return { spec: a.spec, params: a.params };
 }

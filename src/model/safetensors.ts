@@ -3,6 +3,7 @@
 // "__metadata__" of string -> string), then the tensor bytes, tightly packed. We write F32;
 // we read F32, F16, BF16 and F64 into f32. Every check the reference implementation makes
 // is made here too, with a message that names the tensor and the problem.
+import { showValue } from '../util/show';
 import { tensorData, type TensorInfo, type TensorTable } from './params';
 
 export class CheckpointError extends Error {
@@ -52,10 +53,10 @@ export function encodeSafetensors(tensors: readonly NamedTensor[], metadata: Rea
   let pos = 0;
   const seen = new Set<string>(['__metadata__']);
   for (const t of tensors) {
-    if (seen.has(t.name)) throw new CheckpointError(`safetensors: duplicate or reserved tensor name "${t.name}"`);
+    if (seen.has(t.name)) throw new CheckpointError(`safetensors: duplicate or reserved tensor name ${showValue(t.name)}`);
     seen.add(t.name);
     if (numel(t.shape) !== t.data.length) {
-      throw new CheckpointError(`safetensors: tensor "${t.name}" has shape ${fmtShape(t.shape)} but ${t.data.length} values`);
+      throw new CheckpointError(`safetensors: tensor ${showValue(t.name)} has shape ${fmtShape(t.shape)} but ${t.data.length} values`);
     }
     header[t.name] = { dtype: 'F32', shape: [...t.shape], data_offsets: [pos, pos + 4 * t.data.length] };
     pos += 4 * t.data.length;
@@ -142,7 +143,7 @@ function parseMetadata(value: unknown, what: string): Record<string, string> {
     throw new CheckpointError(`${what}: __metadata__ must be an object of strings`);
   }
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v !== 'string') throw new CheckpointError(`${what}: __metadata__["${k}"] is ${JSON.stringify(v)}, not a string`);
+    if (typeof v !== 'string') throw new CheckpointError(`${what}: __metadata__[${showValue(k)}] is ${showValue(v)}, not a string`);
   }
   return value as Record<string, string>;
 }
@@ -150,19 +151,19 @@ function parseMetadata(value: unknown, what: string): Record<string, string> {
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
 function parseEntry(name: string, value: unknown, what: string): HeaderEntry {
-  const where = `${what}: tensor "${name}"`;
+  const where = `${what}: tensor ${showValue(name)}`;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CheckpointError(`${where}: entry must be an object`);
   const v = value as Record<string, unknown>;
   for (const key of Object.keys(v)) {
-    if (!['dtype', 'shape', 'data_offsets'].includes(key)) throw new CheckpointError(`${where}: unexpected key "${key}" (allowed: dtype, shape, data_offsets)`);
+    if (!['dtype', 'shape', 'data_offsets'].includes(key)) throw new CheckpointError(`${where}: unexpected key ${showValue(key)} (allowed: dtype, shape, data_offsets)`);
   }
   const { dtype, shape, data_offsets: offs } = v;
   if (typeof dtype !== 'string' || !Object.hasOwn(DTYPE_BYTES, dtype)) {
-    throw new CheckpointError(`${where}: unknown dtype ${JSON.stringify(dtype)} (known: ${Object.keys(DTYPE_BYTES).join(', ')})`);
+    throw new CheckpointError(`${where}: unknown dtype ${showValue(dtype)} (known: ${Object.keys(DTYPE_BYTES).join(', ')})`);
   }
-  if (!Array.isArray(shape) || !shape.every(isCount)) throw new CheckpointError(`${where}: shape ${JSON.stringify(shape)} must be an array of non-negative integers`);
+  if (!Array.isArray(shape) || !shape.every(isCount)) throw new CheckpointError(`${where}: shape ${showValue(shape)} must be an array of non-negative integers`);
   if (!Array.isArray(offs) || offs.length !== 2 || !offs.every(isCount)) {
-    throw new CheckpointError(`${where}: data_offsets ${JSON.stringify(offs)} must be [begin, end] in bytes`);
+    throw new CheckpointError(`${where}: data_offsets ${showValue(offs)} must be [begin, end] in bytes`);
   }
   const [begin, end] = offs as number[];
   if (end < begin) throw new CheckpointError(`${where}: data_offsets [${begin}, ${end}] end before they begin`);
@@ -177,7 +178,7 @@ function parseEntry(name: string, value: unknown, what: string): HeaderEntry {
 function checkOffsets(entries: readonly HeaderEntry[], dataLen: number, what: string): void {
   for (const e of entries) {
     if (e.end > dataLen) {
-      throw new CheckpointError(`${what}: tensor "${e.name}" data_offsets [${e.begin}, ${e.end}] run past the data section (${dataLen} bytes)`);
+      throw new CheckpointError(`${what}: tensor ${showValue(e.name)} data_offsets [${e.begin}, ${e.end}] run past the data section (${dataLen} bytes)`);
     }
   }
   const sorted = [...entries].sort((a, b) => a.begin - b.begin || a.end - b.end);
@@ -185,10 +186,10 @@ function checkOffsets(entries: readonly HeaderEntry[], dataLen: number, what: st
   let prev = '';
   for (const e of sorted) {
     if (e.begin < pos) {
-      throw new CheckpointError(`${what}: tensor "${e.name}" data_offsets [${e.begin}, ${e.end}] overlap tensor "${prev}" (which ends at ${pos})`);
+      throw new CheckpointError(`${what}: tensor ${showValue(e.name)} data_offsets [${e.begin}, ${e.end}] overlap tensor ${showValue(prev)} (which ends at ${pos})`);
     }
     if (e.begin > pos) {
-      throw new CheckpointError(`${what}: ${e.begin - pos} unused bytes before tensor "${e.name}" at ${pos}; safetensors data must be tightly packed`);
+      throw new CheckpointError(`${what}: ${e.begin - pos} unused bytes before tensor ${showValue(e.name)} at ${pos}; safetensors data must be tightly packed`);
     }
     if (e.end > e.begin) [pos, prev] = [e.end, e.name];
   }
@@ -245,9 +246,9 @@ function tensorValues(d: DecodedTensor, t: TensorInfo, what: string): Float32Arr
   if (fmtShape(d.shape) !== fmtShape(t.shape)) {
     const flipped = t.shape.length === 2 && fmtShape(d.shape) === fmtShape([...t.shape].reverse());
     const hint = flipped ? ' (the transpose of the expected shape)' : '';
-    throw new CheckpointError(`${what}: tensor "${t.name}" has shape ${fmtShape(d.shape)} in the file but the config needs ${fmtShape(t.shape)}${hint}`);
+    throw new CheckpointError(`${what}: tensor ${showValue(t.name)} has shape ${fmtShape(d.shape)} in the file but the config needs ${fmtShape(t.shape)}${hint}`);
   }
-  if (!d.data) throw new CheckpointError(`${what}: tensor "${t.name}" has dtype ${d.dtype}; weights must be ${FLOAT_DTYPES.join(', ')}`);
+  if (!d.data) throw new CheckpointError(`${what}: tensor ${showValue(t.name)} has dtype ${d.dtype}; weights must be ${FLOAT_DTYPES.join(', ')}`);
   return d.data;
 }
 

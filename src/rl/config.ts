@@ -2,7 +2,7 @@
 // every field, presets as partial overrides, and a validator that says what to change.
 import { ConfigError, didYouMean } from '../model/config';
 import type { KlType, PgHyper, RatioLevel } from '../gpu/ops/pg';
-import { num, validateFields, type FieldSpecs } from '../config/fields';
+import { count, num, validateFields, type FieldSpecs } from '../config/fields';
 
 export type { Field, FieldSpec } from '../config/fields';
 
@@ -66,7 +66,7 @@ export const RL_CORE_FIELDS: FieldSpecs<RlCoreConfig> = {
     help: 'N of seq_mean_token_mean and seq_mean_token_sum: all counts every trajectory of the mini-batch (TRL); unmasked only those with a token in the loss (veRL); they differ when maskTruncated masks whole responses',
     paper: 'all (TRL); unmasked (veRL)',
   },
-  constantNormTokens: { default: null, type: num(1, { integer: true, nullable: true }), help: 'L_max of constant_norm; null = the loop\'s maxNewTokens', paper: 'maxNewTokens' },
+  constantNormTokens: { default: null, type: num(1, { integer: true, nullable: true, atMost: 100_000 }), help: 'L_max of constant_norm; null = the loop\'s maxNewTokens', paper: 'maxNewTokens' },
   klType: { default: 'k3', type: { kind: 'enum', choices: ['k1', 'k2', 'k3'] }, help: 'KL estimator to the frozen reference, δ = log π_ref − log π: k1 = −δ, k2 = δ²/2, k3 = e^δ − δ − 1', paper: 'k3 (GRPO, OpenSIR)' },
   beta: { default: 0, type: num(0), help: 'KL coefficient β (0 = no reference model needed)', paper: '0; 0.04 (GRPO); 1e-4 (OpenSIR)' },
   klClamp: {
@@ -75,11 +75,11 @@ export const RL_CORE_FIELDS: FieldSpecs<RlCoreConfig> = {
     paper: '10',
   },
   entCoef: { default: 0, type: num(-Infinity), help: 'entropy bonus: the loss gets −entCoef·Σ c·H', paper: '0' },
-  epochs: { default: 1, type: num(1, { integer: true }), help: 'μ: passes over each rollout batch; with μ = 1 and one mini-batch ρ ≡ 1 and the clip is inert', paper: '1; 2 (DATPO)' },
-  miniBatches: { default: 1, type: num(1, { integer: true }), help: 'optimiser steps per epoch (the batch is split into this many parts)', paper: '1' },
+  epochs: { default: 1, type: count(1, 100), help: 'μ: passes over each rollout batch; with μ = 1 and one mini-batch ρ ≡ 1 and the clip is inert', paper: '1; 2 (DATPO)' },
+  miniBatches: { default: 1, type: count(1, 1024), help: 'optimiser steps per epoch (the batch is split into this many parts)', paper: '1' },
   filterZeroVariance: { default: false, type: { kind: 'boolean' }, help: 'drop groups whose rewards are all equal (they carry no signal)', paper: 'false; true (DAPO)' },
   dynamicSampling: { default: false, type: { kind: 'boolean' }, help: 'keep sampling prompts until the batch has the requested number of non-zero-variance groups (DAPO)', paper: 'false; true (DAPO)' },
-  maxGenBatches: { default: 10, type: num(1, { integer: true }), help: 'dynamic sampling: at most this many extra generation batches per step', paper: '10 (DAPO)' },
+  maxGenBatches: { default: 10, type: count(1, 1000), help: 'dynamic sampling: at most this many extra generation batches per step', paper: '10 (DAPO)' },
   maskTruncated: { default: false, type: { kind: 'boolean' }, help: 'mask responses that hit maxNewTokens without an end token out of the loss', paper: 'false' },
   maxGradNorm: { default: 1.0, type: num(0), help: 'global gradient-norm clip (0 = off)', paper: '1.0' },
   temperature: { default: 1.0, type: num(0, { minExclusive: true }), help: 'sampling temperature; log π and H of the loss use the same one', paper: '1.0' },

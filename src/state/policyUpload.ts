@@ -7,6 +7,7 @@ import { CheckpointError } from '../model/safetensors';
 import { embeddedConfigJson, EMBEDDED_CONFIG_KEY, firstNonFinite, parseCheckpoint } from '../model/checkpoint';
 import type { GPTConfig } from '../model/config';
 import { VOCAB_SIZE } from '../world/tokenizer';
+import { ROLE_LIMITS } from '../world/index';
 
 /** Uploaded policies are named `upload:<file>`; the worker refuses to register other names. */
 export const UPLOAD_PREFIX = 'upload:';
@@ -98,6 +99,11 @@ export function checkCheckpoint(fileName: string, safetensors: Uint8Array, confi
   }
   if (cfg.vocabSize !== VOCAB_SIZE) {
     return { ok: false, message: `${configName}: vocab_size = ${cfg.vocabSize}, but this lab's tokenizer has ${VOCAB_SIZE} tokens; upload a policy trained on it (e.g. saved by npm run pretrain)` };
+  }
+  // the CLI's check (whyModelCannotServe): a context shorter than the longest solve prompt fails its run at step 0
+  const need = ROLE_LIMITS.solve.prompt + 1;
+  if (cfg.nPositions < need) {
+    return { ok: false, message: `${configName}: n_positions = ${cfg.nPositions}, but the world's solve prompts need up to ${need} tokens with one answer token; upload a policy with a longer context` };
   }
   return { ok: true, checkpoint: { fileName, safetensors, configJson, cfg, params } };
 }

@@ -19,12 +19,18 @@ import {
   setupNames,
   type LauncherState,
 } from './launcher';
-import { LOOPS } from '../loops/registry';
+import { LOOPS, isLoopName } from '../loops/registry';
+import { showText } from '../util/show';
 import type { RlCorePresetName } from '../rl/config';
 import { isUploadName } from './policyUpload';
 
 /** Query parameters the page reads elsewhere; never reported as unknown. */
 export const PAGE_PARAMS: readonly string[] = ['debug', 'hide', 'lock'];
+/** Parameters that may repeat: their values are lists (`hide=a&hide=b` is `hide=a,b`). */
+const LIST_PARAMS: readonly string[] = ['hide', 'lock'];
+
+/** A link's parameter past this is no set-up anyone typed (a corpus or a checkpoint never travels in links). */
+export const MAX_PARAM_CHARS = 2000;
 
 export function launcherToQuery(l: LauncherState): URLSearchParams {
   const q = new URLSearchParams();
@@ -33,7 +39,9 @@ export function launcherToQuery(l: LauncherState): URLSearchParams {
   if (l.policy !== null && !isUploadName(l.policy)) q.set('policy', l.policy);
   if (l.setup !== DEFAULT_SETUP) q.set('setup', l.setup);
   if (l.preset !== presetNames(l)[0]) q.set('preset', l.preset);
-  for (const k of loopKeys(l)) if (Object.hasOwn(l.fields, k)) q.set(k, formatValue(l.fields[k]));
+  // a value past a link's cap (an uploaded corpus) stays in the page, out of the address: a
+  // reload of a 60,000-character address got HTTP 431 and never loaded the lab
+  for (const k of loopKeys(l)) if (Object.hasOwn(l.fields, k) && formatValue(l.fields[k]).length <= MAX_PARAM_CHARS) q.set(k, formatValue(l.fields[k]));
   for (const k of rlKeys(l)) if (Object.hasOwn(l.rl, k)) q.set(k, formatValue(l.rl[k]));
   return q;
 }
@@ -46,25 +54,39 @@ export interface DecodedQuery {
 
 export function queryToLauncher(q: URLSearchParams): DecodedQuery {
   const warnings: string[] = [];
+  // a parameter given twice is read once, and the link's author told which
+  const counts = new Map<string, number>();
+  for (const [key] of q) counts.set(key, (counts.get(key) ?? 0) + 1);
+  for (const [key, n] of counts) {
+    if (n > 1 && !LIST_PARAMS.includes(key)) warnings.push(`${showText(key)} is given ${n} times; using the ${key === 'loop' ? 'first' : 'last'} (${showText(key === 'loop' ? q.getAll(key)[0] : q.getAll(key)[n - 1])})`);
+  }
   // the loop first: which fields, set-ups and presets exist depends on it
-  let l: LauncherState = setLoop({ ...DEFAULT_LAUNCHER, fields: {}, rl: {} }, q.get('loop') ?? DEFAULT_LOOP);
+  const loop = q.get('loop') ?? DEFAULT_LOOP;
+  if (!isLoopName(loop)) warnings.push(`loop=${showText(loop)}: no such loop (loops: ${LOOPS.map((d) => d.spec.name).join(', ')})`);
+  let l: LauncherState = setLoop({ ...DEFAULT_LAUNCHER, fields: {}, rl: {} }, loop);
   const loopFields = new Set(loopKeys(l));
   const rlFields = new Set<string>(rlKeys(l));
   const fields: Record<string, unknown> = {};
   const rl: Record<string, unknown> = {};
-  for (const [key, value] of q) {
+  const loopName = showText(l.loop);
+  for (const [key, raw] of q) {
     if (key === 'loop') continue;
-    else if (key === 'policy' && isUploadName(value)) warnings.push(`policy=${value}: an uploaded checkpoint lives in the browser it was uploaded to and cannot be opened from a link; using the default policy`);
+    if (raw.length > MAX_PARAM_CHARS) {
+      warnings.push(`${showText(key)}: its value is ${raw.length} characters, more than a link's ${MAX_PARAM_CHARS}; ignored`);
+      continue;
+    }
+    const value = raw;
+    if (key === 'policy' && isUploadName(value)) warnings.push(`policy=${showText(value)}: an uploaded checkpoint lives in the browser it was uploaded to and cannot be opened from a link; using the default policy`);
     else if (key === 'policy') l = { ...l, policy: value === '' ? null : value };
     else if (key === 'setup') {
       if (setupNames(l).includes(value)) l = { ...l, setup: value };
-      else warnings.push(`setup=${value}: the ${l.loop} loop has no such set-up (set-ups: ${setupNames(l).join(', ')}); using ${DEFAULT_SETUP}`);
+      else warnings.push(`setup=${showText(value)}: the ${loopName} loop has no such set-up (set-ups: ${setupNames(l).join(', ')}); using ${DEFAULT_SETUP}`);
     } else if (key === 'preset') {
       if ((presetNames(l) as string[]).includes(value)) l = setPreset(l, value as RlCorePresetName);
-      else warnings.push(`preset=${value}: not an RL preset of the ${l.loop} loop (presets: ${presetNames(l).join(', ')}); using ${presetNames(l)[0]}`);
+      else warnings.push(`preset=${showText(value)}: not an RL preset of the ${loopName} loop (presets: ${presetNames(l).join(', ')}); using ${presetNames(l)[0]}`);
     } else if (loopFields.has(key)) fields[key] = parseInput(fieldSpec(l, 'loop', key).type, value);
     else if (rlFields.has(key)) rl[key] = parseInput(fieldSpec(l, 'rl', key).type, value);
-    else if (!PAGE_PARAMS.includes(key)) warnings.push(`${key}: not a setting of the ${l.loop} loop's launcher; ignored`);
+    else if (!PAGE_PARAMS.includes(key)) warnings.push(`${showText(key)}: not a setting of the ${loopName} loop's launcher; ignored`);
   }
   // an override equal to the layer below is dropped, as the form would drop it
   for (const [k, v] of Object.entries(fields)) l = setField(l, 'loop', k, v);
@@ -107,12 +129,12 @@ export function queryToLesson(q: URLSearchParams): { lesson: Lesson; warnings: s
   const warnings: string[] = [];
   const hide: Hideable[] = [];
   for (const h of listParam(q, 'hide')) {
-    if (!(HIDEABLE as readonly string[]).includes(h)) warnings.push(`hide=${h}: no such part of the page (parts: ${HIDEABLE.join(', ')}); ignored`);
+    if (!(HIDEABLE as readonly string[]).includes(h)) warnings.push(`hide=${showText(h)}: no such part of the page (parts: ${HIDEABLE.join(', ')}); ignored`);
     else if (!hide.includes(h as Hideable)) hide.push(h as Hideable);
   }
   const lock: string[] = [];
   for (const k of listParam(q, 'lock')) {
-    if (!LOCKABLE.includes(k)) warnings.push(`lock=${k}: not a launcher field; ignored`);
+    if (!LOCKABLE.includes(k)) warnings.push(`lock=${showText(k)}: not a launcher field; ignored`);
     else if (!lock.includes(k)) lock.push(k);
   }
   return { lesson: { hide, lock }, warnings };

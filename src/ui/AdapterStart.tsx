@@ -3,7 +3,7 @@
 // and config here; the worker checks it against the base policy and the run's rank, α and
 // targets when the run starts. The files stay in this page, never in the address.
 import { useId, useState } from 'react';
-import { decodeSafetensors } from '../model/safetensors';
+import { adapterStartSet, MAX_ADAPTER_FILE_BYTES } from '../state/adapterStartFile';
 import { isLoopName, loopNamed } from '../loops/registry';
 import { useLab } from './LabStore';
 
@@ -25,17 +25,13 @@ export function AdapterStart() {
   const read = async (list: FileList) => {
     const out: { file: string; name: string; bytes: Uint8Array }[] = [];
     for (const f of Array.from(list)) {
+      // the size first: a file is read whole, and a huge one would take the tab's memory
+      if (f.size > MAX_ADAPTER_FILE_BYTES) return setError(`${f.name} is ${(f.size / 2 ** 20).toFixed(0)} MB; an adapter file is at most ${MAX_ADAPTER_FILE_BYTES / 2 ** 20} MB; the adapters chosen before are kept`);
       const bytes = new Uint8Array(await f.arrayBuffer());
-      try {
-        const config = decodeSafetensors(bytes, f.name).metadata.adapter_config;
-        if (!config) throw new Error('no adapter_config in its metadata: upload an adapter set the lab exported (a run\'s "solver adapter" or "proposer adapter")');
-        const name = (JSON.parse(config) as { adapter_name?: unknown }).adapter_name;
-        if (typeof name !== 'string' || !names.includes(name)) throw new Error(`its set is ${JSON.stringify(name)}; ${loop} trains ${names.join(' and ')}`);
-        if (out.some((o) => o.name === name)) throw new Error(`a second file for the ${name} set`);
-        out.push({ file: f.name, name, bytes });
-      } catch (e) {
-        return setError(`${f.name}: ${(e as Error).message}; the adapters chosen before are kept`);
-      }
+      const set = adapterStartSet(f.name, bytes, loop, names);
+      if ('error' in set) return setError(`${set.error}; the adapters chosen before are kept`);
+      if (out.some((o) => o.name === set.name)) return setError(`${f.name}: a second file for the ${set.name} set; the adapters chosen before are kept`);
+      out.push({ file: f.name, name: set.name, bytes });
     }
     setError(null);
     setFiles(out);

@@ -1,6 +1,7 @@
 // One knob of the launcher, generated from its FieldSpec: the input suits the field's type,
 // the paper's value sits beside it, the help is one line (all of it on hover), and the field's
 // own validation message shows under it. Fields the user changed can be reset to the layer below.
+import { corpusSizeProblem, corpusTextProblem } from '../state/corpusFile';
 import { useEffect, useId, useState } from 'react';
 import type { Field } from '../config/fields';
 import { listSets } from '../world/index';
@@ -60,8 +61,13 @@ function CorpusInput({ id, value, disabled, onValue }: { id: string; value: unkn
   const lines = text === GENERATED ? [] : text.split('\n').map((l) => l.trim()).filter(Boolean);
   const choose = async (file: File) => {
     setError(null);
+    // the size before the read: a 300 MB file read as text crashed the tab
+    const tooBig = corpusSizeProblem(file.name, file.size);
+    if (tooBig) return setError(`${tooBig}; the corpus in use is unchanged`);
     const body = await file.text();
-    if (body.trim() === '') return setError(`${file.name} is empty: a corpus file holds one document a line, e.g. a=7;b=a+5;c=b*3`);
+    // a file is a file: its text "generated" would silently name the built-in corpus
+    const notCorpus = corpusTextProblem(file.name, body);
+    if (notCorpus) return setError(notCorpus);
     try {
       loopNamed(loop).spec.validate({ corpus: body }, 'corpus');
     } catch (e) {

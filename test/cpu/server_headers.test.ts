@@ -1,6 +1,6 @@
 // `npm start`'s server (scripts/start.mjs) against a tiny dist/ in a temporary folder: every
-// response carries the page's CSP as a header (plus frame-ancestors 'none') and nosniff, and
-// nothing outside dist/ can be read.
+// response carries the page's CSP as a header (plus frame-ancestors 'none'), nosniff, no
+// referrer, COOP/COEP and a Permissions-Policy, and nothing outside dist/ can be read.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
@@ -76,6 +76,19 @@ describe('npm start serves like a careful static host', () => {
       expect(r.headers['x-content-type-options'], path).toBe('nosniff');
     }
     expect((await get(base, '/assets/app.js')).body).toBe('export {};\n');
+  });
+
+  it('sends no referrer, cross-origin isolation and a Permissions-Policy on every response, the CSP unchanged', async () => {
+    for (const path of ['/', '/assets/app.js', '/no/such/page']) {
+      const r = await get(base, path);
+      expect(r.headers['referrer-policy'], path).toBe('no-referrer');
+      expect(r.headers['cross-origin-opener-policy'], path).toBe('same-origin');
+      expect(r.headers['cross-origin-embedder-policy'], path).toBe('require-corp');
+      expect(r.headers['cross-origin-resource-policy'], path).toBe('same-origin');
+      const pp = String(r.headers['permissions-policy']);
+      for (const f of ['camera=()', 'microphone=()', 'geolocation=()', 'usb=()', 'screen-wake-lock=(self)']) expect(pp, path).toContain(f);
+      expect(r.headers['content-security-policy'], path).toBe(`${metaCsp(indexHtml)}; frame-ancestors 'none'`);
+    }
   });
 
   it('refuses every path that leads out of dist/', async () => {
