@@ -23,8 +23,8 @@ import { LOOPS } from '../loops/registry';
 import type { RlCorePresetName } from '../rl/config';
 import { isUploadName } from './policyUpload';
 
-/** Query parameters the page reads elsewhere; never reported as unknown. */
-export const PAGE_PARAMS: readonly string[] = ['debug', 'hide', 'lock'];
+/** Query parameters the page reads elsewhere (the explorer's `grid` and `explore`: src/explore/gridUrl.ts); never reported as unknown. */
+export const PAGE_PARAMS: readonly string[] = ['debug', 'hide', 'lock', 'grid', 'explore'];
 
 export function launcherToQuery(l: LauncherState): URLSearchParams {
   const q = new URLSearchParams();
