@@ -13,7 +13,7 @@ import { ablateCommands } from './commands';
 export interface RunLike {
   loop: string;
   policy: string;
-  config: Readonly<Record<string, unknown>> & { seed: number };
+  config: { seed: number };
   data: RunData;
   status: RunStatus;
 }
