@@ -48,8 +48,22 @@ function haltedOf(s: RunStatus): string | undefined {
   return undefined;
 }
 
-/** One run as a seed of an arm; null until it has an evaluation (the format needs its start). */
+const seedCache = new WeakMap<RunData, { status: RunStatus; seed: SweepSeed | null }>();
+
+/**
+ * One run as a seed of an arm; null until it has an evaluation (the format needs its start).
+ * Computed once per version of the run's data and status: a live grid rebuilds its sweep on every
+ * batch, and only the runs that changed are converted again.
+ */
 export function seedOfRun(r: RunLike): SweepSeed | null {
+  const hit = seedCache.get(r.data);
+  if (hit && hit.status === r.status) return hit.seed;
+  const seed = convert(r);
+  seedCache.set(r.data, { status: r.status, seed });
+  return seed;
+}
+
+function convert(r: RunLike): SweepSeed | null {
   const evals = r.data.evals;
   if (evals.length === 0) return null;
   const series = seriesOfRun(r.data);
