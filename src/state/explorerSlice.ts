@@ -40,6 +40,8 @@ export interface ExplorerSlice {
     showSeeds: boolean;
     /** problems with the address's grid or explore parameter */
     warnings: string[];
+    /** the address opened a sweep: the page scrolls the explorer into view once it is drawn */
+    reveal: boolean;
   };
   setGridForm(patch: Partial<GridForm>): void;
   /** Checks every arm's config with its loop's validator and queues the grid; the refusal, or null. */
@@ -61,6 +63,7 @@ export interface ExplorerSlice {
   setExplorerX(mode: XMode): void;
   setShowSeeds(on: boolean): void;
   setExplorerWarnings(w: string[]): void;
+  setExplorerReveal(on: boolean): void;
 }
 
 export interface ExplorerServices {
@@ -106,7 +109,7 @@ export const createExplorerSlice =
     return {
       explorer: {
         form: EMPTY_FORM, grid: null, loaded: !services.grids, refusal: null, source: { kind: 'grid' }, importError: null, opening: null,
-        band: 'se', xAxis: 'step', showSeeds: false, warnings: [],
+        band: 'se', xAxis: 'step', showSeeds: false, warnings: [], reveal: false,
       },
 
       setGridForm(p) {
@@ -222,6 +225,9 @@ export const createExplorerSlice =
       },
       setExplorerWarnings(w) {
         patch({ warnings: w });
+      },
+      setExplorerReveal(on) {
+        patch({ reveal: on });
       },
     };
   };

@@ -19,6 +19,7 @@ export function syncExplorerWithUrl(store: LabStore, loc: Location, history: His
     if (g.path) void store.getState().openGallery(g.path);
   }
   if (warnings.length) store.getState().setExplorerWarnings(warnings);
+  if (explore) store.getState().setExplorerReveal(true);
   return store.subscribe((s, prev) => {
     if (s.explorer.form === prev.explorer.form) return;
     history.replaceState(history.state, '', `${loc.pathname}${withGridParam(loc.search, s.explorer.form)}${loc.hash}`);

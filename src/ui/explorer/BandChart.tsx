@@ -8,7 +8,8 @@ import { armColour, armLine, seedLine, thinBand, X_LABEL, type ArmView, type Cha
 import { linear, niceTicks, tickText } from '../../explore/axis';
 import { lttb } from '../../state/series';
 import { useWidth } from '../charts/useWidth';
-import { Axes, CHART_H, ExplorerFrame, pathOf, PAD, useVisible } from './frame';
+import { useStaggered } from '../charts/stagger';
+import { Axes, CHART_H, ExplorerFrame, pathOf, PAD, useFirstDrawMark, useVisible } from './frame';
 
 interface Props {
   def: ChartDef;
@@ -44,11 +45,14 @@ function BandChartDrawn(p: Props) {
   const [widthRef, width] = useWidth<HTMLDivElement>();
   const latest = useRef(p);
   latest.current = p;
-  const version = dataVersion(p.arms, p.def.key);
-  const m = useMemo(() => (visible && width > 0 ? model(latest.current, width) : null), [visible, width, version, p.mode, p.band, p.showSeeds, p.def.id]);
+  // each chart draws in a task of its own (stagger.ts), never all those scrolled in at once
+  const want = visible && width > 0 ? `${dataVersion(p.arms, p.def.key)}#${p.mode}#${p.band}#${p.showSeeds}#${width}` : null;
+  const turn = useStaggered(want);
+  const m = useMemo(() => (turn !== null ? model(latest.current, width) : null), [turn]);
+  useFirstDrawMark(m !== null);
   const own = p.def.own ? ` (${p.def.own.join(', ')} arms)` : '';
   return (
-    <ExplorerFrame id={p.def.id} title={`${p.def.title}${own}`} note={p.def.note} arms={m?.lines.length ?? 0} points={m?.points ?? 0} drawn={m !== null} frameRef={visRef} extra={{ key: p.def.key }}>
+    <ExplorerFrame id={p.def.id} title={`${p.def.title}${own}`} note={p.def.note} arms={m?.lines.length ?? 0} points={m?.points ?? 0} drawn={m !== null} waiting={turn !== want} frameRef={visRef} extra={{ key: p.def.key }}>
       <div ref={widthRef} className="chart-area">
         {m === null ? (
           <div className="chart-empty" style={{ height: CHART_H }} />

@@ -2,7 +2,7 @@
 // of the run list), or a sweep file (imported, or a gallery entry opened by address), drawn by the
 // same code: every step metric by arm with bands, pass@k and maj@k by k, the results table, and
 // parallel coordinates past four arms. Exports the sweep and the ablate commands that reproduce it.
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { armViews, chartDefs, seedsWith, X_LABEL, X_MODES, type ArmView, type XMode } from '../../explore/draw';
 import type { Sweep } from '../../explore/format';
 import { sweepText } from '../../explore/format';
@@ -156,10 +156,19 @@ export function Explorer() {
   const opening = useLab((s) => s.explorer.opening);
   const warnings = useLab((s) => s.explorer.warnings);
   const showGrid = useLab((s) => s.showGrid);
+  const reveal = useLab((s) => s.explorer.reveal);
+  const setReveal = useLab((s) => s.setExplorerReveal);
   const shown = useShownSweep();
   const arms = useMemo(() => (shown.sweep ? armViews(shown.sweep, { order: shown.order, planned: shown.planned }) : []), [shown]);
+  const ref = useRef<HTMLDivElement>(null);
+  // opened by its address (a gallery entry): the explorer comes into view once it has something to show
+  useEffect(() => {
+    if (!reveal || (source.kind === 'file' ? false : !grid)) return;
+    ref.current?.scrollIntoView({ block: 'start' });
+    setReveal(false);
+  }, [reveal, source, grid, setReveal]);
   return (
-    <div id="explorer" data-testid="explorer" data-source={source.kind} data-arms={arms.length}>
+    <div ref={ref} id="explorer" data-testid="explorer" data-source={source.kind} data-arms={arms.length}>
       <Panel
         title="Explore an ablation" className="panel-wide explorer"
         intro="A grid of one loop's knobs × seeds, run on this GPU, drawn paper-style as it trains: each arm's mean over seeds with a band, pass@k by k, and a table of end results with differences paired by problem. Or open a sweep file (rlvr-lab ablate --json, or a sweep exported here)."

@@ -4,7 +4,8 @@ import { memo, useMemo, useRef } from 'react';
 import { armColour, kCurve, type ArmView, type KPoint } from '../../explore/draw';
 import { linear, niceTicks } from '../../explore/axis';
 import { useWidth } from '../charts/useWidth';
-import { Axes, CHART_H, ExplorerFrame, pathOf, PAD, useVisible } from './frame';
+import { useStaggered } from '../charts/stagger';
+import { Axes, CHART_H, ExplorerFrame, pathOf, PAD, useFirstDrawMark, useVisible } from './frame';
 
 const pct = (v: number) => `${Math.round(v * 100)}%`;
 
@@ -20,9 +21,10 @@ function KChartDrawn({ what, arms }: Props) {
   const [widthRef, width] = useWidth<HTMLDivElement>();
   const latest = useRef(arms);
   latest.current = arms;
-  const v = version(arms);
+  const want = visible && width > 0 ? `${version(arms)}#${what}#${width}` : null;
+  const turn = useStaggered(want);
   const m = useMemo(() => {
-    if (!visible || width === 0) return null;
+    if (turn === null) return null;
     const curves = latest.current.map((arm) => ({ arm, start: kCurve(arm, 'start', what), end: kCurve(arm, 'end', what) })).filter((c) => c.end.length + c.start.length > 0);
     const ks = [...new Set(curves.flatMap((c) => [...c.start, ...c.end].map((p) => p.k)))].sort((a, b) => a - b);
     const kMax = Math.max(2, ...ks);
@@ -30,7 +32,8 @@ function KChartDrawn({ what, arms }: Props) {
     const yt = niceTicks(0, 1, 4);
     const y = linear(0, 1, CHART_H - PAD.bottom, PAD.top);
     return { curves, ks, x: (k: number) => x(Math.log2(k)), y, yt, points: curves.reduce((a, c) => a + c.end.length, 0) };
-  }, [visible, width, v, what]);
+  }, [turn]);
+  useFirstDrawMark(m !== null);
   const id = what === 'pass' ? 'passk' : 'majk';
   const title = what === 'pass' ? 'pass@k by k: start (dashed) and last evaluation (solid)' : 'maj@k by k: start (dashed) and last evaluation (solid)';
   const note = what === 'pass'
@@ -39,7 +42,7 @@ function KChartDrawn({ what, arms }: Props) {
   const bars = (pts: readonly KPoint[], c: string, dx: number) =>
     m && pts.filter((p) => p.se > 0).map((p) => <line key={`e${p.k}`} className="explorer-errbar" x1={m.x(p.k) + dx} x2={m.x(p.k) + dx} y1={m.y(Math.max(0, p.mean - p.se))} y2={m.y(Math.min(1, p.mean + p.se))} style={{ stroke: c }} />);
   return (
-    <ExplorerFrame id={id} title={title} note={note} arms={m?.curves.length ?? 0} points={m?.points ?? 0} drawn={m !== null} frameRef={visRef}>
+    <ExplorerFrame id={id} title={title} note={note} arms={m?.curves.length ?? 0} points={m?.points ?? 0} drawn={m !== null} waiting={turn !== want} frameRef={visRef}>
       <div ref={widthRef} className="chart-area">
         {m === null ? (
           <div className="chart-empty" style={{ height: CHART_H }} />

@@ -1,7 +1,7 @@
 // What every explorer chart shares: it draws once it scrolls near the viewport (a grid of dozens
 // of metrics draws only what is looked at), its frame with title, note and test attributes, and the
 // arms' legend (colour, name, how many seeds are drawn of how many, and what the band is).
-import { useCallback, useRef, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { BAND_LABEL, type BandKind } from '../../metrics/bands';
 import { armColour, type ArmView } from '../../explore/draw';
 
@@ -25,16 +25,25 @@ export function useVisible<T extends HTMLElement>(): [(el: T | null) => void, bo
   return [ref, visible];
 }
 
+/** Marks the first explorer chart drawn on this page (`npm run bench` reads the mark: time to first draw). */
+export function useFirstDrawMark(drawn: boolean): void {
+  useEffect(() => {
+    if (drawn && typeof performance !== 'undefined' && performance.getEntriesByName('explorer-first-draw').length === 0) performance.mark('explorer-first-draw');
+  }, [drawn]);
+}
+
 export const CHART_H = 190;
 export const PAD = { left: 50, right: 12, top: 8, bottom: 34 };
 
-export function ExplorerFrame({ id, title, note, arms, points, drawn, children, frameRef, extra }: {
+export function ExplorerFrame({ id, title, note, arms, points, drawn, waiting = false, children, frameRef, extra }: {
   id: string; title: string; note: string; arms: number; points: number; drawn: boolean; children: ReactNode;
+  /** newer data waits for the chart's turn to draw */
+  waiting?: boolean;
   frameRef?: (el: HTMLElement | null) => void; extra?: Record<string, string | number>;
 }) {
   return (
     <figure
-      ref={frameRef} className="chart explorer-chart" data-testid={`explorer-chart-${id}`} data-arms={drawn ? arms : undefined} data-points={drawn ? points : undefined} data-drawn={drawn}
+      ref={frameRef} className="chart explorer-chart" data-testid={`explorer-chart-${id}`} data-arms={drawn ? arms : undefined} data-points={drawn ? points : undefined} data-drawn={drawn} data-waiting={waiting || undefined}
       {...Object.fromEntries(Object.entries(extra ?? {}).map(([k, v]) => [`data-${k}`, v]))}
     >
       <figcaption>
