@@ -131,7 +131,8 @@ export function knobValues(l: LauncherState, k: GridKnob): unknown[] | string {
 /** A knob value as a label shows it: 1e-4, 3e-5, 0.28, shaped. */
 export function knobText(v: unknown): string {
   if (typeof v !== 'number') return formatValue(v);
-  return v !== 0 && Math.abs(v) < 1e-3 ? v.toExponential() : String(Number(v.toPrecision(6)));
+  const r = Number(v.toPrecision(6));
+  return r !== 0 && Math.abs(r) < 1e-3 ? r.toExponential() : String(r);
 }
 
 /** "lr 3e-5 · rl.clipHigh 0.28"; a grid without knobs: its loop and set-up. */

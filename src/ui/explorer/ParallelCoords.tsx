@@ -34,16 +34,18 @@ export function ParallelCoords({ arms, metrics }: { arms: readonly ArmView[]; me
     return { name, at: (i) => (Number.isFinite(value(i)) ? s(value(i)) : NaN), labels: vs.length ? [{ v: 0, text: tickText(lo) }, { v: 1, text: tickText(hi) }] : [] };
   };
   axes.push(figure('pass@1 (end)', (i) => rows[i].pass1.mean), figure('pass@1 change', (i) => rows[i].change?.mean ?? NaN), ...metrics.map((k) => figure(`${k} (end)`, (i) => rows[i].metrics[k].mean)));
-  const x = (j: number) => 40 + (j * Math.max(0, width - 80)) / Math.max(1, axes.length - 1);
+  // at least 110 px between axes: a narrow screen scrolls the chart sideways rather than overlap its titles
+  const w = Math.max(width, 80 + 110 * (axes.length - 1));
+  const x = (j: number) => 40 + (j * (w - 80)) / Math.max(1, axes.length - 1);
   const y = linear(0, 1, H - BOTTOM, TOP);
   return (
     <figure className="chart explorer-chart" data-testid="explorer-parallel" data-arms={arms.length}>
       <figcaption>
         <span className="chart-title">Knob values → end figures, one line per arm</span>
       </figcaption>
-      <div ref={ref} className="chart-area">
+      <div ref={ref} className="chart-area explorer-scroll">
         {width > 0 && (
-          <svg width={width} height={H} role="img" aria-label="parallel coordinates of the arms">
+          <svg width={w} height={H} role="img" aria-label="parallel coordinates of the arms">
             {axes.map((a, j) => (
               <g key={a.name} className="explorer-axes">
                 <line className="chart-axisline" x1={x(j)} x2={x(j)} y1={y(0)} y2={y(1)} />
