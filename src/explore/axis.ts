@@ -3,7 +3,7 @@
 // scale from data to pixels.
 
 /** Ticks from `lo` to `hi` at a round spacing (about `target` intervals), the domain widened to the outer ticks. */
-export function niceTicks(lo: number, hi: number, target = 5): { ticks: number[]; lo: number; hi: number } {
+export function niceTicks(lo: number, hi: number, target = 5, integer = false): { ticks: number[]; lo: number; hi: number } {
   if (!Number.isFinite(lo) || !Number.isFinite(hi)) return { ticks: [0, 1], lo: 0, hi: 1 };
   if (hi < lo) [lo, hi] = [hi, lo];
   if (hi === lo) {
@@ -13,7 +13,8 @@ export function niceTicks(lo: number, hi: number, target = 5): { ticks: number[]
   }
   const raw = (hi - lo) / target;
   const mag = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
+  // steps and counts are whole: ticks at 1, 2, … (never 1.2), and never at 2.5 × 10^k
+  const step = Math.max(integer ? 1 : 0, [1, 2, ...(integer ? [] : [2.5]), 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag);
   const start = Math.floor(lo / step + 1e-9) * step;
   const end = Math.ceil(hi / step - 1e-9) * step;
   const ticks: number[] = [];

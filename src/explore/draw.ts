@@ -51,6 +51,8 @@ export interface ChartDef {
   unit?: boolean;
   /** the loops whose own metric this is (null: every arm's loop reports it) */
   own: string[] | null;
+  /** a recorded metric no loop view draws (the explorer lists these under "more metrics") */
+  extra?: boolean;
 }
 
 const safeId = (key: string) => key.replace(/[^\w-]+/g, '-');
@@ -74,7 +76,10 @@ export function chartDefs(arms: readonly ArmView[]): ChartDef[] {
   const byKey = new Map<string, { spec: MetricChartSpec; loops: string[] }>();
   for (const l of loops) for (const spec of loopCharts(l)) {
     const had = byKey.get(spec.key);
-    if (had) had.loops.push(l);
+    // a loop can draw one metric twice (its own chart and a line of a multi-line one): counted once
+    if (had) {
+      if (!had.loops.includes(l)) had.loops.push(l);
+    }
     else byKey.set(spec.key, { spec, loops: [l] });
   }
   const out: ChartDef[] = [];
@@ -95,7 +100,7 @@ export function chartDefs(arms: readonly ArmView[]): ChartDef[] {
   const recorded = new Set(arms.flatMap((a) => a.seeds.flatMap((s) => Object.keys(s.series?.metrics ?? {}))));
   for (const key of [...recorded].filter((k) => !byKey.has(k)).sort()) {
     if (!hasValues(arms, key)) continue;
-    add({ id: safeId(key), key, title: key, note: 'A step metric the runs recorded (no chart of its own in the loops\' views).', own: null });
+    add({ id: safeId(key), key, title: key, note: 'A step metric the runs recorded (no chart of its own in the loops\' views).', own: null, extra: true });
   }
   return out;
 }

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, closeLab, gotoLab, openLab, requireAdapter, type Lab } from './harness';
 
 /** The base set-up (the launcher's): 2 steps of 2 problems × 2 samples, a 4 × 4 evaluation at the start and the end, a checkpoint every step. */
-const SETUP = 'seed=3&setup=lab&steps=2&problemsPerStep=2&groupSize=2&maxNewTokens=16&trainProblems=16&evalEvery=0&evalProblems=4&evalN=4&samplesPerStep=0&checkpointEvery=1';
+const SETUP = 'seed=3&setup=lab&steps=2&problemsPerStep=2&groupSize=2&trainProblems=16&evalEvery=0&evalProblems=4&evalN=4&samplesPerStep=0&checkpointEvery=1';
 const GRID = { knobs: [{ key: 'lr', values: '1e-4, 3e-5' }], seeds: '1, 2', control: null, concurrency: 1 };
 const GRID_TIMEOUT_MS = 900_000;
 
@@ -38,6 +38,9 @@ async function waitEntry(page: Page, key: string, state: string, timeout = GRID_
 
 /** Every explorer chart scrolled into view and drawn: its id, arms drawn and points. */
 async function charts(page: Page): Promise<{ id: string; arms: number; points: number }[]> {
+  // the metrics no loop view draws are folded away: opened, so that every chart is checked
+  const more = page.locator('[data-testid=explorer-more-metrics]');
+  if ((await more.count()) > 0 && (await more.getAttribute('open')) === null) await more.locator('summary').click();
   const ids = await page.locator('[data-testid^=explorer-chart-]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid') as string));
   const out: { id: string; arms: number; points: number }[] = [];
   for (const id of ids) {

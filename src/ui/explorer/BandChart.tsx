@@ -33,7 +33,7 @@ function model(p: Props, width: number) {
   // a 0–1 metric keeps its whole axis while it fits in it
   if (p.def.unit && yLo >= 0 && yHi <= 1) (yLo = 0), (yHi = 1);
   const yt = niceTicks(yLo, yHi, 4);
-  const xt = niceTicks(p.mode === 'step' ? Math.min(1, xMax) : 0, xMax, 5);
+  const xt = niceTicks(p.mode === 'step' ? Math.min(1, xMax) : 0, xMax, 5, p.mode !== 'time');
   const x = linear(xt.lo, xt.hi, PAD.left, width - PAD.right);
   const y = linear(yt.lo, yt.hi, CHART_H - PAD.bottom, PAD.top);
   const drawn = lines.filter((l) => l.band.length > 0);

@@ -22,7 +22,7 @@ import { ResultsTable } from './ResultsTable';
 import './explorer.css';
 
 /** What the explorer draws now: the grid's runs as a sweep (live), or the file's. */
-function useShownSweep(): { sweep: Sweep | null; order?: string[]; planned?: Record<string, number>; live: boolean } {
+function useShownSweep(): { sweep: Sweep | null; order?: string[]; planned?: Record<string, number>; live: boolean; waiting?: ArmView[] } {
   const source = useLab((s) => s.explorer.source);
   const grid = useLab((s) => s.explorer.grid);
   const byId = useLab((s) => s.runs.byId);
@@ -30,7 +30,13 @@ function useShownSweep(): { sweep: Sweep | null; order?: string[]; planned?: Rec
     if (source.kind === 'file') return { sweep: source.sweep, live: false };
     if (!grid) return { sweep: null, live: true };
     const live = sweepOfGrid(grid, (id) => byId[id]);
-    return { sweep: live.sweep, order: grid.arms.map((a) => a.id), planned: live.planned, live: true };
+    // arms with no seed evaluated yet: in the legend and the table with n = 0, in their colour
+    const drawn = new Set(live.sweep?.arms.map((a) => a.id) ?? []);
+    const waiting: ArmView[] = grid.arms.flatMap((a, i) => (drawn.has(a.id) ? [] : [{
+      id: a.id, label: a.label, colour: i, loop: a.loop, policy: a.policy, control: a.control === true, matchedTo: a.matchedTo, knobs: a.knobs,
+      config: a.config as unknown as Record<string, unknown>, seeds: [], planned: live.planned[a.id] ?? 0,
+    }]));
+    return { sweep: live.sweep, order: grid.arms.map((a) => a.id), planned: live.planned, live: true, waiting };
   }, [source, grid, byId]);
 }
 
@@ -142,10 +148,20 @@ function Views({ arms }: { arms: ArmView[] }) {
       <h3 className="explorer-h">Every step metric, by arm</h3>
       {defs.length === 0 && <p className="detail" data-testid="explorer-no-curves">No step curves: {arms.every((a) => a.seeds.every((s) => !s.series)) ? 'the file holds start and end evaluations only.' : 'none recorded yet.'}</p>}
       <div className="chart-grid-layout">
-        {defs.map((d) => (
+        {defs.filter((d) => !d.extra).map((d) => (
           <BandChart key={d.id} def={d} arms={arms} mode={mode} band={band} showSeeds={showSeeds} />
         ))}
       </div>
+      {defs.some((d) => d.extra) && (
+        <details className="explorer-more" data-testid="explorer-more-metrics">
+          <summary>{defs.filter((d) => d.extra).length} more step metrics the runs recorded (no chart of their own in the loops&apos; views)</summary>
+          <div className="chart-grid-layout">
+            {defs.filter((d) => d.extra).map((d) => (
+              <BandChart key={d.id} def={d} arms={arms} mode={mode} band={band} showSeeds={showSeeds} />
+            ))}
+          </div>
+        </details>
+      )}
     </>
   );
 }
@@ -159,7 +175,7 @@ export function Explorer() {
   const reveal = useLab((s) => s.explorer.reveal);
   const setReveal = useLab((s) => s.setExplorerReveal);
   const shown = useShownSweep();
-  const arms = useMemo(() => (shown.sweep ? armViews(shown.sweep, { order: shown.order, planned: shown.planned }) : []), [shown]);
+  const arms = useMemo(() => (shown.sweep ? [...armViews(shown.sweep, { order: shown.order, planned: shown.planned }), ...(shown.waiting ?? [])].sort((a, b) => a.colour - b.colour) : []), [shown]);
   const ref = useRef<HTMLDivElement>(null);
   // opened by its address (a gallery entry): the explorer comes into view once it has something to show
   useEffect(() => {
