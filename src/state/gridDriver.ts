@@ -48,6 +48,8 @@ export function startGridDriver(api: StoreApi<LabState>, io: { save: (g: GridSta
   // a command is asked once per state of its run: a pause is not sent again every frame until it lands
   const inflight = new Map<string, { kind: string; state: string }>();
   let busy = false;
+  // every version of the grid is saved (a pause, a new concurrency, an entry's run), the last one once
+  let saved: GridState | null = null;
 
   const tick = () => {
     if (busy) return;
@@ -85,10 +87,11 @@ export function startGridDriver(api: StoreApi<LabState>, io: { save: (g: GridSta
         else void s.stopRun(a.runId);
       }
       if (next !== g) api.setState((st) => ({ explorer: { ...st.explorer, grid: next } }));
-      const saved = next !== g ? io.save(next) : Promise.resolve();
+      const written = next !== saved ? io.save(next) : Promise.resolve();
+      saved = next;
       for (const { id, plan } of starts) {
         // saved first, so a reload knows whose run it is
-        void saved.finally(() => {
+        void written.finally(() => {
           const now = api.getState();
           if (now.explorer.grid?.id === next.id && now.explorer.grid.entries[plan.key]?.runId === id) {
             now.startRunOf({ loop: plan.plan.loop, policy: plan.plan.policy, config: plan.plan.config }, { id, note: noteOf(next, plan.key), select: false });

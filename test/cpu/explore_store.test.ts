@@ -120,6 +120,27 @@ describe('the explorer in the store', () => {
     expect(b.runs[1].spec.config).toMatchObject({ lr: 1e-4, seed: 2 });
   });
 
+  it('a pause is kept across a reload: the cut-off run waits until the grid is resumed', async () => {
+    const archive = memoryArchive();
+    const grids = memoryGridArchive();
+    const a = await lab(archive, grids);
+    a.store.getState().setGridForm({ knobs: [{ key: 'lr', values: '1e-4, 3e-5' }], seeds: '1' });
+    await a.store.getState().startGrid();
+    await settle();
+    a.runs[0].onBatch(batch('id2', [1], status('running', 1), 0.1));
+    a.store.getState().pauseGrid();
+    await settle();
+    expect(grids.saved()?.paused).toBe(true);
+    const b = await lab(archive, grids, 10, ['id2']);
+    await settle();
+    expect(b.store.getState().explorer.grid!.paused).toBe(true);
+    expect(b.runs).toEqual([]);
+    b.store.getState().resumeGrid();
+    await settle();
+    expect(b.runs.map((r) => [r.spec.runId, r.spec.resume])).toEqual([['id2', true]]);
+    expect(grids.saved()?.paused).toBe(false);
+  });
+
   it('the table pairs by problem, and an exported sweep imported again draws the same numbers', async () => {
     const { store, runs } = await lab(memoryArchive(), memoryGridArchive());
     store.getState().setGridForm({ knobs: [{ key: 'lr', values: '1e-4, 3e-5' }], seeds: '1', concurrency: 2 });

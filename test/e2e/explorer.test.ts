@@ -2,7 +2,7 @@
 // on the small base, 2 arms (lr 1e-4, 3e-5) × 2 seeds at tiny sizes, given by its address; the
 // form says 4 runs before anything starts and refuses a bad value naming the arm and the field; a
 // reload mid-grid resumes the queue without recomputing the finished run; every explorer chart
-// draws both arms, the table has both rows with ± values; the sweep exported and imported again
+// draws both arms, the table has both rows with ± values (the grid paused mid-run, then reloaded); the sweep exported and imported again
 // draws the same numbers; a sweep given by address (explore=gallery/…) opens read-only, drawn
 // from the file with no training. Screenshots at 1440 and 390 px: test-artifacts/explorer-*.png.
 // Run with `npx vite build && npx vitest run --project e2e test/e2e/explorer.test.ts`.
@@ -101,11 +101,24 @@ describe('the ablation explorer (built app, headless Chromium)', () => {
     const cut = await entry(page, 'arm2/1').getAttribute('data-run-id');
     // every run of the grid is an ordinary run of the run list
     await page.locator(`[data-testid=run-item][data-run-id="${finished}"]`).waitFor({ timeout: 5_000 });
+    // paused mid-grid: arm 2's first seed pauses where it is, nothing new starts
+    await page.getByTestId('explorer-pause').click();
+    await page.locator(`[data-testid=run-item][data-run-id="${cut}"][data-state=paused]`).waitFor({ timeout: 120_000 });
+    expect(await entry(page, 'arm1/2').getAttribute('data-state')).toBe('queued');
     await shots(page, 'running');
 
-    // the reload, while arm 2's first seed computes
+    // the reload cuts arm 2's first seed off; the grid comes back paused, its finished run as it was
     await page.reload();
     await page.waitForSelector('[data-testid=adapter-info]:not([data-status=idle]):not([data-status=detecting])', { timeout: 60_000 });
+    await page.locator(`[data-testid=run-item][data-run-id="${cut}"][data-interrupted=true]`).waitFor({ state: 'attached', timeout: 20_000 }).catch(async (e) => {
+      const items = await page.locator('[data-testid=run-item]').evaluateAll((els) => els.map((x) => `${x.getAttribute('data-run-id')} ${x.getAttribute('data-state')} ${x.getAttribute('data-interrupted')} ${x.textContent?.slice(0, 120)}`));
+      const entries = await page.locator('[data-testid=explorer-entry]').evaluateAll((els) => els.map((x) => `${x.getAttribute('data-key')} ${x.getAttribute('data-state')} ${x.getAttribute('data-run-id')}`));
+      throw new Error(`${(e as Error).message.split('\n')[0]}\nruns: ${items.join('\n')}\nentries: ${entries.join(', ')}`);
+    });
+    expect(await page.getByTestId('explorer-progress').getAttribute('data-paused')).toBe('true');
+    expect(await entry(page, 'arm1/1').getAttribute('data-state')).toBe('done');
+    expect(await entry(page, 'arm2/1').getAttribute('data-state')).toBe('running');
+    await page.getByTestId('explorer-resume').click();
     await waitEntry(page, 'arm2/1', 'done');
     expect(await entry(page, 'arm1/1').getAttribute('data-run-id')).toBe(finished);
     expect(await entry(page, 'arm2/1').getAttribute('data-run-id')).toBe(cut);
