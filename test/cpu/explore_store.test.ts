@@ -169,6 +169,19 @@ describe('the explorer in the store', () => {
     expect(tableRows(y, ['reward'], 'arm1').map((r) => r.change?.mean)).toEqual(rows.map((r) => r.change?.mean));
   });
 
+  it('a shown sweep file runs live: the same arms, configs and seeds queued on this GPU', async () => {
+    const { store, runs } = await lab(memoryArchive(), memoryGridArchive());
+    const ablation = (lr: number) => JSON.stringify({ loop: 'grpo', base: 'public/models/small', config: { steps: 2, lr, evalProblems: 4, evalN: 4 }, partial: false, results: [{ seed: 7, start: { type: 'eval', step: 0, set: 'e', passAtK: { 1: 0.5 }, meanEntropy: 1 }, end: { type: 'eval', step: 2, set: 'e', passAtK: { 1: 0.6 }, meanEntropy: 1 }, steps: 2, generatedTokens: 10, seconds: 1, report: {} }] });
+    const file = (name: string, text: string) => ({ name, size: text.length, text: async () => text });
+    await store.getState().importSweepFiles([file('fast.json', ablation(1e-4)), file('slow.json', ablation(3e-5))]);
+    store.getState().setGridForm({ concurrency: 2 });
+    expect(await store.getState().startSweepLive()).toBeNull();
+    await settle();
+    expect(store.getState().explorer.source.kind).toBe('grid');
+    expect(runs.map((r) => [r.spec.policy, (r.spec.config as { lr: number; seed: number }).lr, (r.spec.config as { seed: number }).seed])).toEqual([['small', 1e-4, 7], ['small', 3e-5, 7]]);
+    expect(store.getState().explorer.grid!.arms.map((a) => a.label)).toEqual(['grpo · fast', 'grpo · slow']);
+  });
+
   it('a malformed file is refused with the field path and the explorer is unchanged', async () => {
     const { store } = await lab(memoryArchive(), memoryGridArchive());
     const file = (name: string, text: string) => ({ name, size: text.length, text: async () => text });
