@@ -1,8 +1,8 @@
 // A sweep file's arms as a grid to run live (a gallery entry's "Run it live"): each arm's loop,
 // base policy, config and seeds as the file recorded them, every run's config checked by its loop's
 // validator first (refused naming the arm and the field); a control arm again matched in generated
-// tokens to its arm's seeds. Evaluation cadence, samples and checkpoints are the page's: the file's
-// ablations evaluated only at the start and the end, which the page keeps.
+// tokens to its arm's seeds. The configs run as recorded: an `ablate --json` file's evaluate only at
+// the start and the end and save no checkpoint before the end (a reload mid-run restarts that run).
 import { ConfigError } from '../model/config';
 import { isLoopName, loopNamed } from '../loops/registry';
 import type { BaseLoopConfig } from '../loops/base_config';
