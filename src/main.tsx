@@ -12,6 +12,8 @@ import { fetchCatalog } from './state/catalog';
 import { createLabStore } from './state/store';
 import { webLockOwnership } from './state/ownership';
 import { syncLauncherWithUrl } from './state/urlSync';
+import { syncExplorerWithUrl } from './state/explorerUrl';
+import { indexedDbGridArchive } from './state/gridArchive';
 import { App } from './ui/App';
 import { LabStoreProvider } from './ui/LabStore';
 
@@ -29,12 +31,21 @@ const store = createLabStore(client, {
   newRunId: () => `${Date.now().toString(36)}-${(runCounter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
   now: () => Date.now(),
   cpuMode,
+  // the explorer's grid across reloads, and the gallery's sweep files under public/
+  grids: typeof indexedDB === 'undefined' ? null : indexedDbGridArchive(),
+  fetchText: async (path) => {
+    const res = await fetch(new URL(path, base), { cache: 'no-cache' });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    return res.text();
+  },
   // checkpoints live in the origin-private file system; ask once that the browser keep them
   persistStorage: navigator.storage?.persist ? () => navigator.storage.persist() : undefined,
 });
 syncLauncherWithUrl(store, window.location, window.history);
+syncExplorerWithUrl(store, window.location, window.history);
 void store.getState().loadCatalog();
 void store.getState().loadArchive();
+void store.getState().loadGrid();
 void store.getState().requestPersistentStorage();
 void store.getState().loadUploadedPolicies();
 

@@ -7,6 +7,7 @@ import type { BenchPlan } from './plan';
 import { LONG_TASK_MS, type PageResult } from './page_bench';
 import { fmt, formatTable, geomean, round3 } from './timing';
 import type { OrtResult } from './ort_bench';
+import { explorerSection, type ExplorerBenchResult } from './explorer_bench';
 
 export interface BenchResults {
   adapter: string;
@@ -23,6 +24,9 @@ export interface BenchResults {
   /** null when onnxruntime-web was not measured (--skip-ort, or it failed: ortError); absent in older results */
   ort?: OrtResult | null;
   ortError?: string;
+  /** the explorer drawing a synthetic grid (null: --skip-page, or it failed: explorerError); absent in older results */
+  explorer?: ExplorerBenchResult | null;
+  explorerError?: string;
 }
 
 export interface BenchSummary {
@@ -53,6 +57,9 @@ export interface BenchSummary {
   longTaskMaxMs: number | null;
   /** main-thread tasks over 50 ms during that run (null: not measured) */
   longTasksOver50: number | null;
+  /** the explorer on a synthetic grid of 48 runs × 300 steps × 20 metrics: ms to its first chart, its longest main-thread task (null: not measured) */
+  explorerFirstDrawMs: number | null;
+  explorerLongTaskMaxMs: number | null;
 }
 
 /** ours / theirs at B = 64 greedy (the loops' batch), null when either side is missing. */
@@ -93,6 +100,8 @@ export function summarize(r: BenchResults): BenchSummary {
     pipelinesAfterWarmup: r.train.pipelinesAfterWarmup,
     longTaskMaxMs: r.page ? round3(r.page.longestTaskMs) : null,
     longTasksOver50: r.page ? r.page.tasksOver50 : null,
+    explorerFirstDrawMs: r.explorer ? round3(r.explorer.firstDrawMs) : null,
+    explorerLongTaskMaxMs: r.explorer ? round3(r.explorer.longestTaskMs) : null,
   };
 }
 
@@ -203,6 +212,6 @@ function ortSection(o: OrtResult | null, error?: string): string {
 export function renderReport(r: BenchResults): string {
   const head = `rlvr-lab bench (${r.plan.mode} mode${r.plan.mode === 'quick' ? ': smaller shapes and fewer repetitions, for a smoke check' : ''})\n` +
     `adapter: ${r.adapter} (ours and TF.js's WebGPU backend, each with its own device on this adapter)`;
-  const sections = [head, matmulSection(r), attentionSection(r), decodeAttentionSection(r), trainSection(r), sampleSection(r), ortSection(r.ort ?? null, r.ortError), grpoSection(r), trafficSection(r), pageSection(r.page)];
+  const sections = [head, matmulSection(r), attentionSection(r), decodeAttentionSection(r), trainSection(r), sampleSection(r), ortSection(r.ort ?? null, r.ortError), grpoSection(r), trafficSection(r), pageSection(r.page), r.explorerError ? `Explorer drawing a big grid: failed (${r.explorerError})` : explorerSection(r.explorer ?? null)];
   return sections.join('\n\n') + '\n\n' + JSON.stringify(summarize(r)) + '\n';
 }

@@ -12,6 +12,7 @@ import { renderReport } from '../bench/report';
 import { benchGrpoStep } from '../bench/grpo_bench';
 import { benchPage } from '../bench/page_bench';
 import { benchOrtSampling } from '../bench/ort_bench';
+import { benchExplorer } from '../bench/explorer_bench';
 
 export async function benchCommand(argv: string[]): Promise<void> {
   const f = parseArgs(argv, { quick: { type: 'boolean', default: false }, 'skip-page': { type: 'boolean', default: false }, 'skip-ort': { type: 'boolean', default: false } });
@@ -32,8 +33,10 @@ export async function benchCommand(argv: string[]): Promise<void> {
     // a failure in Chromium or onnxruntime-web costs its table only, not the measurements above
     let ortError: string | undefined;
     const ort = f['skip-ort'] ? null : await benchOrtSampling(plan.ort.cases, plan.ort.maxNew, log).catch((e: Error) => ((ortError = e.message), null));
+    let explorerError: string | undefined;
+    const explorer = f['skip-page'] ? null : await benchExplorer(log).catch((e: Error) => ((explorerError = e.message), null));
     log('done');
-    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, decodeAttention, train, sample, grpo, page, ort, ...(ortError ? { ortError } : {}) }));
+    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, decodeAttention, train, sample, grpo, page, ort, ...(ortError ? { ortError } : {}), explorer, ...(explorerError ? { explorerError } : {}) }));
   } finally {
     gpu.destroy();
   }

@@ -4,6 +4,7 @@
 import type { StateCreator } from 'zustand/vanilla';
 import type { LabClient, LiveKnobs, RunBatch, RunHalt, RunSpec, RunState, RunStatus } from '../lab/protocol';
 import type { RunArchive, RunRecord } from './archive';
+import type { BaseLoopConfig } from '../loops/base_config';
 import { errorText } from './engineSlice';
 import { FrameQueue, type FrameScheduler } from './frameQueue';
 import { checkKnobs, currentKnobs } from './knobs';
@@ -37,6 +38,11 @@ export interface RunsSlice {
     archiveError: string | null;
   };
   startRun(): Promise<void>;
+  /**
+   * Starts a run of a resolved set-up as startRun does (the explorer's grid runs): its id is
+   * known at once (the view is listed before this returns), `done` settles when it ends.
+   */
+  startRunOf(r: { loop: string; policy: string; config: BaseLoopConfig }, opts?: { id?: string; note?: string; select?: boolean; adapterStart?: boolean }): { id: string; done: Promise<void> };
   /** Resumes every run cut off by a reload (page closed) from its checkpoint, all at once; returns how many. */
   resumeInterrupted(): number;
   pauseRun(id: string): Promise<void>;
@@ -134,10 +140,14 @@ export const createRunsSlice =
       runs: { order: [], byId: {}, selected: null, compared: [], message: null, archive: services.archive ? 'loading' : 'off', archiveError: null },
 
       async startRun() {
-        const s = get();
-        const r = s.launcher.resolved;
+        const r = get().launcher.resolved;
         if (!r.ok) return patch({ message: r.message });
-        const id = services.newRunId();
+        await get().startRunOf(r, { adapterStart: true }).done;
+      },
+
+      startRunOf(r, opts = {}) {
+        const s = get();
+        const id = opts.id ?? services.newRunId();
         const runs = s.runs.order.map((k) => s.runs.byId[k]);
         const loop = r.loop;
         // labelled by its difference from the last run of the same loop (or the loop's defaults)
@@ -145,15 +155,17 @@ export const createRunsSlice =
         const title = loop.toUpperCase();
         const index = runs.reduce((m, v) => Math.max(m, v.index), 0) + 1;
         const status: RunStatus = { state: 'starting', step: 0, totalSteps: r.config.steps, stepsPerS: null, etaS: null, error: null };
-        // adapter files apply to a loop that trains adapter sets (the launcher offers them only there)
-        const adapterFiles = loopNamed(loop).spec.shape(r.config).adapters?.length ? s.adapterStart : [];
+        // the launcher's adapter files apply to a loop that trains adapter sets (the launcher offers them only there)
+        const adapterFiles = opts.adapterStart && loopNamed(loop).spec.shape(r.config).adapters?.length ? s.adapterStart : [];
         const view: RunView = {
-          id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}${adapterFiles.length ? ` · from ${adapterFiles.map((f) => f.name).join(' + ')}` : ''}`, diff: runDiff(r.config, prev?.config ?? null, loop),
+          id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}${adapterFiles.length ? ` · from ${adapterFiles.map((f) => f.name).join(' + ')}` : ''}${opts.note ? ` · ${opts.note}` : ''}`, diff: runDiff(r.config, prev?.config ?? null, loop),
           loop, policy: r.policy, config: r.config, createdAt: services.now(), status, live: true, data: EMPTY_RUN_DATA,
         };
-        set((st) => ({ runs: { ...st.runs, order: [...st.runs.order, id], byId: { ...st.runs.byId, [id]: view }, selected: id, message: null } }));
+        const select = opts.select ?? true;
+        set((st) => ({ runs: { ...st.runs, order: [...st.runs.order, id], byId: { ...st.runs.byId, [id]: view }, selected: select || st.runs.selected === null ? id : st.runs.selected, message: null } }));
         persist(services.archive?.putRun(recordOf(view)));
-        await launch({ runId: id, loop: r.loop, policy: r.policy, config: r.config, ...(adapterFiles.length ? { adapterFiles: adapterFiles.map(({ file, bytes }) => ({ file, bytes })) } : {}) }, status);
+        const done = launch({ runId: id, loop: r.loop, policy: r.policy, config: r.config, ...(adapterFiles.length ? { adapterFiles: adapterFiles.map(({ file, bytes }) => ({ file, bytes })) } : {}) }, status);
+        return { id, done };
       },
 
       async resumeFromCheckpoint(id) {

@@ -17,11 +17,12 @@ import { createImportSlice, type ImportSlice } from './importSlice';
 import type { PolicyArchive } from './policyArchive';
 import { createPolicySlice, type PolicySlice } from './policySlice';
 import { createAnalysisSlice, type AnalysisSlice } from './analysisSlice';
+import { createExplorerSlice, type ExplorerServices, type ExplorerSlice } from './explorerSlice';
 
-export type LabState = EngineSlice & SelfTestSlice & DemoSlice & LauncherSlice & RunsSlice & ViewSlice & ImportSlice & PolicySlice & CpuModeSlice & CheckpointsSlice & AnalysisSlice;
+export type LabState = EngineSlice & SelfTestSlice & DemoSlice & LauncherSlice & RunsSlice & ViewSlice & ImportSlice & PolicySlice & CpuModeSlice & CheckpointsSlice & AnalysisSlice & ExplorerSlice;
 export type LabStore = StoreApi<LabState>;
 
-export interface StoreServices extends RunServices, CheckpointServices {
+export interface StoreServices extends RunServices, CheckpointServices, Omit<ExplorerServices, 'newRunId' | 'now'> {
   /** the base policies on offer (public/models/index.json in the page) */
   fetchCatalog: () => Promise<PolicyCatalog>;
   /** where uploaded base policies are kept across reloads (none: they last until the page closes) */
@@ -43,6 +44,7 @@ export function createLabStore(client: LabClient, services: StoreServices, sched
     ...createPolicySlice(client, { policies: services.policies ?? null, now: services.now })(...a),
     ...createCheckpointsSlice(client, services)(...a),
     ...createAnalysisSlice(client)(...a),
+    ...createExplorerSlice(services)(...a),
   }));
 }
 

@@ -24,8 +24,8 @@ import { showText } from '../util/show';
 import type { RlCorePresetName } from '../rl/config';
 import { isUploadName } from './policyUpload';
 
-/** Query parameters the page reads elsewhere; never reported as unknown. */
-export const PAGE_PARAMS: readonly string[] = ['debug', 'hide', 'lock'];
+/** Query parameters the page reads elsewhere (the explorer's `grid` and `explore`: src/explore/gridUrl.ts); never reported as unknown. */
+export const PAGE_PARAMS: readonly string[] = ['debug', 'hide', 'lock', 'grid', 'explore'];
 /** Parameters that may repeat: their values are lists (`hide=a&hide=b` is `hide=a,b`). */
 const LIST_PARAMS: readonly string[] = ['hide', 'lock'];
 

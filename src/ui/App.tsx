@@ -17,6 +17,7 @@ import type { WakeLockStatus } from '../state/wakeLock';
 import type { Hideable } from '../state/url';
 import { ChartWarmup } from './charts/Warmup';
 import { Intro, useIntro } from './Intro';
+import { Explorer } from './explorer/Explorer';
 
 const WAKE_TEXT: Record<WakeLockStatus, string> = {
   unsupported: 'This browser cannot keep the screen awake: keep it from sleeping while a run trains.',
@@ -86,6 +87,7 @@ export function App({ debug = false }: { debug?: boolean }) {
             {shown('samples') && <SamplesPanel />}
           </div>
         </div>
+        <Explorer />
         {(shown('adapter') || shown('selftest') || shown('demo')) && (
           <>
             <h2 className="section-title">Your GPU and the engine</h2>

@@ -102,8 +102,15 @@ describe('bench report', () => {
     expect(Object.keys(json)).toEqual([
       'adapter', 'matmulVsTfjs', 'trainStepVsTfjs', 'attnFwdBwdMs', 'decodeAttnSlotsVsScalar', 'trainTokensPerS', 'sampleTokensPerS',
       'sharedPrefillVsTokenByToken', 'forkVsReprefill', 'fusedVsLayeredBlocks', 'sampleVsOrtWebgpu', 'sampleVsOrtWasm', 'grpoStepSeconds', 'dispatchesPerStep', 'submitsPerStep', 'readbackBytesPerStep', 'pipelinesAfterWarmup', 'longTaskMaxMs', 'longTasksOver50',
+      'explorerFirstDrawMs', 'explorerLongTaskMaxMs',
     ]);
     expect([json.longTaskMaxMs, json.longTasksOver50]).toEqual([56.3, 2]);
+    // the explorer's figure is printed when measured, and says so when not
+    expect([json.explorerFirstDrawMs, json.explorerLongTaskMaxMs]).toEqual([null, null]);
+    expect(text).toContain('Explorer drawing a big grid: not measured');
+    const withExplorer = renderReport({ ...fakeResults(), explorer: { runs: 48, steps: 300, metrics: 20, charts: 22, firstDrawMs: 640.4, allDrawnMs: 3000, longestTaskMs: 88.2, tasksOver50: 3 } });
+    expect(withExplorer).toMatch(/time to first draw \(navigation start to the first chart drawn\): 640 ms/);
+    expect(JSON.parse(withExplorer.trimEnd().split('\n').pop()!)).toMatchObject({ explorerFirstDrawMs: 640, explorerLongTaskMaxMs: 88.2 });
     expect(text).toMatch(/longest task +56\.25 ms/);
     expect(json.attnFwdBwdMs).toEqual({ '64': 6.4, '128': 12.8, '256': 25.6 });
     expect(lines.filter((l) => l.startsWith('{')).length).toBe(1);

@@ -1,0 +1,27 @@
+// Keeps the explorer and the page URL in step, as urlSync.ts does for the launcher (which carries
+// the grid's base set-up): `grid=` is read once at start and rewritten in place whenever the
+// grid's form changes; `explore=gallery/<name>.json` opens that sweep file read-only, and
+// `explore=synthetic` a synthetic grid of 48 runs × 300 steps × 20 metrics (the bench's figure).
+import { EXPLORE_PARAM, formFromParam, galleryPathOf, GRID_PARAM, withGridParam } from '../explore/gridUrl';
+import { syntheticSweep } from '../explore/synthetic';
+import type { LabStore } from './store';
+
+export function syncExplorerWithUrl(store: LabStore, loc: Location, history: History): () => void {
+  const q = new URLSearchParams(loc.search);
+  const { form, warning } = formFromParam(q.get(GRID_PARAM));
+  const explore = q.get(EXPLORE_PARAM);
+  const warnings = warning ? [warning] : [];
+  store.getState().setGridForm(form);
+  if (explore === 'synthetic') store.getState().showSweep(syntheticSweep(), 'synthetic');
+  else {
+    const g = galleryPathOf(explore);
+    if (g.warning) warnings.push(g.warning);
+    if (g.path) void store.getState().openGallery(g.path);
+  }
+  if (warnings.length) store.getState().setExplorerWarnings(warnings);
+  if (explore) store.getState().setExplorerReveal(true);
+  return store.subscribe((s, prev) => {
+    if (s.explorer.form === prev.explorer.form) return;
+    history.replaceState(history.state, '', `${loc.pathname}${withGridParam(loc.search, s.explorer.form)}${loc.hash}`);
+  });
+}

@@ -1,0 +1,88 @@
+// One step metric of every arm: its mean over the seeds with a band (standard error, min–max or
+// bootstrap), by step, generated tokens or compute time; each seed's own line thin in the arm's
+// colour on demand. Plain SVG, thinned to the chart's width (LTTB on the mean), drawn once the
+// chart scrolls near the viewport and again only when its arms' data grow.
+import { memo, useMemo, useRef } from 'react';
+import type { BandKind } from '../../metrics/bands';
+import { armColour, armLine, seedLine, thinBand, X_LABEL, type ArmView, type ChartDef, type XMode } from '../../explore/draw';
+import { linear, niceTicks, tickText } from '../../explore/axis';
+import { lttb } from '../../state/series';
+import { useWidth } from '../charts/useWidth';
+import { useStaggered } from '../charts/stagger';
+import { Axes, CHART_H, ExplorerFrame, pathOf, PAD, useFirstDrawMark, useVisible } from './frame';
+
+interface Props {
+  def: ChartDef;
+  arms: readonly ArmView[];
+  mode: XMode;
+  band: BandKind;
+  showSeeds: boolean;
+}
+
+/** Changes when an arm gains a seed or a step (the data only grow), so a redraw happens then only. */
+export const dataVersion = (arms: readonly ArmView[], key: string): string =>
+  arms.map((a) => `${a.id}:${a.seeds.map((s) => `${s.seed}.${s.series?.metrics[key]?.length ?? 0}`).join(',')}`).join('|');
+
+function model(p: Props, width: number) {
+  const plotW = width - PAD.left - PAD.right;
+  const lines = p.arms.map((arm) => ({ arm, band: thinBand(armLine(arm, p.def.key, p.mode, p.band), plotW) }));
+  const seeds = p.showSeeds ? p.arms.flatMap((arm) => arm.seeds.map((s) => ({ arm, pts: lttb(seedLine(s, p.def.key, p.mode), plotW) }))) : [];
+  let xMax = 0, yLo = Infinity, yHi = -Infinity;
+  for (const l of lines) for (const b of l.band) (xMax = Math.max(xMax, b.x)), (yLo = Math.min(yLo, b.lo, b.mean)), (yHi = Math.max(yHi, b.hi, b.mean));
+  for (const s of seeds) for (const q of s.pts) (xMax = Math.max(xMax, q.x)), (yLo = Math.min(yLo, q.y)), (yHi = Math.max(yHi, q.y));
+  // a 0–1 metric keeps its whole axis while it fits in it
+  if (p.def.unit && yLo >= 0 && yHi <= 1) (yLo = 0), (yHi = 1);
+  const yt = niceTicks(yLo, yHi, 4);
+  const xt = niceTicks(p.mode === 'step' ? Math.min(1, xMax) : 0, xMax, 5, p.mode !== 'time');
+  const x = linear(xt.lo, xt.hi, PAD.left, width - PAD.right);
+  const y = linear(yt.lo, yt.hi, CHART_H - PAD.bottom, PAD.top);
+  const drawn = lines.filter((l) => l.band.length > 0);
+  return { lines: drawn, seeds, xt, yt, x, y, points: drawn.reduce((a, l) => a + l.band.length, 0) };
+}
+
+function BandChartDrawn(p: Props) {
+  const [visRef, visible] = useVisible<HTMLElement>();
+  const [widthRef, width] = useWidth<HTMLDivElement>();
+  const latest = useRef(p);
+  latest.current = p;
+  // each chart draws in a task of its own (stagger.ts), never all those scrolled in at once
+  const want = visible && width > 0 ? `${dataVersion(p.arms, p.def.key)}#${p.mode}#${p.band}#${p.showSeeds}#${width}` : null;
+  const turn = useStaggered(want);
+  const m = useMemo(() => (turn !== null ? model(latest.current, width) : null), [turn]);
+  useFirstDrawMark(m !== null);
+  const own = p.def.own ? ` (${p.def.own.join(', ')} arms)` : '';
+  return (
+    <ExplorerFrame id={p.def.id} title={`${p.def.title}${own}`} note={p.def.note} arms={m?.lines.length ?? 0} points={m?.points ?? 0} drawn={m !== null} waiting={turn !== want} frameRef={visRef} extra={{ key: p.def.key }}>
+      <div ref={widthRef} className="chart-area">
+        {m === null ? (
+          <div className="chart-empty" style={{ height: CHART_H }} />
+        ) : m.lines.length === 0 ? (
+          <div className="chart-empty">No values on this axis yet.</div>
+        ) : (
+          <svg width={width} height={CHART_H} role="img" aria-label={`${p.def.title}: ${m.lines.length} arms`}>
+            <Axes w={width} h={CHART_H} xTicks={m.xt.ticks} yTicks={m.yt.ticks} x={m.x} y={m.y} xLabel={X_LABEL[p.mode]} yFmt={tickText} xFmt={tickText} />
+            {m.lines.map(({ arm, band }) => {
+              const c = armColour(arm.colour);
+              const hi = band.map((b) => ({ x: m.x(b.x), y: m.y(b.hi) }));
+              const lo = band.map((b) => ({ x: m.x(b.x), y: m.y(b.lo) })).reverse();
+              return (
+                <g key={arm.id} data-arm={arm.id}>
+                  {band.length > 1 && <path className="explorer-band" d={`${pathOf([...hi, ...lo])}Z`} style={{ fill: c }} />}
+                  <path className="explorer-mean" d={pathOf(band.map((b) => ({ x: m.x(b.x), y: m.y(b.mean) })))} style={{ stroke: c }}>
+                    <title>{`${arm.label}: ${tickText(band[band.length - 1].mean)} at ${p.mode} ${tickText(band[band.length - 1].x)} (n = ${band[band.length - 1].n})`}</title>
+                  </path>
+                  {band.length === 1 && <circle cx={m.x(band[0].x)} cy={m.y(band[0].mean)} r={3} style={{ fill: c }} />}
+                </g>
+              );
+            })}
+            {m.seeds.map(({ arm, pts }, i) => (
+              <path key={`s${i}`} className="explorer-seed" d={pathOf(pts.map((q) => ({ x: m.x(q.x), y: m.y(q.y) })))} style={{ stroke: armColour(arm.colour) }} />
+            ))}
+          </svg>
+        )}
+      </div>
+    </ExplorerFrame>
+  );
+}
+
+export const BandChart = memo(BandChartDrawn, (a, b) => a.def.id === b.def.id && a.def.title === b.def.title && a.mode === b.mode && a.band === b.band && a.showSeeds === b.showSeeds && dataVersion(a.arms, a.def.key) === dataVersion(b.arms, b.def.key) && a.arms.map((x) => x.colour).join() === b.arms.map((x) => x.colour).join());

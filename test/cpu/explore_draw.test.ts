@@ -1,0 +1,99 @@
+// What the explorer draws (src/explore/draw.ts, table.ts, axis.ts, gridUrl.ts): charts of every
+// recorded metric, the registry's first and shared before own; bands by step over the seeds that
+// reached each step, thinned by LTTB to the chart's width with the band kept at the same points;
+// pass@k by k over seeds; the table sorted with unknown values last; the grid's form in the URL.
+import { describe, expect, it } from 'vitest';
+import { armLine, armViews, chartDefs, kCurve, thinBand, xOf } from '../../src/explore/draw';
+import { niceTicks } from '../../src/explore/axis';
+import { sortRows, tableRows } from '../../src/explore/table';
+import { EMPTY_FORM } from '../../src/explore/grid';
+import { formFromParam, formToParam, galleryPathOf, withGridParam } from '../../src/explore/gridUrl';
+import { SWEEP_FORMAT, type Sweep, type SweepSeed } from '../../src/explore/format';
+import { syntheticSweep } from '../../src/explore/synthetic';
+
+const ev = (step: number, p1: number, correct?: number[]) => ({ type: 'eval' as const, step, set: 'e', passAtK: { '1': p1, '2': p1 + 0.1 }, majAtK: { '1': p1 }, meanEntropy: 1, ...(correct ? { n: 2, correct } : {}) });
+
+function seed(s: number, reward: (number | null)[], extra: Record<string, (number | null)[]> = {}): SweepSeed {
+  const step = reward.map((_, i) => i + 1);
+  return {
+    seed: s, start: ev(0, 0.2, [0, 1]), end: ev(step.length, 0.4 + s / 10, [1, 2]), steps: step.length, generatedTokens: 10 * step.length, seconds: step.length, report: {},
+    series: { step, seconds: step.map(() => 2), tokens: step.map((i) => i * 10), metrics: { reward, ...extra } },
+  };
+}
+
+function sweep(arms: { loop: string; seeds: SweepSeed[] }[]): Sweep {
+  return {
+    format: SWEEP_FORMAT, version: 1, title: 't', curvesRecorded: true,
+    arms: arms.map((a, i) => ({ id: `arm${i + 1}`, label: `arm ${i + 1}`, knobs: {}, ablation: { loop: a.loop, base: 'small', config: {}, partial: false, results: a.seeds } })),
+  };
+}
+
+describe('explore/draw', () => {
+  it('an arm\'s band at each step uses the seeds that reached it; x by step, tokens or compute time', () => {
+    const [a] = armViews(sweep([{ loop: 'grpo', seeds: [seed(1, [0.1, 0.3, 0.5]), seed(2, [0.3, null])] }]));
+    const line = armLine(a, 'reward', 'step', 'minmax');
+    expect(line.map((p) => [p.step, p.mean, p.lo, p.hi, p.n])).toEqual([[1, 0.2, 0.1, 0.3, 2], [2, 0.3, 0.3, 0.3, 1], [3, 0.5, 0.5, 0.5, 1]]);
+    expect(xOf(a.seeds[0], 'time')).toEqual([2, 4, 6]);
+    expect(armLine(a, 'reward', 'tokens', 'se').map((p) => p.x)).toEqual([10, 20, 30]);
+  });
+
+  it('charts: the registry\'s shared charts, then a loop\'s own (named), then other recorded metrics; empty ones left out', () => {
+    const arms = armViews(sweep([
+      { loop: 'grpo', seeds: [seed(1, [0.1], { 'entropy/solve': [1], kl: [null], 'my/metric': [3] })] },
+      { loop: 'svs', seeds: [seed(1, [0.2], { 'vps/leak': [0.1] })] },
+    ]));
+    const defs = chartDefs(arms);
+    expect(defs.map((d) => [d.id, d.own])).toEqual([['reward', null], ['entropy', null], ['vps-leak', ['svs']], ['my-metric', null]]);
+  });
+
+  it('thinning keeps the first and last points and the band at the points kept', () => {
+    const pts = Array.from({ length: 1000 }, (_, i) => ({ step: i + 1, x: i + 1, mean: Math.sin(i / 50), lo: Math.sin(i / 50) - 0.1, hi: Math.sin(i / 50) + 0.1, n: 3 }));
+    const thin = thinBand(pts, 100);
+    expect(thin).toHaveLength(100);
+    expect(thin[0]).toBe(pts[0]);
+    expect(thin[99]).toBe(pts[999]);
+    expect(thin.every((p) => p.hi - p.lo === pts[p.step - 1].hi - pts[p.step - 1].lo)).toBe(true);
+  });
+
+  it('pass@k by k: the seeds\' mean with its standard error across seeds', () => {
+    const [a] = armViews(sweep([{ loop: 'grpo', seeds: [seed(1, [0.1]), seed(3, [0.2])] }]));
+    const end = kCurve(a, 'end', 'pass');
+    expect(end.map((p) => p.k)).toEqual([1, 2]);
+    expect(end[0].mean).toBeCloseTo(0.6, 12);
+    expect(end[0].se).toBeCloseTo(0.1, 12);
+    expect(kCurve(a, 'start', 'maj')).toEqual([{ k: 1, mean: 0.2, se: 0, n: 2 }]);
+  });
+
+  it('the table sorts by a column, unknown values last either way', () => {
+    const arms = armViews(sweep([{ loop: 'grpo', seeds: [seed(1, [0.5])] }, { loop: 'grpo', seeds: [seed(1, [null])] }, { loop: 'grpo', seeds: [seed(1, [0.9])] }]));
+    const rows = tableRows(arms, ['reward'], 'arm1');
+    expect(sortRows(rows, 'metric:reward', 'desc').map((r) => r.arm.id)).toEqual(['arm3', 'arm1', 'arm2']);
+    expect(sortRows(rows, 'metric:reward', 'asc').map((r) => r.arm.id)).toEqual(['arm1', 'arm3', 'arm2']);
+  });
+
+  it('the bench\'s synthetic grid: 48 runs in 12 arms, 300 steps, 20 metrics', () => {
+    const s = syntheticSweep();
+    expect(s.arms).toHaveLength(12);
+    expect(s.arms.flatMap((a) => a.ablation.results)).toHaveLength(48);
+    expect(Object.keys(s.arms[0].ablation.results[0].series!.metrics)).toHaveLength(20);
+    expect(s.arms[0].ablation.results[0].series!.step).toHaveLength(300);
+  });
+});
+
+describe('explore/axis and gridUrl', () => {
+  it('nice ticks at 1, 2, 2.5 or 5 × 10^k, the domain widened to them', () => {
+    expect(niceTicks(0, 1, 4)).toEqual({ ticks: [0, 0.25, 0.5, 0.75, 1], lo: 0, hi: 1 });
+    expect(niceTicks(3, 297, 5)).toEqual({ ticks: [0, 100, 200, 300], lo: 0, hi: 300 });
+    expect(niceTicks(0.31, 0.31).ticks.length).toBeGreaterThan(1);
+  });
+  it('the form round-trips through the address; a bad parameter is reported and ignored', () => {
+    const f = { knobs: [{ key: 'lr', values: '1e-4, 3e-5' }], seeds: '1, 2', control: null, concurrency: 1 };
+    expect(formFromParam(formToParam(f))).toEqual({ form: f, warning: null });
+    expect(formToParam(EMPTY_FORM)).toBeNull();
+    expect(formFromParam('{"knobs":[{"key":"lr"}],"seeds":"1","control":null,"concurrency":null}')).toEqual({ form: EMPTY_FORM, warning: expect.stringMatching(/^grid: knobs\.0\.values: /) });
+    expect(withGridParam('?seed=3&debug', f)).toBe(`?seed=3&debug=&grid=${encodeURIComponent(JSON.stringify(f)).replace(/%20/g, '+')}`);
+    expect(galleryPathOf('gallery/svs-leak.json')).toEqual({ path: 'gallery/svs-leak.json', warning: null });
+    expect(galleryPathOf('../secret.json').path).toBeNull();
+    expect(galleryPathOf('https://x.org/a.json').warning).toMatch(/gallery\/<name>\.json/);
+  });
+});
