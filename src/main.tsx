@@ -11,7 +11,7 @@ import { indexedDbPolicyArchive } from './state/policyArchive';
 import { fetchCatalog } from './state/catalog';
 import { createLabStore } from './state/store';
 import { webLockOwnership } from './state/ownership';
-import { syncLauncherWithUrl } from './state/urlSync';
+import { openAddress, syncLauncherWithUrl } from './state/urlSync';
 import { App } from './ui/App';
 import { LabStoreProvider } from './ui/LabStore';
 
@@ -33,6 +33,8 @@ const store = createLabStore(client, {
   persistStorage: navigator.storage?.persist ? () => navigator.storage.persist() : undefined,
 });
 syncLauncherWithUrl(store, window.location, window.history);
+// back and forward through the page's own links (followLink) read the address again
+window.addEventListener('popstate', () => openAddress(store, window.location.search));
 void store.getState().loadCatalog();
 void store.getState().loadArchive();
 void store.getState().requestPersistentStorage();

@@ -7,7 +7,7 @@ import type { RunArchive, RunRecord } from './archive';
 import { errorText } from './engineSlice';
 import { FrameQueue, type FrameScheduler } from './frameQueue';
 import { checkKnobs, currentKnobs } from './knobs';
-import { runDiff } from './launcher';
+import { runDiff, type Resolved } from './launcher';
 import { loopNamed } from '../loops/registry';
 import { appendChunk, chunkOfData, EMPTY_RUN_DATA, plainChunk, type RunData } from './runData';
 import { canRestore, INTERRUPTED, isInterrupted, withPriorHalts } from './resume';
@@ -37,6 +37,8 @@ export interface RunsSlice {
     archiveError: string | null;
   };
   startRun(): Promise<void>;
+  /** Starts several set-ups side by side (a lesson's runs), ticked for comparison in place of any earlier ticks. */
+  startRuns(setups: readonly Resolved[]): Promise<void>;
   /** Resumes every run cut off by a reload (page closed) from its checkpoint, all at once; returns how many. */
   resumeInterrupted(): number;
   pauseRun(id: string): Promise<void>;
@@ -68,6 +70,8 @@ export interface RunServices {
   newRunId: () => string;
   now: () => number;
 }
+
+type ResolvedRun = Extract<Resolved, { ok: true }>;
 
 const COMPUTING: readonly RunState[] = ['starting', 'running', 'pausing', 'stopping'];
 const FINISHED: readonly RunState[] = ['done', 'stopped', 'failed'];
@@ -130,30 +134,54 @@ export const createRunsSlice =
       }
     };
 
-    return {
-      runs: { order: [], byId: {}, selected: null, compared: [], message: null, archive: services.archive ? 'loading' : 'off', archiveError: null },
-
-      async startRun() {
-        const s = get();
-        const r = s.launcher.resolved;
-        if (!r.ok) return patch({ message: r.message });
+    /** Adds a view per set-up (numbered in order), then trains them side by side; `compare` ticks them all. */
+    const startAll = async (setups: readonly ResolvedRun[], compare: boolean) => {
+      const s = get();
+      const views: RunView[] = [];
+      const specs: RunSpec[] = [];
+      let index = s.runs.order.reduce((m, k) => Math.max(m, s.runs.byId[k].index), 0);
+      for (const r of setups) {
         const id = services.newRunId();
-        const runs = s.runs.order.map((k) => s.runs.byId[k]);
+        const runs = [...s.runs.order.map((k) => s.runs.byId[k]), ...views];
         const loop = r.loop;
         // labelled by its difference from the last run of the same loop (or the loop's defaults)
         const prev = runs.filter((v) => v.loop === loop).pop();
         const title = loop.toUpperCase();
-        const index = runs.reduce((m, v) => Math.max(m, v.index), 0) + 1;
+        index += 1;
         const status: RunStatus = { state: 'starting', step: 0, totalSteps: r.config.steps, stepsPerS: null, etaS: null, error: null };
         // adapter files apply to a loop that trains adapter sets (the launcher offers them only there)
         const adapterFiles = loopNamed(loop).spec.shape(r.config).adapters?.length ? s.adapterStart : [];
-        const view: RunView = {
+        views.push({
           id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}${adapterFiles.length ? ` · from ${adapterFiles.map((f) => f.name).join(' + ')}` : ''}`, diff: runDiff(r.config, prev?.config ?? null, loop),
           loop, policy: r.policy, config: r.config, createdAt: services.now(), status, live: true, data: EMPTY_RUN_DATA,
-        };
-        set((st) => ({ runs: { ...st.runs, order: [...st.runs.order, id], byId: { ...st.runs.byId, [id]: view }, selected: id, message: null } }));
-        persist(services.archive?.putRun(recordOf(view)));
-        await launch({ runId: id, loop: r.loop, policy: r.policy, config: r.config, ...(adapterFiles.length ? { adapterFiles: adapterFiles.map(({ file, bytes }) => ({ file, bytes })) } : {}) }, status);
+        });
+        specs.push({ runId: id, loop: r.loop, policy: r.policy, config: r.config, ...(adapterFiles.length ? { adapterFiles: adapterFiles.map(({ file, bytes }) => ({ file, bytes })) } : {}) });
+      }
+      const ids = views.map((v) => v.id);
+      set((st) => ({
+        runs: {
+          ...st.runs, order: [...st.runs.order, ...ids], byId: { ...st.runs.byId, ...Object.fromEntries(views.map((v) => [v.id, v])) },
+          selected: ids[0] ?? st.runs.selected, message: null, compared: compare ? ids : st.runs.compared,
+        },
+      }));
+      for (const v of views) persist(services.archive?.putRun(recordOf(v)));
+      await Promise.all(specs.map((spec, i) => launch(spec, views[i].status)));
+    };
+
+    return {
+      runs: { order: [], byId: {}, selected: null, compared: [], message: null, archive: services.archive ? 'loading' : 'off', archiveError: null },
+
+      async startRun() {
+        const r = get().launcher.resolved;
+        if (!r.ok) return patch({ message: r.message });
+        await startAll([r], false);
+      },
+
+      async startRuns(setups) {
+        const bad = setups.find((r) => !r.ok);
+        if (bad && !bad.ok) return patch({ message: bad.message });
+        // the charts show exactly these runs: ticked together (one alone is shown alone)
+        await startAll(setups as ResolvedRun[], true);
       },
 
       async resumeFromCheckpoint(id) {

@@ -16,6 +16,7 @@ import { constantValue, overlayRows, seriesClass } from './overlay';
 import { downloadChartPng, type LegendEntry } from './png';
 import { useStaggered } from './stagger';
 import { useWidth } from './useWidth';
+import { LessonFocus } from '../Lesson';
 import { axisMargin, axisTick, tipLabel, tipValue, xAxisProps, yTitle, type AxisTitle, type ChartAxis } from './xaxis';
 
 export { axisTick };
@@ -63,6 +64,8 @@ export function ChartFrame({ id, title, value, note, points, children, extra, le
   const figure = useRef<HTMLElement>(null);
   const waiting = useContext(Waiting);
   const subject = useContext(ChartSubject);
+  // a lesson's chart to watch is marked (styles.css)
+  const focus = useContext(LessonFocus).includes(id);
   const [pngError, setPngError] = useState<string | null>(null);
   const pngTitle = subject ? `${title} · ${subject}` : title;
   const savePng = () => {
@@ -71,7 +74,7 @@ export function ChartFrame({ id, title, value, note, points, children, extra, le
     downloadChartPng(figure.current, id, pngTitle, legend).catch((e: unknown) => setPngError(`PNG: ${e instanceof Error ? e.message : String(e)}`));
   };
   return (
-    <figure ref={figure} className="chart metric-chart" data-testid={`chart-${id}`} data-points={points} data-png-title={pngTitle} data-waiting={waiting || undefined} {...Object.fromEntries(Object.entries(extra ?? {}).map(([k, v]) => [`data-${k}`, v]))}>
+    <figure ref={figure} className={focus ? 'chart metric-chart lesson-focus' : 'chart metric-chart'} data-testid={`chart-${id}`} data-lesson-focus={focus || undefined} data-points={points} data-png-title={pngTitle} data-waiting={waiting || undefined} {...Object.fromEntries(Object.entries(extra ?? {}).map(([k, v]) => [`data-${k}`, v]))}>
       <figcaption>
         <span className="chart-title">{title}</span>
         {value !== undefined && <span className="chart-value">{value}</span>}
