@@ -228,13 +228,17 @@ export function configDiff(c: BaseLoopConfig, base: BaseLoopConfig): string {
 }
 
 /**
- * How a new run's set-up differs from the last run of its loop ("" when it is the same); the
- * first run of a loop is described against the loop's defaults instead, and says so.
+ * How a new run's set-up differs from the last run of its loop, always naming that run ("vs #4:
+ * seed 2", "vs #4: same set-up"); the first run of a loop is described against the loop's
+ * defaults instead, and says so.
  */
-export function runDiff(c: BaseLoopConfig, previous: BaseLoopConfig | null, loop: string): string {
-  if (previous) return configDiff(c, previous);
+export function runDiff(c: BaseLoopConfig, previous: { index: number; config: BaseLoopConfig } | null, loop: string): string {
+  if (previous) {
+    const d = configDiff(c, previous.config);
+    return `vs #${previous.index}: ${d === '' ? 'same set-up' : d}`;
+  }
   const d = configDiff(c, defaultConfig(loop));
-  return d === '' ? `the ${loop} defaults` : `the ${loop} defaults, but ${d}`;
+  return d === '' ? `the ${loopLabel(loop)} defaults` : `the ${loopLabel(loop)} defaults, but ${d}`;
 }
 
 /** A loop's defaults as a resolved config (what a loop's first run is labelled against). */

@@ -7,7 +7,7 @@ import type { RunArchive, RunRecord } from './archive';
 import { errorText } from './engineSlice';
 import { FrameQueue, type FrameScheduler } from './frameQueue';
 import { checkKnobs, currentKnobs } from './knobs';
-import { runDiff, type Resolved } from './launcher';
+import { loopLabel, runDiff, type Resolved } from './launcher';
 import { loopNamed } from '../loops/registry';
 import { appendChunk, chunkOfData, EMPTY_RUN_DATA, plainChunk, type RunData } from './runData';
 import { canRestore, INTERRUPTED, isInterrupted, withPriorHalts } from './resume';
@@ -29,7 +29,7 @@ export interface RunsSlice {
     order: string[];
     byId: Record<string, RunView>;
     selected: string | null;
-    /** runs ticked for comparison, in run order; two or more overlay on every chart */
+    /** runs ticked for comparison, in the order they were ticked; two or more overlay on every chart */
     compared: string[];
     /** the last start or command that failed, with why */
     message: string | null;
@@ -146,13 +146,13 @@ export const createRunsSlice =
         const loop = r.loop;
         // labelled by its difference from the last run of the same loop (or the loop's defaults)
         const prev = runs.filter((v) => v.loop === loop).pop();
-        const title = loop.toUpperCase();
+        const title = loopLabel(loop);
         index += 1;
         const status: RunStatus = { state: 'starting', step: 0, totalSteps: r.config.steps, stepsPerS: null, etaS: null, error: null };
         // adapter files apply to a loop that trains adapter sets (the launcher offers them only there)
         const adapterFiles = loopNamed(loop).spec.shape(r.config).adapters?.length ? s.adapterStart : [];
         views.push({
-          id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}${adapterFiles.length ? ` · from ${adapterFiles.map((f) => f.name).join(' + ')}` : ''}`, diff: runDiff(r.config, prev?.config ?? null, loop),
+          id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}${adapterFiles.length ? ` · from ${adapterFiles.map((f) => f.name).join(' + ')}` : ''}`, diff: runDiff(r.config, prev ?? null, loop),
           loop, policy: r.policy, config: r.config, createdAt: services.now(), status, live: true, data: EMPTY_RUN_DATA,
         });
         specs.push({ runId: id, loop: r.loop, policy: r.policy, config: r.config, ...(adapterFiles.length ? { adapterFiles: adapterFiles.map(({ file, bytes }) => ({ file, bytes })) } : {}) });
@@ -245,10 +245,10 @@ export const createRunsSlice =
       },
 
       toggleCompare(id) {
-        const { order, byId, compared } = get().runs;
+        const { byId, compared } = get().runs;
         if (!byId[id]) return;
-        const next = compared.includes(id) ? compared.filter((k) => k !== id) : [...compared, id];
-        patch({ compared: order.filter((k) => next.includes(k)) });
+        // in ticking order: the first ticked is the base the others are labelled against
+        patch({ compared: compared.includes(id) ? compared.filter((k) => k !== id) : [...compared, id] });
       },
 
       async deleteRun(id) {

@@ -13,7 +13,7 @@ import { RunImport } from './RunImport';
 import { RunKnobs } from './RunKnobs';
 import { downloadRun } from './download';
 import { formatDuration } from './format';
-import { runSummary, SUMMARY_WINDOW } from '../state/summary';
+import { endsText, runSummary } from '../state/summary';
 import { useLab, useLabStore } from './LabStore';
 import { selectRunsReady } from '../state/store';
 import { Panel } from './Panel';
@@ -60,7 +60,7 @@ function RunItem({ run, selected }: { run: RunView; selected: boolean }) {
         <span className="run-step">
           step {step} / {totalSteps}
         </span>
-        <span className="run-diff">{run.diff === '' ? 'same set-up as the run before' : run.diff}</span>
+        <span className="run-diff">{run.diff === '' ? 'same set-up as the last run of its loop' : run.diff}</span>
       </button>
       <div className="run-actions">
         <button type="button" className="link" data-testid="run-export-csv" onClick={() => downloadRun(run, 'csv')}>
@@ -85,8 +85,8 @@ const num3 = (x: number) => x.toFixed(3);
 function SummaryLine({ run }: { run: RunView }) {
   const s = runSummary(run.data);
   const parts = [`${s.steps} step${s.steps === 1 ? '' : 's'} in ${formatDuration(s.seconds)} of compute`];
-  if (s.reward) parts.push(`reward ${num3(s.reward.from)} → ${num3(s.reward.to)} (first and last ${SUMMARY_WINDOW} steps)`);
-  if (s.entropy) parts.push(`entropy ${num3(s.entropy.from)} → ${num3(s.entropy.to)}`);
+  if (s.reward) parts.push(s.reward.window === 0 ? `reward ${num3(s.reward.to)} (one step)` : `reward ${num3(s.reward.from)} → ${num3(s.reward.to)} (${endsText(s.reward)})`);
+  if (s.entropy) parts.push(s.entropy.window === 0 ? `entropy while solving ${num3(s.entropy.to)}` : `entropy while solving ${num3(s.entropy.from)} → ${num3(s.entropy.to)}`);
   if (s.pass1) parts.push(`held-out pass@1 ${pct(s.pass1.from)} → ${pct(s.pass1.to)} (step ${s.pass1.fromStep} → ${s.pass1.toStep})`);
   if (s.passMax) parts.push(`pass@${s.passMax.k} ${pct(s.passMax.from)} → ${pct(s.passMax.to)}`);
   return (
