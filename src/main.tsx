@@ -11,6 +11,7 @@ import { indexedDbPolicyArchive } from './state/policyArchive';
 import { fetchCatalog } from './state/catalog';
 import { createLabStore } from './state/store';
 import { webLockOwnership } from './state/ownership';
+import { broadcastRunChannel } from './state/runChannel';
 import { openAddress, syncLauncherWithUrl } from './state/urlSync';
 import { App } from './ui/App';
 import { LabStoreProvider } from './ui/LabStore';
@@ -25,6 +26,8 @@ const store = createLabStore(client, {
   fetchCatalog: () => fetchCatalog(base),
   archive: typeof indexedDB === 'undefined' ? null : indexedDbArchive(),
   ownership: webLockOwnership(),
+  // the other tabs of this browser follow this tab's runs live, and it theirs
+  channel: broadcastRunChannel(),
   policies: typeof indexedDB === 'undefined' ? null : indexedDbPolicyArchive(),
   newRunId: () => `${Date.now().toString(36)}-${(runCounter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
   now: () => Date.now(),

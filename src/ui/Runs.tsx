@@ -3,7 +3,7 @@
 // status, why it stopped on its own if it did, and its commands. Commands are exact: pause
 // waits for the step in progress to finish, a single step runs one RL step. The buttons run the
 // same registered commands as the keyboard shortcuts.
-import type { RunState, RunStatus } from '../lab/protocol';
+import type { RunState } from '../lab/protocol';
 import { command, type CommandId } from '../state/commands';
 import { isComputing, isFinished, type RunView } from '../state/runsSlice';
 import { canRestore, deviceLosses, haltedByDeviceLoss, isInterrupted, MAX_DEVICE_LOSSES } from '../state/resume';
@@ -14,6 +14,7 @@ import { RunKnobs } from './RunKnobs';
 import { downloadRun } from './download';
 import { formatDuration } from './format';
 import { endsText, runSummary } from '../state/summary';
+import { phaseLine, showsEta } from '../state/statusLine';
 import { useLab, useLabStore } from './LabStore';
 import { selectRunsReady } from '../state/store';
 import { Panel } from './Panel';
@@ -96,33 +97,23 @@ function SummaryLine({ run }: { run: RunView }) {
   );
 }
 
-/** What a computing run is doing now, in words. */
-export function phaseText(p: NonNullable<RunStatus['phase']>): string {
-  if (p.kind === 'evaluating') {
-    const progress = p.progress ? `: ${p.progress.done} of ${p.progress.total} samples` : '';
-    return `${p.step === 0 ? 'evaluating the start' : `evaluating after step ${p.step}`} (${p.detail})${progress}`;
-  }
-  if (p.kind === 'saving') return `saving step ${p.step}`;
-  return `step ${p.step}: sampling and updating`;
-}
-
 function RunStatusLine({ run }: { run: RunView }) {
   const { state, step, totalSteps, stepsPerS, etaS, error } = run.status;
   return (
     <div className="run-status" data-testid="run-status" data-state={state} data-step={step} aria-live="polite">
       <strong>{run.label}</strong> · {stateText(run)} · step {step} of {totalSteps}
       {stepsPerS !== null && ` · ${stepsPerS < 1 ? stepsPerS.toFixed(2) : stepsPerS.toFixed(1)} steps/s`}
-      {etaS !== null && !isFinished(state) && ` · about ${formatDuration(etaS)} left`}
+      {showsEta(state, etaS) && ` · about ${formatDuration(etaS!)} left`}
       {!run.live && !run.elsewhere && !isFinished(state) && ' · from an earlier visit'}
       {/* one line of its own, always there while the run computes: the buttons below do not move as phases come and go */}
       {run.live && !isFinished(state) && (
         <div className="run-phase" data-testid="run-phase">
-          {run.status.phase ? phaseText(run.status.phase) : '\u00a0'}
+          {phaseLine(run.status)}
         </div>
       )}
       {run.elsewhere && (
         <p className="detail" data-testid="run-elsewhere">
-          Another tab of this browser trains this run: follow and control it there. Here it is shown as it was when this page opened; reload once that tab has closed to resume it here.
+          Another tab of this browser trains this run: control it there. This page follows it live; if that tab closes first, the run is shown as cut off here and can be resumed from its checkpoint.
         </p>
       )}
       {state === 'done' && <SummaryLine run={run} />}

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { visibleRuns } from '../../src/state/compare';
 import { CATEGORY_COLOURS, categoryClass } from '../../src/ui/charts/overlay';
 import { LOOPS } from '../../src/loops/registry';
+import { phaseLine, showsEta } from '../../src/state/statusLine';
 
 describe('the runs the axes scale to', () => {
   const shown = { runs: [{ run: { id: 'a' } }, { run: { id: 'b' } }, { run: { id: 'c' } }] };
@@ -43,5 +44,21 @@ describe('the category palette', () => {
     }
     expect(colours.size).toBe(CATEGORY_COLOURS);
     expect(colours.has('')).toBe(false);
+  });
+});
+
+describe('the run status line', () => {
+  it('is never blank while a run starts, and never repeats the step the line names', () => {
+    expect(phaseLine({ state: 'starting', step: 0 })).toMatch(/^starting: /);
+    expect(phaseLine({ state: 'running', step: 13, phase: { kind: 'step', step: 13, detail: '' } })).toBe('sampling and updating');
+    expect(phaseLine({ state: 'running', step: 12, phase: { kind: 'step', step: 13, detail: '' } })).toBe('step 13: sampling and updating');
+    expect(phaseLine({ state: 'running', step: 10, phase: { kind: 'evaluating', step: 10, detail: '2 problems × 2 samples', progress: { done: 1, total: 4 } } })).toBe('evaluating after step 10 (2 problems × 2 samples): 1 of 4 samples');
+  });
+
+  it('shows no time left while a run is paused or finished', () => {
+    expect(showsEta('running', 13)).toBe(true);
+    expect(showsEta('paused', 13)).toBe(false);
+    expect(showsEta('done', 0)).toBe(false);
+    expect(showsEta('running', null)).toBe(false);
   });
 });

@@ -172,7 +172,7 @@ describe('run page (built app, headless Chromium)', () => {
     // the status line said what the run was doing, and never lagged the charts by a step
     const statusSeen = await page.evaluate(() => (window as unknown as { statusSeen: { step: number; points: number; phase: string }[] }).statusSeen);
     const said = statusSeen.map((r) => r.phase);
-    for (const want of [/^evaluating the start \(4 problems × 4 samples\)(: \d+ of 16 samples)?$/, /^step [1-3]: sampling and updating$/, /^evaluating after step [1-3] \(4 problems × 4 samples\)(: \d+ of 16 samples)?$/]) {
+    for (const want of [/^evaluating the start \(4 problems × 4 samples\)(: \d+ of 16 samples)?$/, /^(step [1-3]: )?sampling and updating$/, /^evaluating after step [1-3] \(4 problems × 4 samples\)(: \d+ of 16 samples)?$/]) {
       expect(said.some((p) => want.test(p)), `${want} in ${said.join(' | ')}`).toBe(true);
     }
     const lagging = statusSeen.filter((r) => r.step < r.points);
