@@ -125,8 +125,19 @@ describe('lessons (built app, headless Chromium)', () => {
         expect(await page.getByTestId('chart-mix').getByTestId('chart-run').locator('.swatch').getAttribute('class')).toBe('swatch series-c1');
         await page.setViewportSize({ width: 1440, height: 900 });
         await shot(page, 'lesson-1440');
+        await page.getByTestId('lesson').screenshot({ path: 'test-artifacts/lesson-1440-banner.png' });
+        await page.getByTestId('chart-mix').screenshot({ path: 'test-artifacts/lesson-1440-mix.png' });
         await page.setViewportSize({ width: 390, height: 844 });
         await shot(page, 'lesson-390');
+        // phones: a sample's response has the card's width, not a column of two characters
+        const response = page.locator('.sample-response').first();
+        if (await response.count()) expect((await response.boundingBox())!.width).toBeGreaterThan(250);
+        // the run list is as tall as its runs (no inner scroll box)
+        expect(await page.getByTestId('run-list').evaluate((e) => e.scrollHeight - e.clientHeight)).toBe(0);
+        // a wide table says it scrolls: edge shadows
+        const table = page.locator('.table-scroll').first();
+        if (await table.count()) expect(await table.evaluate((e) => getComputedStyle(e).backgroundImage)).toMatch(/gradient/);
+        await page.locator('.samples-panel').screenshot({ path: 'test-artifacts/lesson-390-samples.png' }).catch(() => undefined);
         await page.setViewportSize({ width: 1280, height: 900 });
       }
     });
