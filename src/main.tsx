@@ -11,9 +11,10 @@ import { indexedDbPolicyArchive } from './state/policyArchive';
 import { fetchCatalog } from './state/catalog';
 import { createLabStore } from './state/store';
 import { webLockOwnership } from './state/ownership';
-import { syncLauncherWithUrl } from './state/urlSync';
 import { syncExplorerWithUrl } from './state/explorerUrl';
 import { indexedDbGridArchive } from './state/gridArchive';
+import { broadcastRunChannel } from './state/runChannel';
+import { openAddress, syncLauncherWithUrl } from './state/urlSync';
 import { App } from './ui/App';
 import { LabStoreProvider } from './ui/LabStore';
 
@@ -27,6 +28,8 @@ const store = createLabStore(client, {
   fetchCatalog: () => fetchCatalog(base),
   archive: typeof indexedDB === 'undefined' ? null : indexedDbArchive(),
   ownership: webLockOwnership(),
+  // the other tabs of this browser follow this tab's runs live, and it theirs
+  channel: broadcastRunChannel(),
   policies: typeof indexedDB === 'undefined' ? null : indexedDbPolicyArchive(),
   newRunId: () => `${Date.now().toString(36)}-${(runCounter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
   now: () => Date.now(),
@@ -43,6 +46,8 @@ const store = createLabStore(client, {
 });
 syncLauncherWithUrl(store, window.location, window.history);
 syncExplorerWithUrl(store, window.location, window.history);
+// back and forward through the page's own links (followLink) read the address again
+window.addEventListener('popstate', () => openAddress(store, window.location.search));
 void store.getState().loadCatalog();
 void store.getState().loadArchive();
 void store.getState().loadGrid();

@@ -2,7 +2,7 @@
 // set-up's difference from the first selected run), and, when the selected runs differ only by
 // seed, their mean with a min–max band at every step all of them have reached.
 import type { BaseLoopConfig } from '../loops/base_config';
-import { formatValue } from './launcher';
+import { formatValue, loopLabel } from './launcher';
 
 /** What a run was started with: enough to say how two runs differ. */
 export interface RunSetup {
@@ -29,7 +29,7 @@ export function differingKeys(base: RunSetup, other: RunSetup): string[] {
  * configs have different fields, so a field-by-field difference would say nothing.
  */
 export function configDiffLabel(base: RunSetup, other: RunSetup): string {
-  if (base.loop !== other.loop) return `${other.loop.toUpperCase()}${base.policy !== other.policy ? ` · ${other.policy}` : ''}`;
+  if (base.loop !== other.loop) return `${loopLabel(other.loop)}${base.policy !== other.policy ? ` · ${other.policy}` : ''}`;
   const a = flatten(other);
   const keys = differingKeys(base, other);
   return keys.length === 0 ? 'same set-up' : keys.map((k) => `${k} ${formatValue(a[k])}`).join(', ');
@@ -75,8 +75,9 @@ export interface ShownRun<R> {
 }
 
 /**
- * The runs the charts draw: the ticked runs when two or more are ticked (the first is the one
- * the others are labelled against), else the selected run alone. `liveChanges` says what was
+ * The runs the charts draw: the ticked runs when two or more are ticked, in the order they were
+ * ticked (the first ticked is the one the others are labelled against, named with its loop),
+ * else the selected run alone. `liveChanges` says what was
  * changed in a run while it trained ("lr → 5e-5 at step 12"; null: nothing): a run's set-up is
  * then more than its config, so its label says so and a seed mean is not drawn. `seeds`: the
  * ticked runs differ only by seed, so the charts add their mean and band.
@@ -85,16 +86,26 @@ export function shownRuns<R extends RunSetup & { id: string; index: number; labe
   order: readonly string[], byId: Readonly<Record<string, R>>, compared: readonly string[], selected: string | null,
   liveChanges: (r: R) => string | null = () => null,
 ): { runs: ShownRun<R>[]; seeds: boolean } {
-  const ticked = order.filter((id) => compared.includes(id) && byId[id]).map((id) => byId[id]);
+  const ticked = compared.filter((id) => order.includes(id) && byId[id]).map((id) => byId[id]);
   if (ticked.length < 2) return { runs: selected && byId[selected] ? [{ run: byId[selected], name: byId[selected].label }] : [], seeds: false };
   const base = ticked[0];
   const live = ticked.map(liveChanges);
   const name = (r: R, i: number): string => {
-    const own = i === 0 ? `#${r.index} (first ticked)` : `#${r.index}: ${configDiffLabel(base, r)}`;
+    const own = i === 0 ? `${r.label} · first ticked` : `#${r.index}: ${configDiffLabel(base, r)}`;
     return live[i] ? `${own}; changed live: ${live[i]}` : own;
   };
   return {
     runs: ticked.map((r, i) => ({ run: r, name: name(r, i) })),
     seeds: onlySeedsDiffer(ticked) && live.every((l) => l === null),
   };
+}
+
+/**
+ * The shown runs whose lines are drawn: all of them but those a click on the compare legend hid
+ * (the axes rescale to these); every one hidden keeps them all, so the axes do not collapse.
+ */
+export function visibleRuns<T extends { run: { id: string } }>(shown: { runs: readonly T[] }, hidden: readonly string[]): readonly T[] {
+  if (shown.runs.length < 2) return shown.runs;
+  const visible = shown.runs.filter((r) => !hidden.includes(r.run.id));
+  return visible.length > 0 ? visible : shown.runs;
 }

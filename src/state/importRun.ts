@@ -10,6 +10,7 @@ import { LOOP_NAMES, isLoopName, loopNamed } from '../loops/registry';
 import type { RunRecord } from './archive';
 import { RUN_FILE_FORMAT } from './exportRun';
 import { MAX_SAMPLE_EVENTS, type RunData } from './runData';
+import { loopLabel } from './launcher';
 
 /** Larger files are refused before they are read (a real run's export is a few MB at most). */
 export const MAX_RUN_FILE_BYTES = 64 * 1024 * 1024;
@@ -284,7 +285,9 @@ export function importRunText(fileName: string, body: string): ImportResult {
 }
 
 /** The record an imported run is listed under: a new id and number on this page, marked imported. */
-export function importedRecord(p: ParsedRunFile, id: string, index: number, diff: string): RunRecord {
-  return { id, index, label: `#${index} ${p.loop.toUpperCase()} · ${p.policy} (imported)`, diff, loop: p.loop, policy: p.policy, config: p.config, createdAt: p.createdAt, status: p.status };
+export function importedRecord(p: ParsedRunFile, id: string, index: number, diff: string, importedAt: number): RunRecord {
+  // listed where it was imported (the list is in creation order), its own creation kept in words
+  const origin = `imported: #${p.original.index} of ${new Date(p.createdAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return { id, index, label: `#${index} ${loopLabel(p.loop)} · ${p.policy} (imported)`, diff: `${origin}; ${diff}`, loop: p.loop, policy: p.policy, config: p.config, createdAt: importedAt, status: p.status };
 }
 

@@ -51,7 +51,7 @@ export const createImportSlice =
         const runs = get().runs;
         const prev = runs.order.map((id) => runs.byId[id]).filter((v) => v.loop === parsed.run.loop).pop();
         const index = runs.order.reduce((m, id) => Math.max(m, runs.byId[id].index), 0) + 1;
-        const record = importedRecord(parsed.run, services.newRunId(), index, runDiff(parsed.run.config, prev?.config ?? null, parsed.run.loop));
+        const record = importedRecord(parsed.run, services.newRunId(), index, runDiff(parsed.run.config, prev ?? null, parsed.run.loop), services.now());
         const view: RunView = { ...record, live: false, data: parsed.run.data };
         set((s) => ({
           runs: { ...s.runs, order: [...s.runs.order, record.id], byId: { ...s.runs.byId, [record.id]: view }, selected: record.id },

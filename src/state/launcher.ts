@@ -23,6 +23,11 @@ export const LOOP_CHOICES: readonly LoopChoice[] = [
   ...COMING_LOOPS.map((l) => ({ ...l, available: false })),
 ];
 
+/** A loop's own spelling (GRPO, SvS, OpenSIR): its registry title up to the colon; an unknown name as it is. */
+export function loopLabel(name: string): string {
+  return isLoopName(name) ? loopNamed(name).spec.title.split(':')[0].trim() : name;
+}
+
 /** `loop`: the selected loop's own and shared fields; `rl`: the RL core under `rl`. */
 export type Section = 'loop' | 'rl';
 export type RlKey = keyof RlCoreConfig;
@@ -128,15 +133,18 @@ export function setSetup(l: LauncherState, setup: string): LauncherState {
 }
 
 /**
- * Switches the loop: its paper set-up, its default RL preset (the paper's optimisation), and
- * only the overrides of fields it has (seed, steps, lr, … and RL overrides carry over).
+ * Switches the loop: the chosen set-up where the new loop has one of that name (a teacher who
+ * picked `lab` and then another loop keeps a lab-sized run), else its paper set-up; its default
+ * RL preset (the paper's optimisation); and only the overrides of fields it has (seed, steps,
+ * lr, … and RL overrides carry over).
  */
 export function setLoop(l: LauncherState, loop: string): LauncherState {
   if (!isLoopName(loop)) return { ...l, loop };
   const spec = loopNamed(loop).spec;
   const preset = spec.rlPresets[0];
   const fields = Object.fromEntries(Object.entries(l.fields).filter(([k]) => Object.hasOwn(spec.fields, k)));
-  return setPreset({ ...l, loop, setup: DEFAULT_SETUP, fields }, preset);
+  const setup = Object.hasOwn(spec.presets, l.setup) ? l.setup : DEFAULT_SETUP;
+  return setPreset(setSetup({ ...l, loop, setup, fields }, setup), preset);
 }
 
 /** The partial config the loop's validator receives (set-up, preset and overrides layered). */
@@ -220,13 +228,17 @@ export function configDiff(c: BaseLoopConfig, base: BaseLoopConfig): string {
 }
 
 /**
- * How a new run's set-up differs from the last run of its loop ("" when it is the same); the
- * first run of a loop is described against the loop's defaults instead, and says so.
+ * How a new run's set-up differs from the last run of its loop, always naming that run ("vs #4:
+ * seed 2", "vs #4: same set-up"); the first run of a loop is described against the loop's
+ * defaults instead, and says so.
  */
-export function runDiff(c: BaseLoopConfig, previous: BaseLoopConfig | null, loop: string): string {
-  if (previous) return configDiff(c, previous);
+export function runDiff(c: BaseLoopConfig, previous: { index: number; config: BaseLoopConfig } | null, loop: string): string {
+  if (previous) {
+    const d = configDiff(c, previous.config);
+    return `vs #${previous.index}: ${d === '' ? 'same set-up' : d}`;
+  }
   const d = configDiff(c, defaultConfig(loop));
-  return d === '' ? `the ${loop} defaults` : `the ${loop} defaults, but ${d}`;
+  return d === '' ? `the ${loopLabel(loop)} defaults` : `the ${loopLabel(loop)} defaults, but ${d}`;
 }
 
 /** A loop's defaults as a resolved config (what a loop's first run is labelled against). */

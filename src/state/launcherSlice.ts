@@ -7,6 +7,7 @@ import { errorText } from './engineSlice';
 import { DEFAULT_LAUNCHER, effectiveValue, loopKeys, resolveLauncher, RL_KEYS, setField, setLoop, setPreset, setSetup, type LauncherState, type Resolved, type Section } from './launcher';
 import type { LabState } from './store';
 import { NO_LESSON, type Lesson } from './url';
+import { lessonLaunchers, paperLesson } from './lessons';
 
 export type CatalogState =
   | { status: 'loading' }
@@ -36,6 +37,8 @@ export interface LauncherSlice {
   setSetup(setup: string): void;
   setField(section: Section, key: string, value: unknown): void;
   resetLauncher(): void;
+  /** Starts the open paper lesson's runs (lessons.ts) from the launcher's policy and seed, ticked side by side. */
+  startLesson(): Promise<void>;
 }
 
 function resolveWith(state: LauncherState, catalog: CatalogState, uploads: readonly { name: string }[]): Resolved {
@@ -57,6 +60,12 @@ function keepLocked(next: LauncherState, current: LauncherState, lock: readonly 
     if (section) out = setField(out, section, k, effectiveValue(current, section, k));
   }
   return out;
+}
+
+/** The open paper lesson's runs, each resolved as the launcher would (empty without a lesson). */
+export function selectLessonSetups(s: LabState): Resolved[] {
+  const lesson = paperLesson(s.lesson.paper);
+  return lesson ? lessonLaunchers(lesson, s.launcher.state).map((l) => resolveWith(l, s.catalog, s.uploads?.list ?? [])) : [];
 }
 
 export const createLauncherSlice =
@@ -117,6 +126,14 @@ export const createLauncherSlice =
       },
       resetLauncher() {
         update(keepLocked(DEFAULT_LAUNCHER, get().launcher.state, get().lesson.lock), []);
+      },
+      async startLesson() {
+        const lesson = paperLesson(get().lesson.paper);
+        if (!lesson) return;
+        const setups = selectLessonSetups(get());
+        // the lesson compares on its own axis (DATPO against GRPO at equal generated tokens)
+        if (lesson.xAxis && setups.every((r) => r.ok)) get().setXAxis(lesson.xAxis);
+        await get().startRuns(setups);
       },
     };
   };

@@ -10,6 +10,8 @@ export interface RunOwnership {
   claim(runId: string): () => void;
   /** The runs another tab holds now. */
   heldElsewhere(): Promise<Set<string>>;
+  /** Resolves once no tab holds run `runId` (its owner finished it, or closed). */
+  whenFree?(runId: string): Promise<void>;
 }
 
 const PREFIX = 'rlvr-lab-run:';
@@ -28,6 +30,10 @@ export function webLockOwnership(locks: LockManager | undefined = globalThis.nav
         mine.delete(runId);
         release();
       };
+    },
+    whenFree(runId) {
+      // granted only once the owner's lock is gone; released at once
+      return locks.request(PREFIX + runId, async () => undefined).then(() => undefined, () => undefined);
     },
     async heldElsewhere() {
       const { held = [] } = await locks.query();

@@ -5,14 +5,16 @@ import type { StateCreator } from 'zustand/vanilla';
 import type { LabClient, LiveKnobs, RunBatch, RunHalt, RunSpec, RunState, RunStatus } from '../lab/protocol';
 import type { RunArchive, RunRecord } from './archive';
 import type { BaseLoopConfig } from '../loops/base_config';
+import type { RunChunk } from './runData';
 import { errorText } from './engineSlice';
 import { FrameQueue, type FrameScheduler } from './frameQueue';
 import { checkKnobs, currentKnobs } from './knobs';
-import { runDiff } from './launcher';
+import { loopLabel, runDiff, type Resolved } from './launcher';
 import { loopNamed } from '../loops/registry';
 import { appendChunk, chunkOfData, EMPTY_RUN_DATA, plainChunk, type RunData } from './runData';
 import { canRestore, INTERRUPTED, isInterrupted, withPriorHalts } from './resume';
 import type { RunOwnership } from './ownership';
+import type { RunChannel, RunMessage } from './runChannel';
 import type { LabState } from './store';
 
 export interface RunView extends RunRecord {
@@ -30,7 +32,7 @@ export interface RunsSlice {
     order: string[];
     byId: Record<string, RunView>;
     selected: string | null;
-    /** runs ticked for comparison, in run order; two or more overlay on every chart */
+    /** runs ticked for comparison, in the order they were ticked; two or more overlay on every chart */
     compared: string[];
     /** the last start or command that failed, with why */
     message: string | null;
@@ -43,6 +45,8 @@ export interface RunsSlice {
    * known at once (the view is listed before this returns), `done` settles when it ends.
    */
   startRunOf(r: { loop: string; policy: string; config: BaseLoopConfig }, opts?: { id?: string; note?: string; select?: boolean; adapterStart?: boolean }): { id: string; done: Promise<void> };
+  /** Starts several set-ups side by side (a lesson's runs), ticked for comparison in place of any earlier ticks. */
+  startRuns(setups: readonly Resolved[]): Promise<void>;
   /** Resumes every run cut off by a reload (page closed) from its checkpoint, all at once; returns how many. */
   resumeInterrupted(): number;
   pauseRun(id: string): Promise<void>;
@@ -71,9 +75,13 @@ export interface RunServices {
   archive: RunArchive | null;
   /** which tab computes which run (none: every unfinished run in the archive is taken as cut off) */
   ownership?: RunOwnership | null;
+  /** the other tabs: this tab's runs go out on it, theirs come in (none: another tab's run shows as it was) */
+  channel?: RunChannel | null;
   newRunId: () => string;
   now: () => number;
 }
+
+type ResolvedRun = Extract<Resolved, { ok: true }>;
 
 const COMPUTING: readonly RunState[] = ['starting', 'running', 'pausing', 'stopping'];
 const FINISHED: readonly RunState[] = ['done', 'stopped', 'failed'];
@@ -96,14 +104,20 @@ export const createRunsSlice =
     const persist = (p: Promise<void> | undefined) =>
       p?.catch((e: unknown) => patch({ archive: 'failed', archiveError: errorText(e) }));
 
+    // how many chunks the archive holds of each run this tab computes: a chunk's number for the other tabs
+    const chunkSeq = new Map<string, number>();
     const queue = new FrameQueue<RunBatch>(schedule, (batches) => {
       const byId = { ...get().runs.byId };
       for (const b of batches) {
         const run = byId[b.runId];
         if (!run) continue;
         const chunk = plainChunk(b);
-        byId[b.runId] = { ...run, data: appendChunk(run.data, chunk), status: withPriorHalts(run.priorHalts, b.status) };
+        const status = withPriorHalts(run.priorHalts, b.status);
+        byId[b.runId] = { ...run, data: appendChunk(run.data, chunk), status };
         persist(services.archive?.appendChunk(b.runId, chunk));
+        const seq = chunkSeq.get(b.runId) ?? 0;
+        chunkSeq.set(b.runId, seq + 1);
+        services.channel?.post({ type: 'chunk', runId: b.runId, seq, chunk, status });
       }
       patch({ byId });
       for (const id of new Set(batches.map((b) => b.runId))) if (byId[id]) persist(services.archive?.putRun(recordOf(byId[id])));
@@ -119,13 +133,17 @@ export const createRunsSlice =
         final = await client.startRun(spec, (b) => queue.push(b));
       } catch (e) {
         final = { ...(get().runs.byId[id]?.status ?? status), state: 'failed', error: errorText(e) };
+      }
+      try {
+        queue.flush();
+        patchRun(id, (v) => ({ ...v, status: withPriorHalts(v.priorHalts, final) }));
+        const done = get().runs.byId[id];
+        // stored, then told, then let go: a tab that sees the lock free finds the final status stored
+        if (done) await persist(services.archive?.putRun(recordOf(done)));
+        if (done) services.channel?.post({ type: 'status', runId: id, status: done.status });
       } finally {
         release?.();
       }
-      queue.flush();
-      patchRun(id, (v) => ({ ...v, status: withPriorHalts(v.priorHalts, final) }));
-      const done = get().runs.byId[id];
-      if (done) persist(services.archive?.putRun(recordOf(done)));
     };
 
     const command = async (id: string, f: (id: string) => Promise<void>) => {
@@ -136,13 +154,94 @@ export const createRunsSlice =
       }
     };
 
+    /** Adds a view per set-up (numbered in order), then trains them side by side; `compare` ticks them all. */
+    const startAll = async (setups: readonly ResolvedRun[], compare: boolean) => {
+      const s = get();
+      const views: RunView[] = [];
+      const specs: RunSpec[] = [];
+      let index = s.runs.order.reduce((m, k) => Math.max(m, s.runs.byId[k].index), 0);
+      for (const r of setups) {
+        const id = services.newRunId();
+        const runs = [...s.runs.order.map((k) => s.runs.byId[k]), ...views];
+        const loop = r.loop;
+        // labelled by its difference from the last run of the same loop (or the loop's defaults)
+        const prev = runs.filter((v) => v.loop === loop).pop();
+        const title = loopLabel(loop);
+        index += 1;
+        const status: RunStatus = { state: 'starting', step: 0, totalSteps: r.config.steps, stepsPerS: null, etaS: null, error: null };
+        // adapter files apply to a loop that trains adapter sets (the launcher offers them only there)
+        const adapterFiles = loopNamed(loop).spec.shape(r.config).adapters?.length ? s.adapterStart : [];
+        views.push({
+          id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}${adapterFiles.length ? ` · from ${adapterFiles.map((f) => f.name).join(' + ')}` : ''}`, diff: runDiff(r.config, prev ?? null, loop),
+          loop, policy: r.policy, config: r.config, createdAt: services.now(), status, live: true, data: EMPTY_RUN_DATA,
+        });
+        specs.push({ runId: id, loop: r.loop, policy: r.policy, config: r.config, ...(adapterFiles.length ? { adapterFiles: adapterFiles.map(({ file, bytes }) => ({ file, bytes })) } : {}) });
+      }
+      const ids = views.map((v) => v.id);
+      set((st) => ({
+        runs: {
+          ...st.runs, order: [...st.runs.order, ...ids], byId: { ...st.runs.byId, ...Object.fromEntries(views.map((v) => [v.id, v])) },
+          selected: ids[0] ?? st.runs.selected, message: null, compared: compare ? ids : st.runs.compared,
+        },
+      }));
+      for (const v of views) {
+        chunkSeq.set(v.id, 0);
+        persist(services.archive?.putRun(recordOf(v)));
+      }
+      await Promise.all(specs.map((spec, i) => launch(spec, views[i].status)));
+    };
+
+    // ---- another tab's runs, followed live (runChannel.ts) ----
+    /** how many of each followed run's chunks this tab holds (read from the archive, or heard) */
+    const seen = new Map<string, number>();
+    /** An archived run as this tab lists it: another tab's while that tab holds it, cut off if it was computing. */
+    const viewOfArchived = (record: RunRecord, chunks: readonly RunChunk[], heldElsewhere: boolean): RunView => {
+      const data = chunks.reduce(appendChunk, EMPTY_RUN_DATA);
+      // another tab computes it: shown read-only, followed through the channel
+      if (heldElsewhere && !isFinished(record.status.state)) return { ...record, live: false, elsewhere: true, data };
+      const { phase: _phase, ...kept } = record.status;
+      const status = isFinished(record.status.state) ? kept : { ...kept, state: 'stopped' as const, stepsPerS: null, etaS: null, error: INTERRUPTED };
+      return { ...record, status, live: false, data };
+    };
+    /** Reads a followed run again from the archive (a missed chunk, or its owner gone). */
+    const reread = async (id: string, heldElsewhere: boolean) => {
+      const saved = (await services.archive?.loadRuns().catch(() => []))?.find((r) => r.record.id === id);
+      const run = get().runs.byId[id];
+      if (!saved || !run?.elsewhere) return;
+      const view = viewOfArchived(saved.record, saved.chunks, heldElsewhere);
+      seen.set(id, saved.chunks.length);
+      if (view.status.error === INTERRUPTED) persist(services.archive?.putRun(recordOf(view)));
+      patchRun(id, () => view);
+    };
+    /** Follows another tab's run until that tab lets it go: then the stored record says how it ended. */
+    const follow = (id: string, chunks: number) => {
+      seen.set(id, chunks);
+      void services.ownership?.whenFree?.(id).then(() => reread(id, false));
+    };
+    const hear = (m: RunMessage) => {
+      const run = get().runs.byId[m.runId];
+      if (!run?.elsewhere) return;
+      if (m.type === 'status') {
+        const done = isFinished(m.status.state);
+        return patchRun(m.runId, (v) => ({ ...v, status: m.status, elsewhere: done ? undefined : true }));
+      }
+      const have = seen.get(m.runId) ?? 0;
+      if (m.seq < have) return;
+      // a chunk missed (posted before this tab listened, after its archive read): read the run again
+      if (m.seq > have) return void reread(m.runId, true);
+      seen.set(m.runId, have + 1);
+      // the last batch may carry the end already
+      patchRun(m.runId, (v) => ({ ...v, data: appendChunk(v.data, m.chunk), status: m.status, elsewhere: isFinished(m.status.state) ? undefined : true }));
+    };
+    services.channel?.listen(hear);
+
     return {
       runs: { order: [], byId: {}, selected: null, compared: [], message: null, archive: services.archive ? 'loading' : 'off', archiveError: null },
 
       async startRun() {
         const r = get().launcher.resolved;
         if (!r.ok) return patch({ message: r.message });
-        await get().startRunOf(r, { adapterStart: true }).done;
+        await startAll([r], false);
       },
 
       startRunOf(r, opts = {}) {
@@ -152,20 +251,27 @@ export const createRunsSlice =
         const loop = r.loop;
         // labelled by its difference from the last run of the same loop (or the loop's defaults)
         const prev = runs.filter((v) => v.loop === loop).pop();
-        const title = loop.toUpperCase();
         const index = runs.reduce((m, v) => Math.max(m, v.index), 0) + 1;
         const status: RunStatus = { state: 'starting', step: 0, totalSteps: r.config.steps, stepsPerS: null, etaS: null, error: null };
         // the launcher's adapter files apply to a loop that trains adapter sets (the launcher offers them only there)
         const adapterFiles = opts.adapterStart && loopNamed(loop).spec.shape(r.config).adapters?.length ? s.adapterStart : [];
         const view: RunView = {
-          id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}${adapterFiles.length ? ` · from ${adapterFiles.map((f) => f.name).join(' + ')}` : ''}${opts.note ? ` · ${opts.note}` : ''}`, diff: runDiff(r.config, prev?.config ?? null, loop),
+          id, index, label: `#${index} ${loopLabel(loop)} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}${adapterFiles.length ? ` · from ${adapterFiles.map((f) => f.name).join(' + ')}` : ''}${opts.note ? ` · ${opts.note}` : ''}`, diff: runDiff(r.config, prev ?? null, loop),
           loop, policy: r.policy, config: r.config, createdAt: services.now(), status, live: true, data: EMPTY_RUN_DATA,
         };
         const select = opts.select ?? true;
         set((st) => ({ runs: { ...st.runs, order: [...st.runs.order, id], byId: { ...st.runs.byId, [id]: view }, selected: select || st.runs.selected === null ? id : st.runs.selected, message: null } }));
+        chunkSeq.set(id, 0);
         persist(services.archive?.putRun(recordOf(view)));
         const done = launch({ runId: id, loop: r.loop, policy: r.policy, config: r.config, ...(adapterFiles.length ? { adapterFiles: adapterFiles.map(({ file, bytes }) => ({ file, bytes })) } : {}) }, status);
         return { id, done };
+      },
+
+      async startRuns(setups) {
+        const bad = setups.find((r) => !r.ok);
+        if (bad && !bad.ok) return patch({ message: bad.message });
+        // the charts show exactly these runs: ticked together (one alone is shown alone)
+        await startAll(setups as ResolvedRun[], true);
       },
 
       async resumeFromCheckpoint(id) {
@@ -188,7 +294,9 @@ export const createRunsSlice =
         patchRun(id, () => view);
         patch({ selected: id, message: null });
         get().dismissRunLoss(id);
-        await persist(services.archive?.rewriteRun(recordOf(view), data.step.length + data.evals.length + data.samples.length + data.records.length > 0 ? [chunkOfData(data)] : []));
+        const kept = data.step.length + data.evals.length + data.samples.length + data.records.length > 0 ? [chunkOfData(data)] : [];
+        chunkSeq.set(id, kept.length);
+        await persist(services.archive?.rewriteRun(recordOf(view), kept));
         await launch({ runId: id, loop: run.loop, policy: run.policy, config: run.config, resume: from !== null }, status);
       },
 
@@ -229,10 +337,10 @@ export const createRunsSlice =
       },
 
       toggleCompare(id) {
-        const { order, byId, compared } = get().runs;
+        const { byId, compared } = get().runs;
         if (!byId[id]) return;
-        const next = compared.includes(id) ? compared.filter((k) => k !== id) : [...compared, id];
-        patch({ compared: order.filter((k) => next.includes(k)) });
+        // in ticking order: the first ticked is the base the others are labelled against
+        patch({ compared: compared.includes(id) ? compared.filter((k) => k !== id) : [...compared, id] });
       },
 
       async deleteRun(id) {
@@ -255,14 +363,8 @@ export const createRunsSlice =
         if (!archive) return;
         try {
           const [saved, elsewhere] = await Promise.all([archive.loadRuns(), services.ownership?.heldElsewhere() ?? new Set<string>()]);
-          const views: RunView[] = saved.map(({ record, chunks }) => {
-            const data = chunks.reduce(appendChunk, EMPTY_RUN_DATA);
-            // another tab computes it: as it was, untouched (its tab keeps the archive up to date)
-            if (elsewhere.has(record.id) && !isFinished(record.status.state)) return { ...record, live: false, elsewhere: true, data };
-            const { phase: _phase, ...kept } = record.status;
-            const status = isFinished(record.status.state) ? kept : { ...kept, state: 'stopped' as const, stepsPerS: null, etaS: null, error: INTERRUPTED };
-            return { ...record, status, live: false, data };
-          });
+          const views: RunView[] = saved.map(({ record, chunks }) => viewOfArchived(record, chunks, elsewhere.has(record.id)));
+          for (const [i, v] of views.entries()) if (v.elsewhere) follow(v.id, saved[i].chunks.length);
           for (const v of views) if (v.status.error === INTERRUPTED) persist(archive.putRun(recordOf(v)));
           set((s) => {
             const known = new Set(s.runs.order);

@@ -23,9 +23,10 @@ import { LOOPS, isLoopName } from '../loops/registry';
 import { showText } from '../util/show';
 import type { RlCorePresetName } from '../rl/config';
 import { isUploadName } from './policyUpload';
+import { PAPER_LESSONS, paperLesson } from './lessons';
 
-/** Query parameters the page reads elsewhere (the explorer's `grid` and `explore`: src/explore/gridUrl.ts); never reported as unknown. */
-export const PAGE_PARAMS: readonly string[] = ['debug', 'hide', 'lock', 'grid', 'explore'];
+/** Query parameters the page reads elsewhere (the explorer's `grid` and `explore`: src/explore/gridUrl.ts; a paper's `lesson`); never reported as unknown. */
+export const PAGE_PARAMS: readonly string[] = ['debug', 'hide', 'lock', 'grid', 'explore', 'lesson'];
 /** Parameters that may repeat: their values are lists (`hide=a&hide=b` is `hide=a,b`). */
 const LIST_PARAMS: readonly string[] = ['hide', 'lock'];
 
@@ -105,10 +106,13 @@ export function mergeQuery(current: URLSearchParams, l: LauncherState): string {
 
 /**
  * Lesson links: `hide=launcher,knobs` hides those parts of the page and `lock=lr,seed` fixes
- * those fields at the link's values, so a teacher can hand out a set-up. A convenience, not a
- * safeguard: whoever edits the address can lift them.
+ * those fields at the link's values, so a teacher can hand out a set-up; `lesson=<id>` opens one
+ * of the papers' lessons (lessons.ts). A convenience, not a safeguard: whoever edits the address
+ * can lift them. `launcher`: the Start bar's pickers and the New run panel (a Start button with
+ * the fixed set-up stays); `newrun`: the New run panel alone (the launcher's knobs; the Start bar
+ * stays); `knobs`: a run's live knobs.
  */
-export const HIDEABLE = ['launcher', 'knobs', 'selftest', 'demo', 'adapter', 'samples', 'import', 'upload'] as const;
+export const HIDEABLE = ['launcher', 'newrun', 'knobs', 'selftest', 'demo', 'adapter', 'samples', 'import', 'upload'] as const;
 export type Hideable = (typeof HIDEABLE)[number];
 
 /** Fields a lesson can lock: the loop, policy, set-up and preset pickers and every field of any loop. */
@@ -117,9 +121,11 @@ export const LOCKABLE: readonly string[] = [...new Set(['loop', 'policy', 'setup
 export interface Lesson {
   hide: readonly Hideable[];
   lock: readonly string[];
+  /** the paper lesson the page opens (`lesson=`), or null */
+  paper: string | null;
 }
 
-export const NO_LESSON: Lesson = Object.freeze({ hide: [], lock: [] });
+export const NO_LESSON: Lesson = Object.freeze({ hide: [], lock: [], paper: null });
 
 function listParam(q: URLSearchParams, key: string): string[] {
   return q.getAll(key).flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
@@ -137,5 +143,10 @@ export function queryToLesson(q: URLSearchParams): { lesson: Lesson; warnings: s
     if (!LOCKABLE.includes(k)) warnings.push(`lock=${showText(k)}: not a launcher field; ignored`);
     else if (!lock.includes(k)) lock.push(k);
   }
-  return { lesson: { hide, lock }, warnings };
+  let paper: string | null = null;
+  for (const id of listParam(q, 'lesson')) {
+    if (paperLesson(id)) paper = id;
+    else warnings.push(`lesson=${id}: no such lesson (lessons: ${PAPER_LESSONS.map((l) => l.id).join(', ')}); ignored`);
+  }
+  return { lesson: { hide, lock, paper }, warnings };
 }

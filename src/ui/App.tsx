@@ -1,6 +1,6 @@
 // The lab's run page: set up a run, watch it train live (charts, evaluations, samples), and
 // below, the GPU the worker found, the kernel self-test and the memorise demo.
-import { useEffect } from 'react';
+import { useEffect, useMemo } from 'react';
 import { AdapterPanel } from './AdapterPanel';
 import { CurriculumPanel, EvaluationCharts, TrainingCharts } from './ChartsPanel';
 import { DemoPanel } from './DemoPanel';
@@ -18,6 +18,8 @@ import type { Hideable } from '../state/url';
 import { ChartWarmup } from './charts/Warmup';
 import { Intro, useIntro } from './Intro';
 import { Explorer } from './explorer/Explorer';
+import { LessonBanner, LessonFocus } from './Lesson';
+import { paperLesson } from '../state/lessons';
 
 const WAKE_TEXT: Record<WakeLockStatus, string> = {
   unsupported: 'This browser cannot keep the screen awake: keep it from sleeping while a run trains.',
@@ -48,6 +50,10 @@ export function App({ debug = false }: { debug?: boolean }) {
   // a lesson link (`?hide=…`) can hide parts of the page
   const hidden = useLab((s) => s.lesson.hide);
   const shown = (part: Hideable) => !hidden.includes(part);
+  // the New run panel: hidden with the launcher, or alone (`newrun`: the launcher's knobs)
+  const form = shown('launcher') && shown('newrun');
+  const lesson = paperLesson(useLab((s) => s.lesson.paper));
+  const focus = useMemo(() => lesson?.charts.map((c) => c.id) ?? [], [lesson]);
   const [intro, setIntro] = useIntro();
   useShortcuts();
   useEffect(() => {
@@ -72,21 +78,25 @@ export function App({ debug = false }: { debug?: boolean }) {
       <main>
         {/* first: in CPU mode every part of the page reads as CPU mode */}
         <CpuMode />
-        {shown('launcher') && <StartBar />}
+        <LessonBanner />
+        {/* under a lesson there is always a way to start its run: a paper lesson's own button, or the Start bar with the fixed set-up */}
+        {shown('launcher') ? <StartBar knobsBelow={shown('newrun')} /> : !lesson && <StartBar fixed knobsBelow={false} />}
         {intro && <Intro onClose={() => setIntro(false)} />}
         <ChartWarmup />
         <EngineAlerts />
-        {!shown('launcher') && <AddressWarnings />}
-        <div className={shown('launcher') ? 'lab' : 'lab lab-wide'}>
-          {shown('launcher') && <Launcher />}
-          <div className="lab-main">
-            <RunsPanel />
-            <TrainingCharts />
-            <EvaluationCharts />
-            <CurriculumPanel />
-            {shown('samples') && <SamplesPanel />}
+        {!form && <AddressWarnings />}
+        <LessonFocus.Provider value={focus}>
+          <div className={form ? 'lab' : 'lab lab-wide'}>
+            {form && <Launcher />}
+            <div className="lab-main">
+              <RunsPanel />
+              <TrainingCharts />
+              <EvaluationCharts />
+              <CurriculumPanel />
+              {shown('samples') && <SamplesPanel />}
+            </div>
           </div>
-        </div>
+        </LessonFocus.Provider>
         <Explorer />
         {(shown('adapter') || shown('selftest') || shown('demo')) && (
           <>

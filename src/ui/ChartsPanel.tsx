@@ -2,14 +2,14 @@
 // and the held-out evaluations, of the selected run or, with two or more runs ticked, of all of
 // them overlaid and labelled by their difference from the first.
 import { useId, useMemo } from 'react';
-import { shownRuns, type ShownRun } from '../state/compare';
+import { shownRuns, visibleRuns, type ShownRun } from '../state/compare';
 import type { RunView } from '../state/runsSlice';
 import { MAX_SMOOTHING } from '../state/viewSlice';
 import { knobChanges, knobsOfConfig } from '../state/knobs';
 import { clockEnd, clockFor, evalTimes, placeMarks, type XAxisMode } from '../state/wallTime';
 import { formatValue } from './format';
 import { EvalCharts } from './charts/EvalCharts';
-import { ChartSubject, MetricChart, type ChangeLine } from './charts/MetricChart';
+import { ChartSubject, MetricChart, type ChangeLine, type RunBadge } from './charts/MetricChart';
 import { seriesClass } from './charts/overlay';
 import { metricChartsOf } from './charts/specs';
 import { CurveChart, MultiLineChart, RecordMap, StackedChart, stackedProps } from './charts/LoopViews';
@@ -98,11 +98,16 @@ export function changeMarks(shown: Shown, mode: XAxisMode): ChangeLine[] {
   return placeMarks(runs, mode).map((m) => ({ step: m.step, x: m.x, label: m.label }));
 }
 
-/** The axis of the charts: to the longest run's total steps, or to the latest time a shown run reached. */
+/**
+ * The axis of the charts: to the longest visible run's total steps, or to the latest time a
+ * visible run reached; hiding a run in the legend rescales to the others.
+ */
 function useAxis(shown: Shown, given?: readonly number[]): ChartAxis {
   const mode = useLab((s) => s.view.xAxis);
-  const times = given ?? shown.runs.map((r) => clockEnd(clockFor(r.run.data, mode)));
-  return mode === 'step' ? { mode, max: Math.max(...shown.runs.map((r) => r.run.status.totalSteps)) } : { mode, max: Math.max(0, ...times) };
+  const hidden = useLab((s) => s.view.hiddenRuns);
+  const runs = visibleRuns(shown, hidden);
+  const times = given ?? runs.map((r) => clockEnd(clockFor(r.run.data, mode)));
+  return mode === 'step' ? { mode, max: Math.max(...runs.map((r) => r.run.status.totalSteps)) } : { mode, max: Math.max(0, ...times) };
 }
 
 /** Which colour is which run, when several are drawn; a click on an entry hides that run's lines (and shows them again). */
@@ -158,11 +163,17 @@ export function TrainingCharts() {
   if (shown.runs.length === 0) return null;
   const marks = haltMarks(shown, axis.mode);
   const changes = changeMarks(shown, axis.mode);
-  const specs = metricChartsOf(shown.runs.map((r) => r.run.loop)).filter((c) => !c.optional || shown.runs.some((r) => c.key in r.run.data.series));
-  // a loop's own multi-metric charts draw one run each: for each loop shown, its first run
-  const ownViews = [...new Map(shown.runs.map((r) => [r.run.loop, r.run])).values()]
-    .map((run) => ({ run, views: viewsOf(run.loop) }))
-    .filter((v): v is { run: typeof v.run; views: LoopViews } => v.views !== null);
+  // a chart of a metric no shown run reports is dropped once they have steps (TTSP reports no
+  // groups without signal): before the first step each waits with its placeholder, an optional
+  // one appears only when reported
+  const started = shown.runs.some((r) => r.run.data.step.length > 0);
+  const specs = metricChartsOf(shown.runs.map((r) => r.run.loop)).filter((c) => shown.runs.some((r) => c.key in r.run.data.series) || (!c.optional && !started));
+  // a loop's own multi-metric charts draw one run each: one set per visible run, each naming its
+  // run (with its legend swatch) while several are compared
+  const several = shown.runs.length > 1;
+  const ownViews = shown.runs
+    .map((r, i) => ({ run: r.run, badge: several ? { label: r.run.label, cls: seriesClass(i, shown.runs.length) } : undefined, views: viewsOf(r.run.loop) }))
+    .filter((v): v is { run: RunView; badge: RunBadge | undefined; views: LoopViews } => v.views !== null && !(several && hidden.includes(v.run.id)));
   return (
     <Panel title="Training" className="panel-wide charts" intro={intro(shown, 'what each step of the loop measured')}>
       <ChartControls shown={shown} />
@@ -175,14 +186,19 @@ export function TrainingCharts() {
             series={shown.runs.map((r) => ({ id: r.run.id, name: r.name, steps: r.run.data.step, values: shown.runs.length > 1 && hidden.includes(r.run.id) ? undefined : r.run.data.series[spec.key], clock: clockFor(r.run.data, axis.mode) }))}
           />
         ))}
-        {ownViews.map(({ run, views }) => [
-          ...(views.stacked ?? []).map((spec) => <StackedChart key={`${run.id}-${spec.id}`} {...stackedProps(spec, run.data)} />),
-          ...(views.multiLine ?? []).map((spec) => <MultiLineChart key={`${run.id}-${spec.id}`} spec={spec} data={run.data} axis={axis} marks={marks} />),
+        {ownViews.map(({ run, badge, views }) => [
+          ...(views.stacked ?? []).filter((spec) => reports(run, spec.series)).map((spec) => <StackedChart key={`${run.id}-${spec.id}`} {...stackedProps(spec, run.data, badge)} />),
+          ...(views.multiLine ?? []).filter((spec) => reports(run, spec.series)).map((spec) => <MultiLineChart key={`${run.id}-${spec.id}`} spec={spec} data={run.data} axis={axis} marks={marks} run={badge} />),
         ])}
       </div>
       </ChartSubject.Provider>
     </Panel>
   );
+}
+
+/** Whether a loop chart of several metrics has something of `run` to draw, or waits for its first step. */
+function reports(run: RunView, series: readonly { key: string }[]): boolean {
+  return run.data.step.length === 0 || series.some((s) => s.key in run.data.series);
 }
 
 /** The views the loop of a run declares (null for a loop this page does not know). */

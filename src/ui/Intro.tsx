@@ -1,19 +1,17 @@
 // The first thing a newcomer reads: what RLVR is, the task (one worked example with its step
-// trace, computed by the world's own solver), what GRPO does, what to watch, how long a run takes,
-// and set-ups that show one thing each, as links. Dismissible; the masthead brings it back.
+// trace, computed by the world's own solver), what the chosen loop does and what to watch, how to
+// start, and set-ups and lessons as links that keep the page's lesson parameters (PageLink).
+// It follows the launcher's loop; the other loops are a click away. Dismissible; the masthead
+// brings it back.
 import { useState } from 'react';
 import { LOOPS } from '../loops/registry';
 import { parseExpr, solutionOf } from '../world/index';
-
+import { loopLabel } from '../state/launcher';
+import { guidedLoops, lessonsOfLoop, LOOP_GUIDES, QUICK_DEMO, type SetupLink } from '../state/lessons';
+import { useLab } from './LabStore';
+import { PageLink } from './PageLink';
 const DISMISSED_KEY = 'rlvr-lab-intro-dismissed';
 const EXAMPLE = 'max(7,2)*3+4';
-
-/** Set-ups that each show one thing (the page address carries them, like any set-up). */
-export const OUTCOMES: readonly { title: string; query: string; what: string }[] = [
-  { title: 'Quick demo', query: 'setup=lab', what: 'the lab-sized set-up: 4 problems × 8 samples, 20 steps, an evaluation every 10' },
-  { title: 'See entropy fall', query: 'steps=60&evalEvery=20', what: 'GRPO at its default learning rate (1e-4) for 60 steps: the policy commits, its entropy falls' },
-  { title: 'Watch pass@k narrow', query: 'steps=100&evalEvery=25&evalProblems=32&evalN=64&seed=1', what: '100 steps at 1e-4 with pass@k up to k = 64: in docs/results.md §1c this seed lost coverage (pass@64 0.94 → 0.84) while training reward rose' },
-];
 
 function storage(): Storage | null {
   try {
@@ -42,8 +40,71 @@ function workedExample(): string {
   return p.ok ? solutionOf(p.expr) : '';
 }
 
+function SetupLinks({ links, testId = 'intro-outcome' }: { links: readonly SetupLink[]; testId?: string }) {
+  return (
+    <ul className="intro-outcomes">
+      {links.map((o) => (
+        <li key={o.title}>
+          <PageLink set={o.set} testId={testId}>
+            {o.title}
+          </PageLink>
+          : {o.what}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The paper lessons with a run of this loop, as links that open them. */
+function LessonLinks({ loop, testId }: { loop: string; testId: string }) {
+  const lessons = lessonsOfLoop(loop);
+  if (lessons.length === 0) return null;
+  return (
+    <p className="intro-lessons">
+      Lesson{lessons.length > 1 ? 's' : ''}:{' '}
+      {lessons.map((l, i) => (
+        <span key={l.id}>
+          {i > 0 && ' · '}
+          <PageLink set={{ lesson: l.id }} testId={testId}>
+            {l.title}
+          </PageLink>
+        </span>
+      ))}
+    </p>
+  );
+}
+
+/** A loop's paragraph: what it does, what to watch and where, its set-ups and lessons. */
+function LoopParagraph({ loop, links, other = false }: { loop: string; links: boolean; other?: boolean }) {
+  const g = LOOP_GUIDES[loop];
+  return (
+    <div className="intro-loop" data-testid={other ? 'intro-other-loop' : 'intro-loop'} data-loop={loop}>
+      <p>
+        <strong>{loopLabel(loop)}</strong> {g.does} <strong>Watch</strong> {g.watch}
+      </p>
+      {links && g.links.length > 0 && <SetupLinks links={g.links} testId={other ? 'intro-other-outcome' : 'intro-outcome'} />}
+      {links && <LessonLinks loop={loop} testId={other ? 'intro-other-lesson' : 'intro-lesson'} />}
+    </div>
+  );
+}
+
 export function Intro({ onClose }: { onClose: () => void }) {
   const trace = workedExample();
+  const loop = useLab((s) => s.launcher.state.loop);
+  const hide = useLab((s) => s.lesson.hide);
+  const lockedLoop = useLab((s) => s.lesson.lock.includes('loop'));
+  const paper = useLab((s) => s.lesson.paper);
+  // under hide=launcher the lesson fixed its set-up: no link offers another
+  const fixed = hide.includes('launcher');
+  const chosen = LOOP_GUIDES[loop] ? loop : guidedLoops()[0];
+  const others = guidedLoops().filter((n) => n !== chosen);
+  const how = paper
+    ? <>Press <em>Start the lesson&apos;s runs</em> in the lesson above.</>
+    : fixed
+      ? <>This page&apos;s lesson fixes the set-up: press <em>Start run</em> at the top.</>
+      : hide.includes('newrun')
+        ? <>Pick a set-up and press <em>Start run</em> at the top:</>
+        : <>Pick a set-up and press <em>Start run</em> (at the top, or under <em>New run</em>, where every knob is):</>;
   return (
     <section className="panel intro" aria-labelledby="intro-title" data-testid="intro">
       <div className="intro-head">
@@ -55,39 +116,37 @@ export function Intro({ onClose }: { onClose: () => void }) {
       <p>
         <strong>Reinforcement learning with verifiable rewards (RLVR)</strong>: a language model answers problems whose answers can be checked exactly, and is pushed
         towards the answers that checked out. Here a small GPT-2 does integer arithmetic on your GPU: given <code>{EXAMPLE}</code> it writes{' '}
-        <code data-testid="intro-example">{trace}</code>, a step trace and the answer after <code>#</code>; only the answer is checked. Pick a set-up and press{' '}
-        <em>Start run</em> (at the top, or under <em>New run</em>, where every knob is):
+        <code data-testid="intro-example">{trace}</code>, a step trace and the answer after <code>#</code>; only the answer is checked. {how}
       </p>
-      <ul className="intro-outcomes">
-        {OUTCOMES.map((o) => (
-          <li key={o.title}>
-            <a href={`?${o.query}`} data-testid="intro-outcome">
-              {o.title}
-            </a>
-            : {o.what}
-          </li>
-        ))}
-      </ul>
+      {!fixed && !paper && <SetupLinks links={[QUICK_DEMO]} />}
+      <LoopParagraph loop={chosen} links={!fixed} />
       <details className="intro-more">
-        <summary>What GRPO does, and what to watch</summary>
-        <p>
-          <strong>GRPO</strong> samples 8 answers per problem, scores each 1 (right) or 0, and raises the probability of the answers that beat their group's mean and
-          lowers the others. The other loops build their own curriculum on top of it (SvS writes variants of the problems the policy finds hard).
-        </p>
-        <p>
-          <strong>Watch</strong> the reward rise and the <em>policy entropy</em> fall as the policy commits. On held-out problems, <em>pass@1</em> (one try) can rise
-          while <em>pass@k</em> for large k (any of k tries) falls: RL sharpening what the model already knew rather than teaching it more. The status line says what a
-          run is doing and how long it has left.
-        </p>
+        <summary>The other loops: {others.map(loopLabel).join(', ')}</summary>
+        {others.map((n) => (
+          <div key={n}>
+            <LoopParagraph loop={n} links={!fixed && !lockedLoop} other />
+            {!fixed && !lockedLoop && (
+              <p className="detail">
+                <PageLink set={{ loop: n }} testId="intro-switch">
+                  Switch the launcher to {loopLabel(n)}
+                </PageLink>
+              </p>
+            )}
+          </div>
+        ))}
       </details>
       <p className="detail">
-        The base policy's card: <a href="models/small/card.json">small</a>. The papers:{' '}
+        The status line says what a run is doing and how long it has left. The base policy&apos;s card: <a href="models/small/card.json">small</a>. The papers:{' '}
         {LOOPS.filter((d) => d.spec.paper).map((d, i) => (
           <span key={d.spec.name}>
             {i > 0 && ', '}
-            <a href={d.spec.paper!.url} target="_blank" rel="noreferrer">
-              {d.spec.paper!.title}
-            </a>
+            {d.spec.paper!.url ? (
+              <a href={d.spec.paper!.url} target="_blank" rel="noreferrer">
+                {d.spec.paper!.title}
+              </a>
+            ) : (
+              <cite>{d.spec.paper!.title}</cite>
+            )}
           </span>
         ))}
         .

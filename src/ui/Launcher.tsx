@@ -4,7 +4,7 @@
 import { useId } from 'react';
 import { RL_CORE_PRESETS, type RlCorePresetName } from '../rl/config';
 import type { Section } from '../state/launcher';
-import { LOOP_CHOICES, loopKeys, loopSpec, presetNames, rlKeys, setupNames } from '../state/launcher';
+import { LOOP_CHOICES, loopKeys, loopLabel, loopSpec, presetNames, rlKeys, setupNames } from '../state/launcher';
 import { selectExclusiveJob, selectRunsReady, type LabState } from '../state/store';
 import { selectCpuModeOffered } from '../state/cpuModeSlice';
 import { CPU_MODE } from '../lab/cpuMode';
@@ -165,8 +165,9 @@ export function AddressWarnings() {
 /**
  * The primary action above the fold: the loop, the set-up and the base policy (the launcher's
  * own fields, shared with the form below) and Start. After a start the page goes to the run.
+ * `fixed` (a lesson's `hide=launcher`): the set-up is shown, not offered, and Start stays.
  */
-export function StartBar() {
+export function StartBar({ fixed = false, knobsBelow = true }: { fixed?: boolean; knobsBelow?: boolean }) {
   const state = useLab((s) => s.launcher.state);
   const resolved = useLab((s) => s.launcher.resolved);
   const catalog = useLab((s) => s.catalog);
@@ -189,6 +190,20 @@ export function StartBar() {
     document.querySelector('.runs')?.scrollIntoView({ behavior: 'smooth', block: 'start' });
     await run;
   };
+  const why2 = !resolved.ok ? (knobsBelow ? 'Fix the set-up in New run below.' : resolved.message) : why ?? (knobsBelow ? 'Every other knob is under New run below.' : fixed ? 'The lesson fixes this set-up.' : null);
+  if (fixed) {
+    return (
+      <form className="panel startbar" aria-label="Start the lesson's run" data-testid="startbar" data-fixed onSubmit={(e) => (e.preventDefault(), void go())}>
+        <span className="startbar-fixed" data-testid="startbar-fixed">
+          {loopLabel(state.loop)} · {spec.presets[state.setup]?.title ?? state.setup} · {policy || 'the default policy'}
+        </span>
+        <button type="submit" data-testid="startbar-start" disabled={!resolved.ok || why !== null}>
+          Start run
+        </button>
+        {why2 && <span className="status" data-testid="startbar-why">{why2}</span>}
+      </form>
+    );
+  }
   return (
     <form className="panel startbar" aria-label="Start a run" data-testid="startbar" onSubmit={(e) => (e.preventDefault(), void go())}>
       <label>
@@ -196,7 +211,7 @@ export function StartBar() {
         <select data-testid="startbar-loop" value={state.loop} disabled={lock.includes('loop')} onChange={(e) => setLoop(e.target.value)}>
           {LOOP_CHOICES.filter((c) => c.available).map((c) => (
             <option key={c.name} value={c.name}>
-              {c.name.toUpperCase()}
+              {loopLabel(c.name)}
             </option>
           ))}
         </select>
@@ -225,9 +240,7 @@ export function StartBar() {
       <button type="submit" data-testid="startbar-start" disabled={!resolved.ok || why !== null}>
         Start run
       </button>
-      <span className="status" data-testid="startbar-why">
-        {!resolved.ok ? 'Fix the set-up in New run below.' : why ?? 'Every other knob is under New run below.'}
-      </span>
+      {why2 && <span className="status" data-testid="startbar-why">{why2}</span>}
     </form>
   );
 }

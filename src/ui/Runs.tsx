@@ -3,7 +3,7 @@
 // status, why it stopped on its own if it did, and its commands. Commands are exact: pause
 // waits for the step in progress to finish, a single step runs one RL step. The buttons run the
 // same registered commands as the keyboard shortcuts.
-import type { RunState, RunStatus } from '../lab/protocol';
+import type { RunState } from '../lab/protocol';
 import { command, type CommandId } from '../state/commands';
 import { isComputing, isFinished, type RunView } from '../state/runsSlice';
 import { canRestore, deviceLosses, haltedByDeviceLoss, isInterrupted, MAX_DEVICE_LOSSES } from '../state/resume';
@@ -13,7 +13,8 @@ import { RunImport } from './RunImport';
 import { RunKnobs } from './RunKnobs';
 import { downloadRun } from './download';
 import { formatDuration } from './format';
-import { runSummary, SUMMARY_WINDOW } from '../state/summary';
+import { endsText, runSummary } from '../state/summary';
+import { phaseLine, showsEta } from '../state/statusLine';
 import { useLab, useLabStore } from './LabStore';
 import { selectRunsReady } from '../state/store';
 import { Panel } from './Panel';
@@ -60,7 +61,7 @@ function RunItem({ run, selected }: { run: RunView; selected: boolean }) {
         <span className="run-step">
           step {step} / {totalSteps}
         </span>
-        <span className="run-diff">{run.diff === '' ? 'same set-up as the run before' : run.diff}</span>
+        <span className="run-diff">{run.diff === '' ? 'same set-up as the last run of its loop' : run.diff}</span>
       </button>
       <div className="run-actions">
         <button type="button" className="link" data-testid="run-export-csv" onClick={() => downloadRun(run, 'csv')}>
@@ -85,8 +86,8 @@ const num3 = (x: number) => x.toFixed(3);
 function SummaryLine({ run }: { run: RunView }) {
   const s = runSummary(run.data);
   const parts = [`${s.steps} step${s.steps === 1 ? '' : 's'} in ${formatDuration(s.seconds)} of compute`];
-  if (s.reward) parts.push(`reward ${num3(s.reward.from)} → ${num3(s.reward.to)} (first and last ${SUMMARY_WINDOW} steps)`);
-  if (s.entropy) parts.push(`entropy ${num3(s.entropy.from)} → ${num3(s.entropy.to)}`);
+  if (s.reward) parts.push(s.reward.window === 0 ? `reward ${num3(s.reward.to)} (one step)` : `reward ${num3(s.reward.from)} → ${num3(s.reward.to)} (${endsText(s.reward)})`);
+  if (s.entropy) parts.push(s.entropy.window === 0 ? `entropy while solving ${num3(s.entropy.to)}` : `entropy while solving ${num3(s.entropy.from)} → ${num3(s.entropy.to)}`);
   if (s.pass1) parts.push(`held-out pass@1 ${pct(s.pass1.from)} → ${pct(s.pass1.to)} (step ${s.pass1.fromStep} → ${s.pass1.toStep})`);
   if (s.passMax) parts.push(`pass@${s.passMax.k} ${pct(s.passMax.from)} → ${pct(s.passMax.to)}`);
   return (
@@ -96,33 +97,23 @@ function SummaryLine({ run }: { run: RunView }) {
   );
 }
 
-/** What a computing run is doing now, in words. */
-export function phaseText(p: NonNullable<RunStatus['phase']>): string {
-  if (p.kind === 'evaluating') {
-    const progress = p.progress ? `: ${p.progress.done} of ${p.progress.total} samples` : '';
-    return `${p.step === 0 ? 'evaluating the start' : `evaluating after step ${p.step}`} (${p.detail})${progress}`;
-  }
-  if (p.kind === 'saving') return `saving step ${p.step}`;
-  return `step ${p.step}: sampling and updating`;
-}
-
 function RunStatusLine({ run }: { run: RunView }) {
   const { state, step, totalSteps, stepsPerS, etaS, error } = run.status;
   return (
     <div className="run-status" data-testid="run-status" data-state={state} data-step={step} aria-live="polite">
       <strong>{run.label}</strong> · {stateText(run)} · step {step} of {totalSteps}
       {stepsPerS !== null && ` · ${stepsPerS < 1 ? stepsPerS.toFixed(2) : stepsPerS.toFixed(1)} steps/s`}
-      {etaS !== null && !isFinished(state) && ` · about ${formatDuration(etaS)} left`}
+      {showsEta(state, etaS) && ` · about ${formatDuration(etaS!)} left`}
       {!run.live && !run.elsewhere && !isFinished(state) && ' · from an earlier visit'}
       {/* one line of its own, always there while the run computes: the buttons below do not move as phases come and go */}
       {run.live && !isFinished(state) && (
         <div className="run-phase" data-testid="run-phase">
-          {run.status.phase ? phaseText(run.status.phase) : '\u00a0'}
+          {phaseLine(run.status)}
         </div>
       )}
       {run.elsewhere && (
         <p className="detail" data-testid="run-elsewhere">
-          Another tab of this browser trains this run: follow and control it there. Here it is shown as it was when this page opened; reload once that tab has closed to resume it here.
+          Another tab of this browser trains this run: control it there. This page follows it live; if that tab closes first, the run is shown as cut off here and can be resumed from its checkpoint.
         </p>
       )}
       {state === 'done' && <SummaryLine run={run} />}

@@ -91,7 +91,7 @@ describe('commands on the store', () => {
     expect(store.getState().view.helpOpen).toBe(false);
   });
 
-  it('ticks runs for comparison in run order and forgets deleted runs', async () => {
+  it('ticks runs for comparison in ticking order and forgets deleted runs', async () => {
     const { store, setState } = storeWithRun();
     await store.getState().initEngine();
     await store.getState().loadCatalog();
@@ -101,7 +101,8 @@ describe('commands on the store', () => {
     store.getState().toggleCompare('r2');
     store.getState().toggleCompare('r1');
     store.getState().toggleCompare('nope');
-    expect(store.getState().runs.compared).toEqual(['r1', 'r2']);
+    // in ticking order: the first ticked is the comparison's base
+    expect(store.getState().runs.compared).toEqual(['r2', 'r1']);
     store.getState().toggleCompare('r2');
     expect(store.getState().runs.compared).toEqual(['r1']);
     setState('done', 'r1');

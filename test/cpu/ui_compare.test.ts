@@ -25,8 +25,8 @@ describe('configDiffLabel', () => {
 
   it('names a run of another loop by its loop (and policy), not by every field that differs', () => {
     const svs = { loop: 'svs', policy: 'tiny', config: defaultConfig('svs') };
-    expect(configDiffLabel(setup(), svs)).toBe('SVS');
-    expect(configDiffLabel(setup({}, {}, 'small'), svs)).toBe('SVS · tiny');
+    expect(configDiffLabel(setup(), svs)).toBe('SvS');
+    expect(configDiffLabel(setup({}, {}, 'small'), svs)).toBe('SvS · tiny');
     expect(onlySeedsDiffer([setup({ seed: 1 }), { ...svs, config: { ...svs.config, seed: 2 } }])).toBe(false);
   });
 
@@ -79,19 +79,19 @@ describe('shownRuns', () => {
     expect(shownRuns(order, byId, [], null)).toEqual({ runs: [], seeds: false });
   });
 
-  it('labels ticked runs by their difference from the first in run order, and spots seed groups', () => {
+  it('labels ticked runs by their difference from the first ticked, named with its loop, and spots seed groups', () => {
     const two = shownRuns(order, byId, ['b', 'a'], null);
-    expect(two.runs.map((r) => r.name)).toEqual(['#1 (first ticked)', '#2: seed 2']);
+    expect(two.runs.map((r) => r.name)).toEqual(['#2 GRPO · tiny · first ticked', '#1: seed 1']);
     expect(two.seeds).toBe(true);
     const three = shownRuns(order, byId, ['a', 'b', 'c'], 'a');
-    expect(three.runs.map((r) => r.name)).toEqual(['#1 (first ticked)', '#2: seed 2', '#3: rl.beta 0.1']);
+    expect(three.runs.map((r) => r.name)).toEqual(['#1 GRPO · tiny · first ticked', '#2: seed 2', '#3: rl.beta 0.1']);
     expect(three.seeds).toBe(false);
   });
 
   it('a run changed while it trained differs by more than its seed: labelled so, and no seed mean', () => {
     const live = (r: { id: string }) => (r.id === 'b' ? 'lr → 5e-5 at step 12' : null);
     const two = shownRuns(order, byId, ['a', 'b'], null, live);
-    expect(two.runs.map((r) => r.name)).toEqual(['#1 (first ticked)', '#2: seed 2; changed live: lr → 5e-5 at step 12']);
+    expect(two.runs.map((r) => r.name)).toEqual(['#1 GRPO · tiny · first ticked', '#2: seed 2; changed live: lr → 5e-5 at step 12']);
     expect(two.seeds).toBe(false);
     expect(shownRuns(order, byId, ['a', 'b'], null, () => null).seeds).toBe(true);
   });

@@ -138,17 +138,20 @@ async function storeWithRuns() {
   let n = 0;
   const store = createLabStore(idleClient, {
     fetchCatalog: async () => ({ defaultPolicy: 'tiny', policies: [{ name: 'tiny', description: '', params: null }] }),
-    archive, newRunId: () => `id${++n}`, now: () => 1000,
+    archive, newRunId: () => `id${++n}`, now: () => IMPORTED_AT,
   }, () => undefined);
   await store.getState().loadCatalog();
   // an existing run of this page, as the archive keeps one
-  const existing = { ...sampleRun(), id: 'old', index: 1, label: '#1 GRPO · tiny', diff: '', config: defaultConfig('grpo') };
+  // created here after the imported file's run was created elsewhere
+  const existing = { ...sampleRun(), id: 'old', index: 1, label: '#1 GRPO · tiny', diff: '', config: defaultConfig('grpo'), createdAt: Date.UTC(2025, 6, 1) };
   const { data, ...record } = existing;
   await archive.putRun(record);
   await archive.appendChunk('old', chunkOfData(data));
   await store.getState().loadArchive();
   return { store, archive };
 }
+
+const IMPORTED_AT = Date.UTC(2026, 0, 2);
 
 const file = (name: string, text: string, size = text.length) => ({ name, size, text: async () => text });
 
@@ -161,7 +164,8 @@ describe('run import: the store', () => {
     expect(runs.order).toEqual(['old', 'id1']);
     expect(runs.byId.old).toBe(before);
     expect(runs.selected).toBe('id1');
-    expect(runs.byId.id1).toMatchObject({ index: 2, label: '#2 GRPO · tiny (imported)', live: false, diff: 'seed 4, steps 3, rl.clipHigh 0.2', status: { state: 'done' } });
+    // listed where it was imported (its import time), its origin and its difference from a named run in words
+    expect(runs.byId.id1).toMatchObject({ index: 2, label: '#2 GRPO · tiny (imported)', live: false, createdAt: IMPORTED_AT, diff: 'imported: #2 of 2025-05-06 07:08 UTC; vs #1: seed 4, steps 3, rl.clipHigh 0.2', status: { state: 'done' } });
     expect(store.getState().runImport).toEqual({ error: null, imported: '#2 GRPO · tiny (imported)' });
     store.getState().toggleCompare('old');
     store.getState().toggleCompare('id1');

@@ -76,7 +76,9 @@ describe('runs slice', () => {
     await settle();
     expect(runs.map((r) => r.spec.runId)).toEqual(['run1', 'run2']);
     expect(runs[1].spec.config).toMatchObject({ seed: 5, steps: 3 });
-    expect(store.getState().runs.byId.run2.diff).toBe('seed 5');
+    // described against a named run: the last one of its loop
+    expect(store.getState().runs.byId.run2.diff).toBe('vs #1: seed 5');
+    expect(store.getState().runs.byId.run1.diff).toBe('the GRPO defaults, but steps 3');
     expect(selectBusy(store.getState())).toBe(true);
 
     const updates = vi.fn();

@@ -127,15 +127,15 @@ describe('launcher layering and validation', () => {
 describe('lesson links (hide and lock)', () => {
   it('reads the parts to hide and the fields to lock, comma-separated or repeated', () => {
     const { lesson, warnings } = queryToLesson(new URLSearchParams('hide=launcher,knobs&hide=selftest,demo&lock=lr,seed&lock=clipHigh'));
-    expect(lesson).toEqual({ hide: ['launcher', 'knobs', 'selftest', 'demo'], lock: ['lr', 'seed', 'clipHigh'] });
+    expect(lesson).toEqual({ hide: ['launcher', 'knobs', 'selftest', 'demo'], lock: ['lr', 'seed', 'clipHigh'], paper: null });
     expect(warnings).toEqual([]);
     expect(queryToLesson(new URLSearchParams('steps=3'))).toEqual({ lesson: NO_LESSON, warnings: [] });
   });
 
   it('reports parts and fields it does not know, and keeps the rest', () => {
     const { lesson, warnings } = queryToLesson(new URLSearchParams('hide=launcher,sidebar,&lock=lr,speed,policy'));
-    expect(lesson).toEqual({ hide: ['launcher'], lock: ['lr', 'policy'] });
-    expect(warnings).toEqual([expect.stringMatching(/^hide=sidebar: no such part of the page \(parts: launcher, knobs, selftest, demo/), 'lock=speed: not a launcher field; ignored']);
+    expect(lesson).toEqual({ hide: ['launcher'], lock: ['lr', 'policy'], paper: null });
+    expect(warnings).toEqual([expect.stringMatching(/^hide=sidebar: no such part of the page \(parts: launcher, newrun, knobs, selftest, demo/), 'lock=speed: not a launcher field; ignored']);
   });
 
   it('are page parameters: the launcher leaves them in the URL and does not warn about them', () => {

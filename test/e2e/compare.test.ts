@@ -32,7 +32,7 @@ describe('comparing runs (built app, headless Chromium, imported runs)', () => {
   it('a seed group: the mean is dashed and drawn under both runs\' own lines', async () => {
     const { page } = lab;
     const labels = await compare(page, [{ name: 'a.json', text: runJson(9) }, { name: 'b.json', text: runJson(11) }]);
-    expect(labels).toEqual(['#1 (first ticked)', '#2: seed 11']);
+    expect(labels).toEqual(['#1 GRPO · small (imported) · first ticked', '#2: seed 11']);
     await expect(page.getByTestId('compare-legend').first().textContent()).resolves.toMatch(/differ only by seed/);
     // in document order (recharts draws by layer: later is on top)
     const order = await page.getByTestId('chart-reward').locator('.recharts-line').evaluateAll((ls) => ls.map((l) => (l.getAttribute('class') ?? '').split(' ').find((c) => c.startsWith('series-'))));

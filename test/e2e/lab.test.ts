@@ -172,7 +172,7 @@ describe('run page (built app, headless Chromium)', () => {
     // the status line said what the run was doing, and never lagged the charts by a step
     const statusSeen = await page.evaluate(() => (window as unknown as { statusSeen: { step: number; points: number; phase: string }[] }).statusSeen);
     const said = statusSeen.map((r) => r.phase);
-    for (const want of [/^evaluating the start \(4 problems × 4 samples\)(: \d+ of 16 samples)?$/, /^step [1-3]: sampling and updating$/, /^evaluating after step [1-3] \(4 problems × 4 samples\)(: \d+ of 16 samples)?$/]) {
+    for (const want of [/^evaluating the start \(4 problems × 4 samples\)(: \d+ of 16 samples)?$/, /^(step [1-3]: )?sampling and updating$/, /^evaluating after step [1-3] \(4 problems × 4 samples\)(: \d+ of 16 samples)?$/]) {
       expect(said.some((p) => want.test(p)), `${want} in ${said.join(' | ')}`).toBe(true);
     }
     const lagging = statusSeen.filter((r) => r.step < r.points);
@@ -187,7 +187,7 @@ describe('run page (built app, headless Chromium)', () => {
     expect(await points(page, 'pass1')).toBe(4);
     expect(await points(page, 'histogram')).toBe(10);
     // the finished run says what it did
-    await expect(page.getByTestId('run-summary').textContent()).resolves.toMatch(/^Summary: 3 steps in .+ of compute; reward [0-9.]+ → [0-9.]+ \(first and last 5 steps\); entropy [0-9.]+ → [0-9.]+; held-out pass@1 [0-9.]+ % → [0-9.]+ % \(step 0 → 3\); pass@4 [0-9.]+ % → [0-9.]+ %\.$/);
+    await expect(page.getByTestId('run-summary').textContent()).resolves.toMatch(/^Summary: 3 steps in .+ of compute; reward [0-9.]+ → [0-9.]+ \(first and last 1 of 3 steps\); entropy while solving [0-9.]+ → [0-9.]+; held-out pass@1 [0-9.]+ % → [0-9.]+ % \(step 0 → 3\); pass@4 [0-9.]+ % → [0-9.]+ %\.$/);
     const items = page.getByTestId('run-list').getByTestId('run-item');
     expect(await items.count()).toBe(1);
     expect(await items.first().getAttribute('data-state')).toBe('done');
@@ -239,7 +239,7 @@ describe('run page (built app, headless Chromium)', () => {
     const legend = page.getByTestId('compare-legend').first();
     await legend.waitFor();
     // run #1 had its lr changed live at step 3: it differs from #3 by more than the seed
-    expect(await legend.getByTestId('compare-label').allTextContents()).toEqual(['#1 (first ticked); changed live: lr → 5.00e-5 at step 3', '#3: seed 5']);
+    expect(await legend.getByTestId('compare-label').allTextContents()).toEqual(['#1 GRPO · tiny · first ticked; changed live: lr → 5.00e-5 at step 3', '#3: seed 5']);
     await chartsDrawn(page);
     for (const id of ['reward', 'entropy', 'passk', 'pass1', 'histogram']) {
       expect(await page.getByTestId(`chart-${id}`).getAttribute('data-series'), `chart-${id}`).toBe('2');

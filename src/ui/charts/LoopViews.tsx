@@ -11,8 +11,8 @@ import type { BaseLoopConfig } from '../../loops/base_config';
 import { clockFor } from '../../state/wallTime';
 import type { RunData } from '../../state/runData';
 import { formatValue } from '../format';
-import { ALL_TICKS, CHART_HEIGHT, ChartFrame, MetricChart, staggered, useTooltipOn } from './MetricChart';
-import { seriesClass } from './overlay';
+import { ALL_TICKS, CHART_HEIGHT, ChartFrame, MetricChart, staggered, useTooltipOn, type RunBadge } from './MetricChart';
+import { categoryClass } from './overlay';
 import { useWidth } from './useWidth';
 import { axisTick, X_TITLE_ROOM, xTitle, yTitle, type ChartAxis } from './xaxis';
 
@@ -45,34 +45,36 @@ function useHidden(): [ReadonlySet<number>, (i: number) => void] {
 }
 
 /** Several metrics of one run as lines, with their legend. */
-export function MultiLineChart({ spec, data, axis, marks }: { spec: MultiLineChartSpec; data: RunData; axis: ChartAxis; marks: readonly number[] }) {
+export function MultiLineChart({ spec, data, axis, marks, run }: { spec: MultiLineChartSpec; data: RunData; axis: ChartAxis; marks: readonly number[]; run?: RunBadge }) {
   const [hidden, toggle] = useHidden();
   const clock = clockFor(data, axis.mode);
   // a hidden series keeps its place (and colour), without values
   const series = useMemo(() => spec.series.map((s, i) => ({ id: s.key, name: s.label, steps: data.step, values: hidden.has(i) ? undefined : data.series[s.key], clock })), [spec, data, hidden, clock]);
   return (
     <div className="multi-line" data-testid={`multi-${spec.id}`}>
-      <MetricChart spec={{ id: spec.id, key: spec.series[0]?.key ?? '', title: spec.title, note: spec.note, unit: spec.unit }} series={series} seeds={false} marks={marks} axis={axis} />
-      <Legend entries={spec.series.map((s, i) => ({ name: s.label, cls: seriesClass(i, spec.series.length) }))} hidden={hidden} toggle={toggle} />
+      <MetricChart spec={{ id: spec.id, key: spec.series[0]?.key ?? '', title: spec.title, note: spec.note, unit: spec.unit }} series={series} seeds={false} marks={marks} axis={axis} categories run={run} />
+      <Legend entries={spec.series.map((s, i) => ({ name: s.label, cls: categoryClass(i) }))} hidden={hidden} toggle={toggle} />
     </div>
   );
 }
 
 interface StackedProps {
   spec: StackedChartSpec;
+  /** the run it draws, named while several are compared */
+  run?: RunBadge;
   steps: readonly number[];
   /** each band's values aligned with `steps` */
   values: readonly (readonly number[] | undefined)[];
 }
 
-function StackedDrawn({ spec, steps, values }: StackedProps) {
+function StackedDrawn({ spec, steps, values, run }: StackedProps) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const [hidden, toggle] = useHidden();
   const [tooltip, tooltipOn] = useTooltipOn();
   const rows = steps.map((step, i) => Object.fromEntries([['step', step], ...spec.series.map((s, j) => [s.key, values[j]?.[i] ?? 0])]) as Record<string, number>);
-  const legend = spec.series.map((s, j) => ({ name: s.label, cls: `bar-c${j % 6}` }));
+  const legend = spec.series.map((s, j) => ({ name: s.label, cls: categoryClass(j) }));
   return (
-    <ChartFrame id={spec.id} title={spec.title} note={spec.note} points={rows.length} legend={legend}>
+    <ChartFrame id={spec.id} title={spec.title} note={spec.note} points={rows.length} legend={legend} run={run}>
       <div ref={ref} className="chart-area" {...tooltipOn}>
         {rows.length === 0 || width === 0 ? (
           <div className="chart-empty">Appears once the first step is done.</div>
@@ -82,16 +84,16 @@ function StackedDrawn({ spec, steps, values }: StackedProps) {
             <XAxis dataKey="step" interval="preserveStartEnd" tickFormatter={axisTick} height={30 + X_TITLE_ROOM} label={xTitle('step')} />
             <YAxis width={62} tickFormatter={axisTick} interval={ALL_TICKS} label={yTitle(spec.yLabel ?? 'per step')} />
             {tooltip && <Tooltip formatter={(v) => formatValue(Number(v))} labelFormatter={(s) => `step ${s}`} />}
-            {spec.series.map((s, j) => (hidden.has(j) ? null : <Bar key={s.key} className={`bar-c${j % 6}`} dataKey={s.key} name={s.label} stackId="mix" isAnimationActive={false} />))}
+            {spec.series.map((s, j) => (hidden.has(j) ? null : <Bar key={s.key} className={categoryClass(j)} dataKey={s.key} name={s.label} stackId="mix" isAnimationActive={false} />))}
           </BarChart>
         )}
       </div>
-      <Legend entries={spec.series.map((s, j) => ({ name: s.label, cls: `swatch-bar bar-c${j % 6}` }))} hidden={hidden} toggle={toggle} />
+      <Legend entries={legend} hidden={hidden} toggle={toggle} />
     </ChartFrame>
   );
 }
 
-const sameStacked = (a: StackedProps, b: StackedProps) => a.spec === b.spec && a.steps === b.steps && a.values.length === b.values.length && a.values.every((v, i) => v === b.values[i]);
+const sameStacked = (a: StackedProps, b: StackedProps) => a.spec === b.spec && a.run?.label === b.run?.label && a.run?.cls === b.run?.cls && a.steps === b.steps && a.values.length === b.values.length && a.values.every((v, i) => v === b.values[i]);
 
 /** Several metrics of one run stacked per step; redrawn only when one of its arrays changes. */
 export const StackedChart = memo(
@@ -99,8 +101,8 @@ export const StackedChart = memo(
   sameStacked,
 );
 
-export function stackedProps(spec: StackedChartSpec, data: RunData): StackedProps {
-  return { spec, steps: data.step, values: spec.series.map((s) => data.series[s.key]) };
+export function stackedProps(spec: StackedChartSpec, data: RunData, run?: RunBadge): StackedProps {
+  return { spec, steps: data.step, values: spec.series.map((s) => data.series[s.key]), run };
 }
 
 /** A function of the run's set-up drawn as a curve (CurveSpec), with dots at the values a run can reach. */

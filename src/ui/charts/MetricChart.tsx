@@ -12,10 +12,11 @@ import { placeOnAxis, type RunClock, type XAxisMode } from '../../state/wallTime
 import { formatValue } from '../format';
 import { useLab } from '../LabStore';
 import type { MetricChartSpec } from './specs';
-import { constantValue, overlayRows, seriesClass } from './overlay';
+import { categoryClass, constantValue, overlayRows, seriesClass } from './overlay';
 import { downloadChartPng, type LegendEntry } from './png';
 import { useStaggered } from './stagger';
 import { useWidth } from './useWidth';
+import { LessonFocus } from '../Lesson';
 import { axisMargin, axisTick, tipLabel, tipValue, xAxisProps, yTitle, type AxisTitle, type ChartAxis } from './xaxis';
 
 export { axisTick };
@@ -41,6 +42,14 @@ interface ChartFrameProps {
   legend?: readonly LegendEntry[];
   /** nothing drawn to save (a constant metric shown as text) */
   noPng?: boolean;
+  /** the one run a loop's own chart draws while several are compared: named beside the title */
+  run?: RunBadge;
+}
+
+/** Which run a chart of one run shows, while several are compared: its label and legend swatch. */
+export interface RunBadge {
+  label: string;
+  cls: string;
 }
 
 /**
@@ -59,21 +68,29 @@ const Waiting = createContext(false);
 /** Whose charts these are ("#3 GRPO · small", "2 runs compared: #1, #3"): a saved PNG's title names it. */
 export const ChartSubject = createContext('');
 
-export function ChartFrame({ id, title, value, note, points, children, extra, legend = [], noPng = false }: ChartFrameProps) {
+export function ChartFrame({ id, title, value, note, points, children, extra, legend = [], noPng = false, run }: ChartFrameProps) {
   const figure = useRef<HTMLElement>(null);
   const waiting = useContext(Waiting);
   const subject = useContext(ChartSubject);
+  // a lesson's chart to watch is marked (styles.css)
+  const focus = useContext(LessonFocus).includes(id);
   const [pngError, setPngError] = useState<string | null>(null);
-  const pngTitle = subject ? `${title} · ${subject}` : title;
+  const pngTitle = run ? `${title} · ${run.label}` : subject ? `${title} · ${subject}` : title;
   const savePng = () => {
     if (!figure.current) return;
     setPngError(null);
     downloadChartPng(figure.current, id, pngTitle, legend).catch((e: unknown) => setPngError(`PNG: ${e instanceof Error ? e.message : String(e)}`));
   };
   return (
-    <figure ref={figure} className="chart metric-chart" data-testid={`chart-${id}`} data-points={points} data-png-title={pngTitle} data-waiting={waiting || undefined} {...Object.fromEntries(Object.entries(extra ?? {}).map(([k, v]) => [`data-${k}`, v]))}>
+    <figure ref={figure} className={focus ? 'chart metric-chart lesson-focus' : 'chart metric-chart'} data-testid={`chart-${id}`} data-lesson-focus={focus || undefined} data-run={run?.label} data-points={points} data-png-title={pngTitle} data-waiting={waiting || undefined} {...Object.fromEntries(Object.entries(extra ?? {}).map(([k, v]) => [`data-${k}`, v]))}>
       <figcaption>
         <span className="chart-title">{title}</span>
+        {run && (
+          <span className="chart-run" data-testid="chart-run">
+            <span className={`swatch ${run.cls}`} aria-hidden="true" />
+            {run.label} only
+          </span>
+        )}
         {value !== undefined && <span className="chart-value">{value}</span>}
         <button type="button" className="link chart-png" data-testid={`chart-png-${id}`} disabled={points === 0 || noPng} title={noPng ? 'A constant value: nothing drawn to save' : 'Save this chart as a PNG picture'} aria-label={`Save the chart ${title} as PNG`} onClick={savePng}>
           PNG
@@ -143,6 +160,9 @@ interface MetricChartProps {
   axis: ChartAxis;
   /** why the shown runs' set-ups hold this metric fixed (null: they do not) */
   fixed?: string | null;
+  /** the series are a loop's categories of one run (categoryClass colours), not runs */
+  categories?: boolean;
+  run?: RunBadge;
 }
 
 const NO_CHANGES: readonly ChangeLine[] = [];
@@ -153,7 +173,7 @@ const sameSeries = (a: readonly ChartSeries[], b: readonly ChartSeries[]): boole
 
 /** Re-renders only when a plotted array changes: a batch that only changes a run's status redraws no chart. */
 function sameProps(a: MetricChartProps, b: MetricChartProps): boolean {
-  return a.spec === b.spec && a.seeds === b.seeds && a.fixed === b.fixed && a.axis.mode === b.axis.mode && a.axis.max === b.axis.max && a.marks.join() === b.marks.join() && changesKey(a.changes) === changesKey(b.changes) && sameSeries(a.series, b.series);
+  return a.spec === b.spec && a.seeds === b.seeds && a.fixed === b.fixed && a.categories === b.categories && a.run?.label === b.run?.label && a.run?.cls === b.run?.cls && a.axis.mode === b.axis.mode && a.axis.max === b.axis.max && a.marks.join() === b.marks.join() && changesKey(a.changes) === changesKey(b.changes) && sameSeries(a.series, b.series);
 }
 
 /**
@@ -211,7 +231,8 @@ export const MetricChart = memo(
   sameProps,
 );
 
-function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, axis, fixed = null }: MetricChartProps) {
+function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, axis, fixed = null, categories = false, run }: MetricChartProps) {
+  const cls = (i: number) => (categories ? categoryClass(i) : seriesClass(i, series.length));
   const [ref, width] = useWidth<HTMLDivElement>();
   const [tooltip, tooltipOn] = useTooltipOn();
   const { lines, rows, band, smoothing, log } = usePlot(series, seeds, width, axis.mode);
@@ -229,7 +250,7 @@ function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, ax
   const constant = fixed === null ? null : constantValue(series);
   if (constant !== null && rows.length > 0) {
     return (
-      <ChartFrame id={spec.id} title={spec.title} value={formatValue(constant)} note={spec.note} points={first.length} noPng extra={{ series: series.length, marks: 0, changes: '', constant: 'true' }}>
+      <ChartFrame id={spec.id} title={spec.title} value={formatValue(constant)} note={spec.note} points={first.length} noPng run={run} extra={{ series: series.length, marks: 0, changes: '', constant: 'true' }}>
         <div ref={ref} className="chart-area chart-constant">
           {formatValue(constant)} at every step so far{series.length > 1 ? `, in all ${series.length} runs` : ''} ({fixed}); drawn as a chart if it changes.
         </div>
@@ -238,9 +259,9 @@ function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, ax
   }
   const legend: LegendEntry[] = single
     ? smoothing > 0 ? [{ name: 'recorded', cls: 'series-raw' }, { name: 'smoothed', cls: 'series-main' }] : [{ name: spec.key, cls: 'series-main' }]
-    : [...series.map((s, i) => ({ name: s.name, cls: seriesClass(i, series.length) })), ...(band.length > 0 ? [{ name: `mean of ${series.length} seeds`, cls: 'series-mean' }] : [])];
+    : [...series.map((s, i) => ({ name: s.name, cls: cls(i) })), ...(band.length > 0 ? [{ name: `mean of ${series.length} seeds`, cls: 'series-mean' }] : [])];
   return (
-    <ChartFrame id={spec.id} title={spec.title} value={single && last ? formatValue(last.raw) : undefined} note={spec.note} points={first.length} legend={legend} extra={{ series: series.length, marks: marks.length + changes.length, changes: changes.map((c) => c.step).join(' ') }}>
+    <ChartFrame id={spec.id} title={spec.title} value={single && last ? formatValue(last.raw) : undefined} note={spec.note} points={first.length} legend={legend} run={run} extra={{ series: series.length, marks: marks.length + changes.length, changes: changes.map((c) => c.step).join(' ') }}>
       <div ref={ref} className="chart-area" {...tooltipOn}>
         {rows.length === 0 || width === 0 ? (
           <div className="chart-empty">{empty}</div>
@@ -262,9 +283,9 @@ function MetricChartDrawn({ spec, series, seeds, marks, changes = NO_CHANGES, ax
             {band.length > 0 && <Line className="series-mean" zIndex={350} type="linear" dataKey="mean" name={`mean of ${series.length} seeds`} dot={false} isAnimationActive={false} strokeWidth={2.5} connectNulls />}
             {series.map((s, i) => (
               <Line
-                key={s.id} className={seriesClass(i, series.length)} type="linear" dataKey={`y${i}`} name={single ? (smoothing > 0 ? 'smoothed' : spec.key) : s.name}
+                key={s.id} className={cls(i)} type="linear" dataKey={`y${i}`} name={single ? (smoothing > 0 ? 'smoothed' : spec.key) : s.name}
                 // dots while a line is short: one point alone would draw nothing
-                dot={single ? (first.length < 30 ? { className: 'dot-main' } : false) : (lines[i]?.length ?? 0) <= 2 && { className: `dot-${seriesClass(i, series.length)}` }} isAnimationActive={false} strokeWidth={band.length > 0 ? 1.5 : 2} connectNulls
+                dot={single ? (first.length < 30 ? { className: 'dot-main' } : false) : (lines[i]?.length ?? 0) <= 2 && { className: `dot-${cls(i)}` }} isAnimationActive={false} strokeWidth={band.length > 0 ? 1.5 : 2} connectNulls
               />
             ))}
             {changes.map((c) => (

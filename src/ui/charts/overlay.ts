@@ -36,6 +36,17 @@ export function seriesClass(i: number, n: number): string {
   return n === 1 ? 'series-main' : `series-c${i % 6}`;
 }
 
+/**
+ * Colours of a loop's categories (stacked bands, a multi-line chart's series): one palette for
+ * bars, lines and legend swatches (styles.css `.cat-c<i>`), as long as the longest category list
+ * of any loop's views (a cpu test checks), and apart from the run palette.
+ */
+export const CATEGORY_COLOURS = 8;
+
+export function categoryClass(i: number): string {
+  return `cat-c${i % CATEGORY_COLOURS}`;
+}
+
 /** The one value every series holds at every step (at least two steps each), or null. */
 export function constantValue(series: readonly { values?: readonly number[] }[]): number | null {
   if (series.length === 0) return null;
