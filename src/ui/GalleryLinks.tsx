@@ -33,7 +33,8 @@ function EntryLink({ entry }: { entry: GalleryEntry }) {
         {entry.title}
       </a>{' '}
       <span className="detail">
-        ({entry.arms} arms, {shape} seeds{entry.curvesRecorded ? ', step curves' : ', start and end evaluations only'})
+        {/* without step curves the measured sentence says so itself */}
+        ({entry.arms} arms, {shape} seeds{entry.curvesRecorded ? ', with step curves' : ''})
       </span>
       <p className="gallery-claim"><strong>The paper:</strong> {entry.claim}</p>
       <p className="gallery-measured"><strong>Measured here:</strong> {entry.measured}</p>
