@@ -14,6 +14,13 @@ import type { GridArchive } from './gridArchive';
 import type { TextFile } from './importSlice';
 import type { LabState } from './store';
 import { startGridDriver } from './gridDriver';
+import { GALLERY_INDEX, parseGalleryIndex, type GalleryEntry } from '../explore/galleryIndex';
+
+/** The gallery's list (public/gallery/index.json), fetched when the intro first shows it. */
+export type GalleryList =
+  | { status: 'idle' | 'loading' }
+  | { status: 'ready'; entries: GalleryEntry[] }
+  | { status: 'error'; error: string };
 
 export type ExplorerSource =
   | { kind: 'grid' }
@@ -42,6 +49,7 @@ export interface ExplorerSlice {
     warnings: string[];
     /** the address opened a sweep: the page scrolls the explorer into view once it is drawn */
     reveal: boolean;
+    gallery: GalleryList;
   };
   setGridForm(patch: Partial<GridForm>): void;
   /** Checks every arm's config with its loop's validator and queues the grid; the refusal, or null. */
@@ -64,6 +72,8 @@ export interface ExplorerSlice {
   setShowSeeds(on: boolean): void;
   setExplorerWarnings(w: string[]): void;
   setExplorerReveal(on: boolean): void;
+  /** Fetches and checks the gallery's list once (again only after an error). */
+  loadGalleryList(): Promise<void>;
 }
 
 export interface ExplorerServices {
@@ -109,7 +119,7 @@ export const createExplorerSlice =
     return {
       explorer: {
         form: EMPTY_FORM, grid: null, loaded: !services.grids, refusal: null, source: { kind: 'grid' }, importError: null, opening: null,
-        band: 'se', xAxis: 'step', showSeeds: false, warnings: [], reveal: false,
+        band: 'se', xAxis: 'step', showSeeds: false, warnings: [], reveal: false, gallery: { status: 'idle' },
       },
 
       setGridForm(p) {
@@ -228,6 +238,18 @@ export const createExplorerSlice =
       },
       setExplorerReveal(on) {
         patch({ reveal: on });
+      },
+      async loadGalleryList() {
+        const st = get().explorer.gallery.status;
+        if (st === 'loading' || st === 'ready') return;
+        if (!services.fetchText) return patch({ gallery: { status: 'error', error: `${GALLERY_INDEX}: this page cannot fetch files` } });
+        patch({ gallery: { status: 'loading' } });
+        try {
+          patch({ gallery: { status: 'ready', entries: parseGalleryIndex(await services.fetchText(GALLERY_INDEX)) } });
+        } catch (e) {
+          const m = errorText(e);
+          patch({ gallery: { status: 'error', error: m.startsWith(GALLERY_INDEX) ? m : `${GALLERY_INDEX}: could not be fetched (${m})` } });
+        }
       },
     };
   };

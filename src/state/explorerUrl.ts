@@ -5,6 +5,7 @@
 import { EXPLORE_PARAM, formFromParam, galleryPathOf, GRID_PARAM, withGridParam } from '../explore/gridUrl';
 import { syntheticSweep } from '../explore/synthetic';
 import type { LabStore } from './store';
+import { followLink } from './urlSync';
 
 export function syncExplorerWithUrl(store: LabStore, loc: Location, history: History): () => void {
   const q = new URLSearchParams(loc.search);
@@ -24,4 +25,19 @@ export function syncExplorerWithUrl(store: LabStore, loc: Location, history: His
     if (s.explorer.form === prev.explorer.form) return;
     history.replaceState(history.state, '', `${loc.pathname}${withGridParam(loc.search, s.explorer.form)}${loc.hash}`);
   });
+}
+
+/**
+ * Follows a link inside the page to a gallery entry (the intro's "See what the lab measured"):
+ * the address gets `explore=<path>` as a new history entry, keeping every other parameter
+ * (followLink), the entry opens read-only, and the explorer scrolls into view once it is drawn.
+ * Only this link opens it: the page's other links keep `explore=` without fetching it again.
+ */
+export async function followGalleryLink(store: LabStore, loc: Location, history: History, query: string, path: string): Promise<string | null> {
+  followLink(store, loc, history, query);
+  const error = await store.getState().openGallery(path);
+  // drawn: the explorer comes into view; refused: the link says why (a reveal left pending would
+  // scroll the page later, out of the blue)
+  if (error === null) store.getState().setExplorerReveal(true);
+  return error;
 }

@@ -1,6 +1,7 @@
 // The first thing a newcomer reads: what RLVR is, the task (one worked example with its step
 // trace, computed by the world's own solver), what the chosen loop does and what to watch, how to
-// start, and set-ups and lessons as links that keep the page's lesson parameters (PageLink).
+// start, and set-ups and lessons as links that keep the page's lesson parameters (PageLink), and
+// the lab's own measured ablations, each opening in the explorer (GalleryLinks).
 // It follows the launcher's loop; the other loops are a click away. Dismissible; the masthead
 // brings it back.
 import { useState } from 'react';
@@ -10,6 +11,7 @@ import { loopLabel } from '../state/launcher';
 import { guidedLoops, lessonsOfLoop, LOOP_GUIDES, QUICK_DEMO, type SetupLink } from '../state/lessons';
 import { useLab } from './LabStore';
 import { PageLink } from './PageLink';
+import { GalleryLinks } from './GalleryLinks';
 const DISMISSED_KEY = 'rlvr-lab-intro-dismissed';
 const EXAMPLE = 'max(7,2)*3+4';
 
@@ -120,6 +122,7 @@ export function Intro({ onClose }: { onClose: () => void }) {
       </p>
       {!fixed && !paper && <SetupLinks links={[QUICK_DEMO]} />}
       <LoopParagraph loop={chosen} links={!fixed} />
+      <GalleryLinks />
       <details className="intro-more">
         <summary>The other loops: {others.map(loopLabel).join(', ')}</summary>
         {others.map((n) => (

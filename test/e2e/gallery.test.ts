@@ -1,0 +1,73 @@
+// The intro's "See what the lab measured" (built app, headless Chromium, no GPU needed): the
+// gallery's entries listed with the paper's claim and what was measured; one click on the DATPO
+// entry keeps the page's parameters, adds explore=gallery/datpo-vs-grpo.json without a reload,
+// scrolls to the explorer and draws it from the file with nothing trained: one table row per arm
+// with ± values, and the pass@k chart with every arm. Screenshots at 1440 px:
+// test-artifacts/gallery-intro-1440.png and gallery-explorer-1440.png.
+// Run with `npx vite build && npx vitest run --project e2e test/e2e/gallery.test.ts`.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ARTIFACTS, closeLab, openLab, ROOT, type Lab } from './harness';
+
+const INDEX = JSON.parse(readFileSync(path.join(ROOT, 'public/gallery/index.json'), 'utf8')) as { entries: { id: string; title: string; claim: string; measured: string; arms: number }[] };
+const DATPO = INDEX.entries.find((e) => e.id === 'datpo-vs-grpo')!;
+
+describe('the gallery in the intro (built app, headless Chromium)', () => {
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await openLab('?setup=lab&seed=7', { webgpu: false });
+  });
+  afterAll(() => closeLab(lab));
+
+  it('lists the measured ablations and opens one in the explorer, drawn from its file', async () => {
+    const { page, errors } = lab;
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const entries = page.getByTestId('gallery-entry');
+    await entries.first().waitFor({ timeout: 10_000 });
+    expect(await entries.allTextContents()).toEqual(INDEX.entries.map((e) => e.title));
+    const gallery = page.getByTestId('intro-gallery');
+    await expect(gallery.textContent()).resolves.toContain(DATPO.claim);
+    await expect(gallery.textContent()).resolves.toContain(DATPO.measured);
+    await page.getByTestId('intro').screenshot({ path: path.join(ARTIFACTS, 'gallery-intro-1440.png') });
+
+    // no reload: a marker set on the page survives the click
+    await page.evaluate(() => ((window as unknown as { galleryMarker: number }).galleryMarker = 1));
+    await page.locator('[data-testid=gallery-entry][data-id=datpo-vs-grpo]').click();
+    await page.getByTestId('explorer-file').waitFor({ timeout: 10_000 });
+    const url = new URL(page.url());
+    expect(url.searchParams.get('explore')).toBe('gallery/datpo-vs-grpo.json');
+    expect(url.searchParams.get('setup')).toBe('lab');
+    expect(url.searchParams.get('seed')).toBe('7');
+    expect(await page.evaluate(() => (window as unknown as { galleryMarker?: number }).galleryMarker)).toBe(1);
+    expect(await page.getByTestId('explorer-file').getAttribute('data-gallery')).toBe('gallery/datpo-vs-grpo.json');
+
+    // scrolled to the explorer
+    await page.waitForFunction(() => {
+      const top = document.querySelector('[data-testid=explorer]')?.getBoundingClientRect().top;
+      return top !== undefined && Math.abs(top) < 50;
+    }, null, { timeout: 5_000 });
+
+    // the table: one row per arm, each with ± values
+    const rows = page.getByTestId('explorer-row');
+    await rows.first().waitFor({ timeout: 10_000 });
+    const text = await rows.allTextContents();
+    expect(text).toHaveLength(DATPO.arms);
+    for (const r of text) expect(r).toMatch(/±.*±/);
+
+    // the pass@k chart draws every arm, from the file's evaluations
+    const passk = page.getByTestId('explorer-chart-passk');
+    await passk.scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => {
+      const el = document.querySelector('[data-testid=explorer-chart-passk]');
+      return el?.getAttribute('data-drawn') === 'true' && !el.hasAttribute('data-waiting');
+    }, null, { timeout: 10_000 });
+    expect(Number(await passk.getAttribute('data-arms'))).toBe(DATPO.arms);
+    expect(Number(await passk.getAttribute('data-points'))).toBeGreaterThan(0);
+    // nothing trained: the run list is empty, the live button is offered
+    expect(await page.getByTestId('run-item').count()).toBe(0);
+    expect(await page.getByTestId('explorer-run-live').isVisible()).toBe(true);
+    await page.getByTestId('explorer').screenshot({ path: path.join(ARTIFACTS, 'gallery-explorer-1440.png') });
+    expect(errors).toEqual([]);
+  });
+});
