@@ -5,7 +5,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORT_TOLERANCE } from '../../src/selftest/ortcheck';
-import { closeLab, openLab, requireAdapter, shot, type Lab } from './harness';
+import { ARTIFACTS, closeLab, openLab, requireAdapter, shot, type Lab } from './harness';
 
 describe('the ORT check (built app, headless Chromium)', () => {
   let lab: Lab, page: Page;
@@ -29,6 +29,7 @@ describe('the ORT check (built app, headless Chromium)', () => {
       }, null, { timeout: 240_000, polling: 200 })
       .then((h) => h.jsonValue());
     await shot(page, 'ortcheck');
+    await page.locator('section.ortcheck').screenshot({ path: `${ARTIFACTS}/ortcheck-panel.png` });
     const error = status === 'failed' ? await page.getByTestId('ortcheck-error').textContent() : null;
     expect(status, `the check failed: ${error}`).toBe('done');
     const result = page.getByTestId('ortcheck-result');
