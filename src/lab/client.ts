@@ -19,6 +19,7 @@ export function createLabClient(): WorkerLabClient {
     init: (onEvent) => call<AdapterReport>(remote.init(Comlink.proxy(onEvent))),
     selfTestNames: () => call(remote.selfTestNames()),
     runSelfTests: (onResult) => call(remote.runSelfTests(Comlink.proxy(onResult))),
+    runOrtCheck: (policy) => call(remote.runOrtCheck(policy)),
     startDemo: (runId, opts, onBatch) => call(remote.startDemo(runId, opts, Comlink.proxy(onBatch))),
     stopDemo: () => call(remote.stopDemo()),
     ...runCalls(worker),

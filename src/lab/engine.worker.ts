@@ -13,7 +13,7 @@ import { fileCheckpointStore } from './checkpoints';
 import { opfsFs } from './opfs';
 import { pageNotifier, runApi } from './runApi';
 import { batchTransferables } from './stepBatcher';
-import type { AdapterReport, CheckpointFile, CheckpointFormat, CheckpointInfo, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, SelfTestRow, SelfTestSummary } from './protocol';
+import type { AdapterReport, CheckpointFile, CheckpointFormat, CheckpointInfo, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, OrtCheckResult, SelfTestRow, SelfTestSummary } from './protocol';
 
 const policies = new PolicyLoader(new URL(import.meta.env.BASE_URL, self.location.origin));
 const engine = new LabHost({
@@ -38,6 +38,9 @@ const api = {
   },
   runSelfTests(onResult: (row: SelfTestRow) => void): Promise<SelfTestSummary> {
     return engine.runSelfTests((row) => notify(onResult, row));
+  },
+  runOrtCheck(policy: string): Promise<OrtCheckResult> {
+    return engine.runOrtCheck(policy);
   },
   startDemo(runId: number, opts: DemoOptions, onBatch: (b: DemoBatch) => void): Promise<DemoOutcome> {
     return engine.runDemo(runId, opts, (b) => notify(onBatch, Comlink.transfer(b, batchTransferables(b))));

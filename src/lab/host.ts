@@ -5,13 +5,14 @@
 import type { AdapterSummary } from '../gpu/device';
 import type { Gpu } from '../gpu/runtime';
 import type { SelfTest } from '../selftest/selftest';
+import { runOrtCheck } from '../selftest/ortcheck';
 import type { runMemoriseDemo } from '../selftest/demo';
 import { StepBatcher } from './stepBatcher';
 import { RunManager, type RunDeps } from './runs';
 import { checkpointFile } from './checkpointExport';
 import type { CheckpointStore } from './checkpoints';
 import type { CrossPlayOptions, CrossPlayResult } from '../loops/spec';
-import type { AdapterReport, CheckpointFile, CheckpointFormat, CheckpointInfo, LiveKnobs, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, NoGpuReason, RunBatch, RunSpec, RunStatus, SelfTestRow, SelfTestSummary } from './protocol';
+import type { AdapterReport, CheckpointFile, CheckpointFormat, CheckpointInfo, LiveKnobs, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, OrtCheckResult, NoGpuReason, RunBatch, RunSpec, RunStatus, SelfTestRow, SelfTestSummary } from './protocol';
 
 export interface GpuProvider {
   requestAdapter(): Promise<{ adapter: GPUAdapter; summary: AdapterSummary }>;
@@ -124,6 +125,16 @@ export class LabHost {
       this.job = null;
     }
     return summary;
+  }
+
+  /** The independent check of base policy `name` with onnxruntime-web (src/selftest/ortcheck.ts); a self-test job. */
+  async runOrtCheck(name: string): Promise<OrtCheckResult> {
+    const gpu = this.claim('self-test');
+    try {
+      return await runOrtCheck(gpu, name, await this.deps.runs.loadPolicy(name));
+    } finally {
+      this.job = null;
+    }
   }
 
   async runDemo(runId: number, opts: DemoOptions, onBatch: (b: DemoBatch) => void): Promise<DemoOutcome> {

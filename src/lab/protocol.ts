@@ -30,6 +30,35 @@ export interface SelfTestRow {
   message: string;
 }
 
+/**
+ * The self-test's independent check (src/selftest/ortcheck.ts): the policy run by onnxruntime-web
+ * beside the lab's kernels on the same greedy sequences.
+ */
+export interface OrtCheckResult {
+  policy: string;
+  /** onnxruntime-web's backend that ran; `fallback` says why WebGPU did not (null when it did) */
+  backend: 'webgpu' | 'wasm';
+  fallback: string | null;
+  rows: number;
+  promptLen: number;
+  newTokens: number;
+  /** a logit passes when |ORT - ours| <= atol + rtol·|ours| */
+  tolerance: { atol: number; rtol: number };
+  /** the largest difference of any logit, absolute and relative */
+  maxAbs: number;
+  maxRel: number;
+  logitsOk: boolean;
+  /** generated positions compared, where ORT's greedy choice equals the lab's, and near ties */
+  tokensCompared: number;
+  tokensAgree: number;
+  nearTies: number;
+  tokensOk: boolean;
+  /** both agree: logits within the tolerance and no greedy token differs beyond a near tie */
+  ok: boolean;
+  message: string;
+  ms: number;
+}
+
 export interface SelfTestSummary {
   passed: number;
   failed: number;
@@ -163,6 +192,8 @@ export interface LabClient extends RunCommands {
   init(onEvent: (e: EngineEvent) => void): Promise<AdapterReport>;
   selfTestNames(): Promise<string[]>;
   runSelfTests(onResult: (row: SelfTestRow) => void): Promise<SelfTestSummary>;
+  /** Runs base policy `policy` with onnxruntime-web and with the lab's kernels and compares them. */
+  runOrtCheck(policy: string): Promise<OrtCheckResult>;
   startDemo(runId: number, opts: DemoOptions, onBatch: (b: DemoBatch) => void): Promise<DemoOutcome>;
   stopDemo(): Promise<void>;
   /** Runs a loop until it ends; batches stream to `onBatch`; resolves with the final status. */

@@ -147,6 +147,7 @@ export function withRunWorkers(main: LabClient, createWorker: () => WorkerLabCli
       return main.init(cb);
     },
     runSelfTests: (onResult) => exclusive('self-test', () => main.runSelfTests(onResult)),
+    runOrtCheck: (policy) => exclusive('self-test', () => main.runOrtCheck(policy)),
     startDemo: (runId, opts, onBatch) => exclusive('demo', () => main.startDemo(runId, opts, onBatch)),
     async startRun(spec, onBatch) {
       refuseDuringJob();

@@ -55,12 +55,12 @@ export function selectRunsComputing(s: LabState): boolean {
 
 /** True while a job holds the engine alone (the self-test, the demo, or runs computing). */
 export function selectBusy(s: LabState): boolean {
-  return s.selfTest.status === 'running' || s.demo.status === 'running' || s.demo.status === 'stopping' || selectRunsComputing(s);
+  return s.selfTest.status === 'running' || s.ortCheck.status === 'running' || s.demo.status === 'running' || s.demo.status === 'stopping' || selectRunsComputing(s);
 }
 
 /** True while the self-test or the demo runs (training runs must wait for them). */
 export function selectExclusiveJob(s: LabState): boolean {
-  return s.selfTest.status === 'running' || s.demo.status === 'running' || s.demo.status === 'stopping';
+  return s.selfTest.status === 'running' || s.ortCheck.status === 'running' || s.demo.status === 'running' || s.demo.status === 'stopping';
 }
 
 /** True when commands can be sent: a device exists and has not been lost. */

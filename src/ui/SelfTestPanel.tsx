@@ -4,6 +4,7 @@ import { selectBusy, selectEngineReady, type LabState } from '../state/store';
 import { formatError, formatMs } from './format';
 import { useLab } from './LabStore';
 import { Panel } from './Panel';
+import { OrtCheck } from './OrtCheck';
 
 function statusLine(st: LabState['selfTest']): string {
   const total = st.names.length;
@@ -84,6 +85,7 @@ export function SelfTestPanel() {
           </tbody>
         </table>
       )}
+      <OrtCheck />
     </Panel>
   );
 }

@@ -40,6 +40,9 @@ function fakeWorker(report: AdapterReport = READY) {
     }),
     selfTestNames: vi.fn(async () => ['a']),
     runSelfTests: vi.fn(async () => ({ passed: 1, failed: 0 })),
+    runOrtCheck: vi.fn(async () => {
+      throw new Error('not in this test');
+    }),
     startDemo: vi.fn(async () => 'done' as const),
     stopDemo: vi.fn(async () => undefined),
     startRun: vi.fn((spec: RunSpec, cb: (b: RunBatch) => void) => {

@@ -54,4 +54,15 @@ describe('the page bundle', () => {
     // the markers are real: the engine worker's chunk holds every one of them
     for (const marker of ENGINE_MARKERS) expect(engine[0][1].includes(marker), `engine worker lacks ${marker}`).toBe(true);
   });
+
+  it('loads onnxruntime-web only for the ORT check: a chunk of its own that the engine worker imports dynamically', () => {
+    const main = mainChunks();
+    const engine = [...workerChunks(main)].find(([name]) => name.includes('engine.worker'));
+    expect(engine).toBeDefined();
+    // ORT's API name: in no chunk a visit loads, neither the page's nor the engine worker's
+    for (const [name, text] of [...main, engine!]) expect(text.includes('InferenceSession'), `${name} holds onnxruntime-web`).toBe(false);
+    const ort = /["'`]\.\/(ort_runtime-[\w-]+\.js)["'`]/.exec(engine![1])?.[1];
+    expect(ort, 'the engine worker names the ORT check\'s runtime chunk').toBeDefined();
+    expect(read(`assets/${ort}`).includes('InferenceSession')).toBe(true);
+  });
 });

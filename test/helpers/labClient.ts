@@ -9,6 +9,9 @@ export function fakeLabClient(overrides: Partial<LabClient> = {}): LabClient {
     init: async () => ({ ok: false, reason: 'no-adapter', message: NOT_HERE }),
     selfTestNames: async () => [],
     runSelfTests: async () => ({ passed: 0, failed: 0 }),
+    runOrtCheck: async () => {
+      throw new Error(NOT_HERE);
+    },
     startDemo: async () => 'done',
     stopDemo: async () => undefined,
     startRun: async () => Promise.reject(new Error('no runs in this test')),
