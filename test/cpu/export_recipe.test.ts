@@ -247,5 +247,5 @@ describe('reward.py, run by Debian\'s python3', () => {
     });
     expect(mismatches).toEqual([]);
     expect(res.trl).toEqual(cases.filter((c) => c.ids).map((c) => c.lab));
-  }, 120_000);
+  }, 300_000);
 });

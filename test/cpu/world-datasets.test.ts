@@ -13,7 +13,8 @@ function problemsOf(role: Role, prompt: string[], response: string): string[] {
     case 'solve':
       return [before(prompt[0], '=')];
     case 'vary':
-      return [before(prompt[0], '='), response];
+      // `PROBLEM=TRACE` (the ablation's prompt) shows the problem; SvS's `TRACE` alone shows none
+      return prompt[0].split(';')[0].split('=').length === 3 ? [before(prompt[0], '='), response] : [response];
     case 'challenge':
       return [before(response, '#')];
     case 'teach':
