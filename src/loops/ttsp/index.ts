@@ -136,7 +136,7 @@ export const TTSP: LoopDefinition<TtspConfig> = {
         dots: (c: BaseLoopConfig) => frontierDots((c as TtspConfig).proposerReward, (c as TtspConfig).tau, (c as TtspConfig).solverAttempts),
         caption: (c: BaseLoopConfig) => {
           const s = c as TtspConfig;
-          return `${frontierLabel(s.proposerReward, s.tau)}, G_S = ${s.solverAttempts}; rejected proposals: ${s.invalidReward}`;
+          return `${frontierLabel(s.proposerReward, s.tau)}, G_S = ${s.solverAttempts}; a rejected proposal is paid ${s.invalidReward}`;
         },
       }],
     },
