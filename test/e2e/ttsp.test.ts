@@ -57,7 +57,7 @@ describe('TTSP in the page', () => {
     const curve = page.getByTestId('chart-reward-shape');
     await curve.scrollIntoViewIfNeeded();
     expect(await curve.getAttribute('data-dots')).toBe('5');
-    await expect(page.getByTestId('curve-caption-reward-shape').textContent()).resolves.toBe('gaussian (τ = 0.01), G_S = 4; rejected proposals: 0');
+    await expect(page.getByTestId('curve-caption-reward-shape').textContent()).resolves.toBe('gaussian (τ = 0.01), G_S = 4; a rejected proposal is paid 0');
     const browser = page.getByTestId('browser-proposal-browser');
     await browser.scrollIntoViewIfNeeded();
     // 2 contexts × 4 proposals of the latest step, each context headed by the target
