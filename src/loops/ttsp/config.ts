@@ -23,7 +23,7 @@ export type LoraTargetSet = keyof typeof LORA_TARGET_SETS;
 
 /** The first MidHard target of the shipped `small` base (public/models/small/ttsp_targets.json) and its base mean@512. */
 export const DEFAULT_TARGET = 'min(9,9-1+4)';
-export const DEFAULT_TARGET_BASE_RATE = 0.2890625;
+export const DEFAULT_TARGET_BASE_RATE = 0.111328125;
 
 export interface TtspConfig extends BaseLoopConfig {
   target: string;
