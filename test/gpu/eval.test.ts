@@ -130,7 +130,7 @@ describe('rlvr-lab eval --json', () => {
     const fail = (args: string[]) => run('node', ['bin/rlvr-lab.mjs', 'eval', ...args]).then(() => null, (e: { code: number; stderr: string }) => e);
     const badSet = await fail(['--ckpt', dir, '--set', 'nope']);
     expect(badSet?.code).toBe(2);
-    expect(badSet?.stderr).toMatch(/unknown --set 'nope'; known sets: .*eval-mixed/);
+    expect(badSet?.stderr).toMatch(/unknown --set nope; known sets: .*eval-mixed/);
     const badK = await fail(['--ckpt', dir, '--n', '4', '--k', '1,8']);
     expect(badK?.stderr).toMatch(/k = 8 is larger than --n 4/);
     const badDir = await fail(['--ckpt', join(dir, 'missing')]);
