@@ -4,7 +4,8 @@
 // the ablation files of docs/runs read through the one sweep format (src/explore/format.ts).
 //   npx tsx scripts/build-gallery.ts        # rewrites public/gallery/*.json and index.json
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { mergeSweeps, readSweepText, sweepText, type Sweep } from '../src/explore/format';
+import { mergeSweeps, readSweepText, sweepText, type Ablation, type Sweep } from '../src/explore/format';
+import { meanSe, pairedDifference, type ProblemCountsEval } from '../src/metrics/bands';
 
 interface ArmSpec {
   label: string;
@@ -19,15 +20,41 @@ interface EntrySpec {
   title: string;
   section: string;
   claim: string;
-  measured: string;
+  /** what was measured: a sentence, or one computed from the arms' files (every number from a file) */
+  measured: string | ((arms: readonly Ablation[]) => string);
   commit: string;
   base: string;
   arms: ArmSpec[];
 }
 
 const OLD_SMALL = 'small (3,600 pretraining steps, vary prompts with the problem; shipped until 2026-12-04)';
+const NEW_SMALL = 'small (4,000 pretraining steps, both vary formats; shipped 2026-12-04)';
+
+const counts = (e: { n?: number; correct?: number[] }): ProblemCountsEval => ({ n: e.n as number, correct: e.correct as number[] });
+const f3 = (x: number) => x.toFixed(3);
+const pm = (m: number, se: number) => `${m >= 0 ? '+' : ''}${f3(m)} ± ${f3(se)}`;
+
+/** The GRPO learning-rate entry's sentence, from its two arms' files. */
+function lrMeasured([hi, lo]: readonly Ablation[]): string {
+  const change = (a: Ablation) => pairedDifference(a.results.map((r) => counts(r.end)), a.results.map((r) => counts(r.start)), 1);
+  const ent = (a: Ablation, at: 'start' | 'end') => meanSe(a.results.map((r) => r[at].meanEntropy)).mean;
+  const p64 = (a: Ablation, at: 'start' | 'end', k: number) => meanSe(a.results.map((r) => r[at].passAtK[String(k)])).mean;
+  const between = pairedDifference(hi.results.map((r) => counts(r.end)), lo.results.map((r) => counts(r.end)), 1);
+  const kMax = Math.max(...Object.keys(hi.results[0].end.passAtK).map(Number));
+  return `From the new small, 40 steps, 3 seeds, 50 held-out problems × 16 samples: held-out pass@1 changed by ${pm(change(hi).mean, change(hi).se)} at lr 1e-4 and ${pm(change(lo).mean, change(lo).se)} at 3e-5 (paired by problem, seeds pooled); at the end 1e-4 − 3e-5 = ${pm(between.mean, between.se)}${between.withinTwoSe ? ', within two standard errors' : ''}. Held-out entropy ${f3(ent(hi, 'start'))} → ${f3(ent(hi, 'end'))} at 1e-4, ${f3(ent(lo, 'start'))} → ${f3(ent(lo, 'end'))} at 3e-5; pass@${kMax} ${f3(p64(hi, 'start', kMax))} → ${f3(p64(hi, 'end', kMax))} and ${f3(p64(lo, 'start', kMax))} → ${f3(p64(lo, 'end', kMax))}. Forty steps from this base show no GRPO gain yet; the step curves draw how reward and entropy move.`;
+}
 
 export const ENTRIES: readonly EntrySpec[] = [
+  {
+    id: 'grpo-lr', title: 'GRPO at two learning rates, with step curves (new small)', section: 'measured for the gallery (issue 26 §4)',
+    claim: 'GRPO (DeepSeekMath; the control every paper compares against): RL on verifiable rewards raises pass@1 while policy entropy falls.',
+    measured: lrMeasured,
+    commit: '5f1df37', base: NEW_SMALL,
+    arms: [
+      { label: 'GRPO lr 1e-4 (the default)', files: ['gallery-grpo-lr1e-4.json'], knobs: { lr: 1e-4 } },
+      { label: 'GRPO lr 3e-5', files: ['gallery-grpo-lr3e-5.json'], knobs: { lr: 3e-5 } },
+    ],
+  },
   {
     id: 'svs-vs-grpo', title: 'SvS against GRPO at the same generated tokens', section: 'docs/results.md §5',
     claim: 'SvS (Liang et al.): self-play with variational problem synthesis keeps policy entropy and raises pass@k at large k where GRPO\'s stalls.',
@@ -89,6 +116,8 @@ export const ENTRIES: readonly EntrySpec[] = [
   },
 ];
 
+const parts0 = (arms: readonly { ablation: Ablation }[]) => arms.every((a) => a.ablation.results.every((r) => r.series !== undefined));
+
 function entry(spec: EntrySpec): Sweep {
   const arms = spec.arms.map((a) => {
     const parts = a.files.map((f) => readSweepText(f, readFileSync(`docs/runs/${f}`, 'utf8')).arms[0].ablation);
@@ -96,11 +125,13 @@ function entry(spec: EntrySpec): Sweep {
     return { label: a.label, knobs: a.knobs ?? {}, control: a.control, matchedTo: a.matchedTo, files: a.files, ablation };
   });
   const merged = mergeSweeps(spec.title, [{
-    format: 'rlvr-lab.sweep', version: 1, title: spec.title, curvesRecorded: false,
+    format: 'rlvr-lab.sweep', version: 1, title: spec.title, curvesRecorded: parts0(arms),
     arms: arms.map((a, i) => ({ id: `arm${i + 1}`, label: a.label, knobs: a.knobs, ...(a.control ? { control: true, matchedTo: a.matchedTo } : {}), ablation: a.ablation })),
   }]);
+  const measured = typeof spec.measured === 'string' ? spec.measured : spec.measured(arms.map((a) => a.ablation));
+  const curves = merged.curvesRecorded ? 'step curves recorded' : 'step curves were not recorded for these runs: the pass@k curves and the table draw from their start and end evaluations';
   return {
-    ...merged, claim: spec.claim, measured: `${spec.measured} (${spec.section}; step curves were not recorded for these runs: the pass@k curves and the table draw from their start and end evaluations.)`,
+    ...merged, claim: spec.claim, measured: `${measured} (${spec.section}; ${curves}.)`,
     commit: spec.commit, base: spec.base,
     commands: [...new Set(arms.flatMap((a) => a.ablation.command ? [a.ablation.command] : a.files.map((f) => `see ${spec.section} for the command that wrote docs/runs/${f}`)))],
   };

@@ -206,7 +206,7 @@ describe('run page (built app, headless Chromium)', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('run-export-csv').first().click()]);
     const csv = readFileSync(await download.path(), 'utf8').split('\r\n');
     expect(download.suggestedFilename()).toMatch(/^rlvr-lab-run-1-grpo-tiny-.*\.csv$/);
-    expect(csv[0]).toMatch(/^step,seconds,reward,reward_std,frac_reward_zero_std,entropy,/);
+    expect(csv[0]).toMatch(/^step,seconds,reward,reward_std,frac_reward_zero_std,entropy\/solve,entropy\/all,/);
     // the start's evaluation (step 0), then the steps; each evaluation's pass@k on its row
     expect(csv.slice(1, 5).map((l) => l.split(',')[0])).toEqual(['0', '1', '2', '3']);
     expect(csv[0]).toMatch(/,eval_pass@1,eval_pass@2,eval_pass@4$/);
