@@ -16,12 +16,14 @@ const ablation = () => ({
 });
 
 describe('explore/format: ablations and sweeps in one format', () => {
-  it('reads every ablation the lab saved in docs/runs (version 1: summaries only) as a one-arm sweep', () => {
+  it('reads every ablation the lab saved in docs/runs (version 1: summaries only; 2: with series) as a one-arm sweep', () => {
     expect(ablationFiles.length).toBeGreaterThan(10);
     for (const f of ablationFiles) {
       const s = readSweepText(f, readFileSync(new URL(f, runsDir), 'utf8'));
       expect(s.arms).toHaveLength(1);
-      expect(s.curvesRecorded, f).toBe(false);
+      // version 1 (no format field) kept summaries only; version 2 keeps every seed's step series
+      const v2 = JSON.parse(readFileSync(new URL(f, runsDir), 'utf8')).format === 'rlvr-lab.ablation';
+      expect(s.curvesRecorded, f).toBe(v2);
       expect(s.arms[0].ablation.results.length).toBeGreaterThan(0);
     }
   });
