@@ -51,7 +51,9 @@ describe('SPICE in the page', () => {
     await page.getByTestId('run-start').click();
     await waitRunStatus(page, 'done', 2, 600_000);
     await chartsDrawn(page);
-    for (const id of ['challenger-reward', 'entropy', 'format-mix', 'gold']) expect(await points(page, id), `chart-${id}`).toBe(2);
+    for (const id of ['challenger-reward', 'entropy-all', 'format-mix', 'gold']) expect(await points(page, id), `chart-${id}`).toBe(2);
+    // the solving entropy is the reasoner's: a step without a valid question has none to report
+    expect(await points(page, 'entropy'), 'chart-entropy').toBeGreaterThanOrEqual(1);
     // a legend entry hides its series (the first, valid, is the chart's point count) and shows it again
     const validLine = page.getByTestId('multi-gold').getByTestId('legend-toggle').first();
     await validLine.click();

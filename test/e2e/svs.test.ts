@@ -22,7 +22,7 @@ describe('SvS in the page', () => {
     const presets = await page.getByTestId('launcher-preset').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
     expect(presets).toEqual(['svs', 'grpo', 'dr_grpo']);
     const setups = await page.getByTestId('launcher-setup').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
-    expect(setups).toEqual(['paper', 'lab', 'naive']);
+    expect(setups).toEqual(['paper', 'lab', 'with_problem', 'naive']);
     await expect(page.getByTestId('field-accHigh').locator('.cfg-paper').textContent()).resolves.toMatch(/0\.5 \(4 of 8\)/);
     await expect(page.getByTestId('field-variantsPerSolution').locator('input').inputValue()).resolves.toBe('4');
     expect(await page.getByTestId('launcher-error').count()).toBe(0);

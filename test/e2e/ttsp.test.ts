@@ -11,6 +11,8 @@ import { chartsDrawn, closeLab, openLab, points, requireAdapter, shot, waitRunSt
 import { decodeSafetensors } from '../../src/model/safetensors';
 
 /** Two steps of 2 contexts × 4 proposals, 4 solver attempts, the target every step. */
+/** The shipped list the launcher offers (re-measured with each new base). */
+const TARGETS = JSON.parse(readFileSync('public/models/small/ttsp_targets.json', 'utf8')) as { midHard: { text: string; passRate: number }[]; veryHard: { text: string; passRate: number }[] };
 const SETUP = 'loop=ttsp&policy=small&seed=4&steps=2&checkpointEvery=1&proposalsPerContext=4&solverAttempts=4&replay=2&targetEvalEvery=1&targetEvalN=4&evalEvery=0&evalProblems=2&evalN=2&samplesPerStep=2&lr=0.003';
 
 describe('TTSP in the page', () => {
@@ -26,12 +28,12 @@ describe('TTSP in the page', () => {
     const setups = await page.getByTestId('launcher-setup').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
     expect(setups).toEqual(['paper', 'lab', 'answer-only-gate', 'no-replay', 'threshold']);
     const pick = page.getByTestId('target-pick');
-    await page.waitForFunction(() => (document.querySelector('[data-testid=target-pick]') as HTMLSelectElement | null)?.options.length === 24, null, { timeout: 20_000 });
+    await page.waitForFunction((n) => (document.querySelector('[data-testid=target-pick]') as HTMLSelectElement | null)?.options.length === n, TARGETS.midHard.length + TARGETS.veryHard.length + 1, { timeout: 20_000 });
     // the default is the first MidHard target
     await expect(pick.inputValue()).resolves.toBe('midhard:1');
     await pick.selectOption('veryhard:1');
-    await expect(page.getByTestId('target-text').inputValue()).resolves.toBe('6*(max(3,5+0)+6)');
-    await expect(page.getByTestId('field-targetBaseRate').locator('input').inputValue()).resolves.toBe('0.0703125');
+    await expect(page.getByTestId('target-text').inputValue()).resolves.toBe(TARGETS.veryHard[0].text);
+    await expect(page.getByTestId('field-targetBaseRate').locator('input').inputValue()).resolves.toBe(String(TARGETS.veryHard[0].passRate));
     // a typed problem the list did not measure: no reference rate; a bad one is named
     await page.getByTestId('target-text').fill('3*(4+');
     await page.getByTestId('launcher-error').waitFor();
@@ -41,7 +43,7 @@ describe('TTSP in the page', () => {
     await expect(page.getByTestId('field-targetBaseRate').locator('input').inputValue()).resolves.toBe('-1');
     await expect(pick.inputValue()).resolves.toBe('');
     await pick.selectOption('midhard:5');
-    await expect(page.getByTestId('target-text').inputValue()).resolves.toBe('6*(9+2)');
+    await expect(page.getByTestId('target-text').inputValue()).resolves.toBe(TARGETS.midHard[4].text);
     expect(await page.getByTestId('launcher-error').count()).toBe(0);
     await shot(page, 'ttsp-launcher');
   });
@@ -62,7 +64,7 @@ describe('TTSP in the page', () => {
     await browser.scrollIntoViewIfNeeded();
     // 2 contexts × 4 proposals of the latest step, each context headed by the target
     expect(Number(await browser.getAttribute('data-rows'))).toBe(8);
-    for (const d of await browser.locator('.browser-head dd').allTextContents()) expect(d.startsWith('6*(9+2)')).toBe(true);
+    for (const d of await browser.locator('.browser-head dd').allTextContents()) expect(d.startsWith(TARGETS.midHard[4].text), d).toBe(true);
     await browser.screenshot({ path: 'test-artifacts/ttsp-proposal-browser.png' });
     expect(errors).toEqual([]);
   });
