@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { cli } from '../helpers/cli';
+import { cli, expectUserError } from '../helpers/cli';
 import { GPT_PRESETS } from '../../src/model/config';
 import { saveAdapterDir, saveCheckpointDir } from '../../src/model/checkpoint_node';
 import { initParams } from '../../src/model/init';
@@ -29,12 +29,6 @@ afterAll(async () => {
   vi.unstubAllEnvs();
   await rm(dir, { recursive: true, force: true });
 });
-
-function expectUserError(r: { code: number; stderr: string }, ...parts: string[]): void {
-  expect(r.code, r.stderr).toBe(2);
-  expect(r.stderr.trimEnd().split('\n'), r.stderr).toHaveLength(1);
-  for (const p of parts) expect(r.stderr).toContain(p);
-}
 
 describe('adapter weights', () => {
   const spec = validateLoraSpec({ name: 'solver', rank: 4, alpha: 8 }, tiny, 'lora');

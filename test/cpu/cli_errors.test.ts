@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseArgs } from '../../src/cli/args';
-import { cli } from '../helpers/cli';
+import { cli, expectUserError } from '../helpers/cli';
 import { GPT_PRESETS, type GPTConfig } from '../../src/model/config';
 import { saveCheckpointDir } from '../../src/model/checkpoint_node';
 import { initParams } from '../../src/model/init';
@@ -17,20 +17,8 @@ import { DEFAULT_PRETRAIN, freshState } from '../../src/pretrain/run';
 
 vi.mock('webgpu', () => ({ create: () => ({ requestAdapter: async () => null }), globals: {} }));
 
-interface Outcome {
-  code: number;
-  stderr: string;
-  stdout: string;
-}
-
 
 /** Exit code 2 and exactly one line on stderr, which matches every pattern. */
-function expectUserError(r: Outcome, ...patterns: (RegExp | string)[]): void {
-  expect(r.code, r.stderr).toBe(2);
-  expect(r.stderr.trimEnd().split('\n'), r.stderr).toHaveLength(1);
-  for (const p of patterns) typeof p === 'string' ? expect(r.stderr).toContain(p) : expect(r.stderr).toMatch(p);
-}
-
 const tiny = GPT_PRESETS.tiny;
 let dir: string;
 

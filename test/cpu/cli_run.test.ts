@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { cli } from '../helpers/cli';
+import { cli, expectUserError } from '../helpers/cli';
 import { GPT_PRESETS, type GPTConfig } from '../../src/model/config';
 import { saveCheckpointDir } from '../../src/model/checkpoint_node';
 import { initParams } from '../../src/model/init';
@@ -16,12 +16,6 @@ import type { RunHalt, RunStatus } from '../../src/lab/protocol';
 
 vi.mock('webgpu', () => ({ create: () => ({ requestAdapter: async () => null }), globals: {} }));
 
-
-function expectUserError(r: { code: number; stderr: string }, ...parts: (string | RegExp)[]): void {
-  expect(r.code, r.stderr).toBe(2);
-  expect(r.stderr.trimEnd().split('\n'), r.stderr).toHaveLength(1);
-  for (const p of parts) typeof p === 'string' ? expect(r.stderr).toContain(p) : expect(r.stderr).toMatch(p);
-}
 
 let dir: string;
 const tiny = GPT_PRESETS.tiny;

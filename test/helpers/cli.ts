@@ -1,5 +1,5 @@
 // `rlvr-lab` in-process: main() with its output captured, for command-level tests.
-import { vi } from 'vitest';
+import { expect, vi } from 'vitest';
 import { main } from '../../src/cli/main';
 
 export interface CliOutcome {
@@ -20,4 +20,11 @@ export async function cli(...argv: string[]): Promise<CliOutcome> {
     err.mockRestore();
     out.mockRestore();
   }
+}
+
+/** A user mistake: exit code 2 and one line on stderr holding every part (text, or a pattern). */
+export function expectUserError(r: { code: number; stderr: string }, ...parts: (string | RegExp)[]): void {
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr.trimEnd().split('\n'), r.stderr).toHaveLength(1);
+  for (const p of parts) typeof p === 'string' ? expect(r.stderr).toContain(p) : expect(r.stderr).toMatch(p);
 }
