@@ -154,6 +154,25 @@ export const createRunsSlice =
       }
     };
 
+    /**
+     * A new run's view and spec: numbered `index`, labelled by its difference from the last run of
+     * the same loop among `earlier` (or the loop's defaults); the launcher's adapter files apply
+     * (`adapterStart`) only to a loop that trains adapter sets (the launcher offers them only there).
+     */
+    const newRun = (r: { loop: string; policy: string; config: BaseLoopConfig }, id: string, index: number, earlier: readonly RunView[], adapterStart: boolean, note?: string): { view: RunView; spec: RunSpec } => {
+      const s = get();
+      const loop = r.loop;
+      const prev = earlier.filter((v) => v.loop === loop).pop();
+      const status: RunStatus = { state: 'starting', step: 0, totalSteps: r.config.steps, stepsPerS: null, etaS: null, error: null };
+      const adapterFiles = adapterStart && loopNamed(loop).spec.shape(r.config).adapters?.length ? s.adapterStart : [];
+      const view: RunView = {
+        id, index, label: `#${index} ${loopLabel(loop)} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}${adapterFiles.length ? ` · from ${adapterFiles.map((f) => f.name).join(' + ')}` : ''}${note ? ` · ${note}` : ''}`, diff: runDiff(r.config, prev ?? null, loop),
+        loop, policy: r.policy, config: r.config, createdAt: services.now(), status, live: true, data: EMPTY_RUN_DATA,
+      };
+      const spec: RunSpec = { runId: id, loop: r.loop, policy: r.policy, config: r.config, ...(adapterFiles.length ? { adapterFiles: adapterFiles.map(({ file, bytes }) => ({ file, bytes })) } : {}) };
+      return { view, spec };
+    };
+
     /** Adds a view per set-up (numbered in order), then trains them side by side; `compare` ticks them all. */
     const startAll = async (setups: readonly ResolvedRun[], compare: boolean) => {
       const s = get();
@@ -161,21 +180,10 @@ export const createRunsSlice =
       const specs: RunSpec[] = [];
       let index = s.runs.order.reduce((m, k) => Math.max(m, s.runs.byId[k].index), 0);
       for (const r of setups) {
-        const id = services.newRunId();
-        const runs = [...s.runs.order.map((k) => s.runs.byId[k]), ...views];
-        const loop = r.loop;
-        // labelled by its difference from the last run of the same loop (or the loop's defaults)
-        const prev = runs.filter((v) => v.loop === loop).pop();
-        const title = loopLabel(loop);
         index += 1;
-        const status: RunStatus = { state: 'starting', step: 0, totalSteps: r.config.steps, stepsPerS: null, etaS: null, error: null };
-        // adapter files apply to a loop that trains adapter sets (the launcher offers them only there)
-        const adapterFiles = loopNamed(loop).spec.shape(r.config).adapters?.length ? s.adapterStart : [];
-        views.push({
-          id, index, label: `#${index} ${title} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}${adapterFiles.length ? ` · from ${adapterFiles.map((f) => f.name).join(' + ')}` : ''}`, diff: runDiff(r.config, prev ?? null, loop),
-          loop, policy: r.policy, config: r.config, createdAt: services.now(), status, live: true, data: EMPTY_RUN_DATA,
-        });
-        specs.push({ runId: id, loop: r.loop, policy: r.policy, config: r.config, ...(adapterFiles.length ? { adapterFiles: adapterFiles.map(({ file, bytes }) => ({ file, bytes })) } : {}) });
+        const { view, spec } = newRun(r, services.newRunId(), index, [...s.runs.order.map((k) => s.runs.byId[k]), ...views], true);
+        views.push(view);
+        specs.push(spec);
       }
       const ids = views.map((v) => v.id);
       set((st) => ({
@@ -248,22 +256,13 @@ export const createRunsSlice =
         const s = get();
         const id = opts.id ?? services.newRunId();
         const runs = s.runs.order.map((k) => s.runs.byId[k]);
-        const loop = r.loop;
-        // labelled by its difference from the last run of the same loop (or the loop's defaults)
-        const prev = runs.filter((v) => v.loop === loop).pop();
         const index = runs.reduce((m, v) => Math.max(m, v.index), 0) + 1;
-        const status: RunStatus = { state: 'starting', step: 0, totalSteps: r.config.steps, stepsPerS: null, etaS: null, error: null };
-        // the launcher's adapter files apply to a loop that trains adapter sets (the launcher offers them only there)
-        const adapterFiles = opts.adapterStart && loopNamed(loop).spec.shape(r.config).adapters?.length ? s.adapterStart : [];
-        const view: RunView = {
-          id, index, label: `#${index} ${loopLabel(loop)} · ${r.policy}${s.cpuMode.status === 'on' ? ' · CPU' : ''}${adapterFiles.length ? ` · from ${adapterFiles.map((f) => f.name).join(' + ')}` : ''}${opts.note ? ` · ${opts.note}` : ''}`, diff: runDiff(r.config, prev ?? null, loop),
-          loop, policy: r.policy, config: r.config, createdAt: services.now(), status, live: true, data: EMPTY_RUN_DATA,
-        };
+        const { view, spec } = newRun(r, id, index, runs, opts.adapterStart ?? false, opts.note);
         const select = opts.select ?? true;
         set((st) => ({ runs: { ...st.runs, order: [...st.runs.order, id], byId: { ...st.runs.byId, [id]: view }, selected: select || st.runs.selected === null ? id : st.runs.selected, message: null } }));
         chunkSeq.set(id, 0);
         persist(services.archive?.putRun(recordOf(view)));
-        const done = launch({ runId: id, loop: r.loop, policy: r.policy, config: r.config, ...(adapterFiles.length ? { adapterFiles: adapterFiles.map(({ file, bytes }) => ({ file, bytes })) } : {}) }, status);
+        const done = launch(spec, view.status);
         return { id, done };
       },
 
