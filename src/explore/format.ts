@@ -129,11 +129,18 @@ function shown(x: unknown): string {
   return s.length > 80 ? `${s.slice(0, 77)}…` : s;
 }
 
+const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/**
+ * The first problem of a refused file in one short line: the field path, what was expected, what
+ * was there. Built from the issue's parts, not valibot's message, which quotes the value whole.
+ */
 function issueText(name: string, issues: readonly v.BaseIssue<unknown>[]): string {
   const first = issues[0];
-  const path = v.getDotPath(first) ?? '(top level)';
+  const path = cut(v.getDotPath(first) ?? '(top level)', 80);
+  const want = first.expected ? `expected ${cut(first.expected, 60)}` : cut(first.message, 60);
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-  return `${name}: ${path}: ${first.message}, got ${shown(first.input)}${more}`;
+  return `${cut(name, 60)}: ${path}: ${want}, got ${shown(first.input)}${more}`;
 }
 
 /** An ablation (`ablate --json`, any version) or a sweep, from a file's text; throws SweepFileError naming the field. */

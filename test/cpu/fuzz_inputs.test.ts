@@ -23,12 +23,13 @@ import { fileCheckpointStore, memoryFs } from '../../src/lab/checkpoints';
 import { readCorpusFlag } from '../../src/cli/corpus';
 import { checkSavedAblation } from '../../src/cli/ablate_json';
 import { recipeProblem } from '../../src/cli/pretrain_recipe';
+import { readSweepText, SweepFileError } from '../../src/explore/format';
 
 vi.mock('webgpu', () => ({ create: () => ({ requestAdapter: async () => null }), globals: {} }));
 
 const SEED = 30_2026;
 const MAX_MESSAGE = 300;
-const OWN_ERRORS = [ConfigError, CheckpointError, CliError];
+const OWN_ERRORS = [ConfigError, CheckpointError, CliError, SweepFileError];
 const tiny = GPT_PRESETS.tiny;
 
 /** Runs `read`; a value or one of the project's errors with a short message passes. */
@@ -154,6 +155,15 @@ describe('files of runs and the lab', () => {
       const why = recipeProblem(r, 64);
       if (why !== null && why.length >= MAX_MESSAGE) throw new Error(why);
     }), options(500));
+  });
+  it('1,000 sweep and ablation files, as the explorer imports them', () => {
+    const evalDoc = fc.record({ type: fc.oneof(fc.constant('eval'), edgeValue), step: edgeValue, set: edgeValue, passAtK: fc.oneof(fc.dictionary(fc.oneof(fc.constantFrom('1', '2', '0', 'x'), fc.string({ maxLength: 300 })), edgeValue), edgeValue), meanEntropy: edgeValue, n: edgeValue, correct: edgeValue }, { requiredKeys: [] });
+    const series = fc.record({ step: edgeValue, seconds: edgeValue, tokens: edgeValue, metrics: fc.oneof(fc.dictionary(fc.string({ maxLength: 300 }), edgeValue), edgeValue) }, { requiredKeys: [] });
+    const result = fc.record({ seed: edgeValue, start: fc.oneof(evalDoc, edgeValue), end: fc.oneof(evalDoc, edgeValue), steps: edgeValue, generatedTokens: edgeValue, seconds: edgeValue, report: edgeValue, series: fc.oneof(series, edgeValue), evals: edgeValue }, { requiredKeys: [] });
+    const ablation = fc.record({ format: fc.oneof(fc.constant('rlvr-lab.ablation'), edgeValue), version: edgeValue, loop: edgeValue, base: edgeValue, config: edgeValue, partial: edgeValue, results: fc.oneof(fc.array(result, { maxLength: 2 }), edgeValue) }, { requiredKeys: [] });
+    const sweep = fc.record({ format: fc.constant('rlvr-lab.sweep'), version: edgeValue, title: edgeValue, curvesRecorded: edgeValue, arms: fc.oneof(fc.array(fc.record({ id: edgeValue, label: edgeValue, knobs: edgeValue, ablation: fc.oneof(ablation, edgeValue) }, { requiredKeys: [] }), { maxLength: 2 }), edgeValue) }, { requiredKeys: [] });
+    const text = fc.oneof(fc.oneof(ablation, sweep).map((d) => JSON.stringify(d) ?? 'null'), fc.string({ maxLength: 200 }));
+    fc.assert(fc.property(text, (body) => holds(() => readSweepText('f.json', body))), options(1000));
   });
   it('1,000 page addresses', () => {
     const names = ['loop', 'policy', 'setup', 'preset', 'lr', 'steps', 'seed', 'rl.epochs', 'hide', 'lock', 'target', 'corpus', 'debug', 'x'];
