@@ -7,11 +7,22 @@ import { showValue } from '../util/show';
 /** The largest float32: the GPU computes in float32, so a number beyond it cannot reach a kernel. */
 export const F32_MAX = 3.4028234663852886e38;
 
+/**
+ * What a string field's value names, which picks its widget in the launcher (by declaration, not
+ * by the field's name): the text of a corpus (or `generated`), TTSP's target problem, the name
+ * of a training set or of a held-out set.
+ */
+export type StringKind = 'corpus' | 'target' | 'train-set' | 'eval-set';
+
+/**
+ * A number field's bounds are inclusive (`min ≤ v ≤ max`) unless declared exclusive
+ * (`minExclusive`, `maxExclusive`), and messages say which ("must be ≤ 1", "must be < 1").
+ */
 export type Field =
   | { kind: 'enum'; choices: readonly string[] }
-  | { kind: 'number'; min: number; max?: number; minExclusive?: boolean; integer?: boolean; nullable?: boolean; atMost?: number }
+  | { kind: 'number'; min: number; max?: number; minExclusive?: boolean; maxExclusive?: boolean; integer?: boolean; nullable?: boolean }
   | { kind: 'boolean' }
-  | { kind: 'string' };
+  | { kind: 'string'; holds?: StringKind };
 
 export interface FieldSpec<V> {
   readonly default: V;
@@ -24,14 +35,17 @@ export interface FieldSpec<V> {
 
 export type FieldSpecs<C> = { readonly [K in keyof C]: FieldSpec<C[K]> };
 
-/**
- * A count's bound, one a 2-core laptop and a GPU can both live with: an integer from `min` to
- * `atMost` (a count of 1e12 is accepted by "an integer ≥ 1" and then never ends).
- */
-/** The bound of an integer field that declares none (a loop's own counts declare tighter ones). */
+/** The bound of an integer field that declares none (every loop's own count declares its own; a test checks). */
 export const MAX_COUNT = 1_000_000;
 
-export const count = (min: number, atMost: number): Field => ({ kind: 'number', min, integer: true, atMost });
+/**
+ * A count: an integer from `min` to `max`, both inclusive. The bound is one a 2-core laptop and
+ * a GPU can both live with (a count of 1e12 is accepted by "an integer ≥ 1" and then never ends).
+ */
+export const count = (min: number, max: number): Field => ({ kind: 'number', min, integer: true, max });
+
+/** A probability or rate: 0 ≤ v ≤ 1. */
+export const RATE: Field = { kind: 'number', min: 0, max: 1 };
 
 export const num = (min: number, extra: Partial<Extract<Field, { kind: 'number' }>> = {}): Field => ({ kind: 'number', min, ...extra });
 
@@ -82,15 +96,17 @@ export function checkField<C>(fields: FieldSpecs<C>, where: string, key: keyof C
   }
   const tooLow = f.minExclusive ? v <= f.min : v < f.min;
   if (tooLow) throw new ConfigError(`${at}: must be ${f.minExclusive ? '>' : '≥'} ${f.min}${orNull}`);
-  if (f.max !== undefined && v >= f.max) throw new ConfigError(`${at}: must be < ${f.max}`);
   // a count without a bound of its own still gets one: no count of this lab needs more
-  const atMost = f.atMost ?? (f.integer && f.max === undefined ? MAX_COUNT : undefined);
-  if (atMost !== undefined && v > atMost) throw new ConfigError(`${at}: must be at most ${atMost}`);
+  const max = f.max ?? (f.integer ? MAX_COUNT : undefined);
+  const tooHigh = max !== undefined && (f.maxExclusive ? v >= max : v > max);
+  if (tooHigh) throw new ConfigError(`${at}: must be ${f.maxExclusive ? '<' : '≤'} ${max}${orNull}`);
   if (!Number.isFinite(v)) throw new ConfigError(`${at}: must be finite`);
   // what the kernels see is the float32 nearest v: it must exist, and keep the bounds
   const f32 = Math.fround(v);
   if (!Number.isFinite(f32)) throw new ConfigError(`${at}: float32, in which the GPU computes, cannot hold it (its largest value is ${F32_MAX.toPrecision(3)})`);
   if (f.minExclusive ? f32 <= f.min : f32 < f.min) throw new ConfigError(`${at}: float32, in which the GPU computes, rounds it to ${f32}; it must be ${f.minExclusive ? '>' : '≥'} ${f.min}`);
+  // integers (seeds, counts) reach the GPU as integers, not as float32: 2^32 − 1 is a seed
+  if (!f.integer && max !== undefined && (f.maxExclusive ? f32 >= max : f32 > max)) throw new ConfigError(`${at}: float32, in which the GPU computes, rounds it to ${f32}; it must be ${f.maxExclusive ? '<' : '≤'} ${max}`);
 }
 
 export function defaultsOf<C>(fields: FieldSpecs<C>): C {

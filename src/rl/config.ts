@@ -52,7 +52,7 @@ export const RL_CORE_FIELDS: FieldSpecs<RlCoreConfig> = {
     help: 'a group of one response has no baseline: zero gives it A = 0 (it does not train); verl takes mean 0 and std 1 as veRL does, so A = r (a deliberate difference: a lone reward is not an advantage)',
     paper: 'zero; verl in veRL-based code (SvS)',
   },
-  clipLow: { default: 0.2, type: num(0, { max: 1 }), help: 'ε_low: with A < 0 the ratio is clipped below 1 − ε_low', paper: '0.2' },
+  clipLow: { default: 0.2, type: num(0, { max: 1, maxExclusive: true }), help: 'ε_low: with A < 0 the ratio is clipped below 1 − ε_low', paper: '0.2' },
   clipHigh: { default: 0.28, type: num(0), help: 'ε_high: with A > 0 the ratio is clipped above 1 + ε_high (clip-higher)', paper: '0.28 (DAPO); 0.2 symmetric in PPO/GRPO' },
   dualClipC: { default: null, type: num(1, { minExclusive: true, nullable: true }), help: 'dual clip for A < 0: the surrogate is capped at −c·A; null = off', paper: '3 (SvS)' },
   ratioLevel: { default: 'token', type: { kind: 'enum', choices: ['token', 'sequence'] }, help: 'token: one ratio per token; sequence: exp of the mean token log-ratio, shared by the sequence (GSPO)', paper: 'token' },
@@ -66,7 +66,7 @@ export const RL_CORE_FIELDS: FieldSpecs<RlCoreConfig> = {
     help: 'N of seq_mean_token_mean and seq_mean_token_sum: all counts every trajectory of the mini-batch (TRL); unmasked only those with a token in the loss (veRL); they differ when maskTruncated masks whole responses',
     paper: 'all (TRL); unmasked (veRL)',
   },
-  constantNormTokens: { default: null, type: num(1, { integer: true, nullable: true, atMost: 100_000 }), help: 'L_max of constant_norm; null = the loop\'s maxNewTokens', paper: 'maxNewTokens' },
+  constantNormTokens: { default: null, type: num(1, { integer: true, nullable: true, max: 100_000 }), help: 'L_max of constant_norm; null = the loop\'s maxNewTokens', paper: 'maxNewTokens' },
   klType: { default: 'k3', type: { kind: 'enum', choices: ['k1', 'k2', 'k3'] }, help: 'KL estimator to the frozen reference, δ = log π_ref − log π: k1 = −δ, k2 = δ²/2, k3 = e^δ − δ − 1', paper: 'k3 (GRPO, OpenSIR)' },
   beta: { default: 0, type: num(0), help: 'KL coefficient β (0 = no reference model needed)', paper: '0; 0.04 (GRPO); 1e-4 (OpenSIR)' },
   klClamp: {

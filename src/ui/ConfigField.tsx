@@ -4,17 +4,11 @@
 import { corpusSizeProblem, corpusTextProblem } from '../state/corpusFile';
 import { useEffect, useId, useState } from 'react';
 import type { Field } from '../config/fields';
-import { listSets } from '../world/index';
 import { baseValue, effectiveValue, fieldError, fieldSpec, formatValue, parseInput, type Section } from '../state/launcher';
 import { useLab } from './LabStore';
 import { loopNamed } from '../loops/registry';
 import { TargetInput } from './TargetInput';
-
-/** String fields whose values are the names of data sets. */
-const SET_FIELDS: Readonly<Record<string, (heldOut: boolean) => boolean>> = {
-  trainSet: (heldOut) => !heldOut,
-  evalSet: (heldOut) => heldOut,
-};
+import { widgetOf } from './fieldWidget';
 
 function inputText(v: unknown, f: Field): string {
   return v === null && f.kind === 'number' ? '' : formatValue(v);
@@ -106,14 +100,14 @@ function CorpusInput({ id, value, disabled, onValue }: { id: string; value: unkn
   );
 }
 
-function FieldInput({ id, name, value, field, disabled, invalid, onValue }: { id: string; name: string; value: unknown; field: Field; disabled: boolean; invalid: boolean; onValue: (v: unknown) => void }) {
-  if (name === 'corpus' && field.kind === 'string') return <CorpusInput id={id} value={value} disabled={disabled} onValue={onValue} />;
-  if (name === 'target' && field.kind === 'string') return <TargetInput id={id} value={value} disabled={disabled} invalid={invalid} />;
-  if (field.kind === 'boolean') {
+function FieldInput({ id, value, field, disabled, invalid, onValue }: { id: string; value: unknown; field: Field; disabled: boolean; invalid: boolean; onValue: (v: unknown) => void }) {
+  const widget = widgetOf(field);
+  if (widget.kind === 'corpus') return <CorpusInput id={id} value={value} disabled={disabled} onValue={onValue} />;
+  if (widget.kind === 'target') return <TargetInput id={id} value={value} disabled={disabled} invalid={invalid} />;
+  if (widget.kind === 'checkbox') {
     return <input id={id} type="checkbox" checked={value === true} disabled={disabled} aria-invalid={invalid} onChange={(e) => onValue(e.target.checked)} />;
   }
-  const setFilter = SET_FIELDS[name];
-  const choices = field.kind === 'enum' ? field.choices : setFilter ? listSets().filter((s) => setFilter(s.heldOut)).map((s) => s.name) : null;
+  const choices = widget.kind === 'select' ? widget.choices : null;
   if (choices) {
     const current = String(value);
     return (
@@ -154,7 +148,7 @@ export function ConfigField({ section, name, highlighted, disabled: off = false 
         </span>
       </div>
       <div className="cfg-input">
-        <FieldInput id={id} name={name} value={value} field={spec.type} disabled={disabled} invalid={Boolean(error) || highlighted} onValue={(v) => setField(section, name, v)} />
+        <FieldInput id={id} value={value} field={spec.type} disabled={disabled} invalid={Boolean(error) || highlighted} onValue={(v) => setField(section, name, v)} />
         {edited && (
           <button type="button" className="link" disabled={disabled} title={`back to ${formatValue(baseValue(launcher, section, name))}`} onClick={() => setField(section, name, baseValue(launcher, section, name))}>
             reset

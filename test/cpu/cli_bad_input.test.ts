@@ -166,9 +166,9 @@ describe('sizes and counts', () => {
     expectUserError(await cli('eval', '--ckpt', ckpt, '--n', '1e12'), '--n must be at most 4096');
     const cfg = join(dir, 'epochs.json');
     await writeFile(cfg, JSON.stringify({ rl: { epochs: 1e8 } }));
-    expectUserError(await cli('run', '--ckpt', ckpt, '--config', cfg, '--out', join(dir, 'ep.jsonl')), 'rl.epochs = 100000000: must be at most 100');
+    expectUserError(await cli('run', '--ckpt', ckpt, '--config', cfg, '--out', join(dir, 'ep.jsonl')), 'rl.epochs = 100000000: must be ≤ 100');
     await writeFile(cfg, JSON.stringify({ problemsPerStep: 1e7 }));
-    expectUserError(await cli('run', '--ckpt', ckpt, '--config', cfg, '--out', join(dir, 'pp.jsonl')), 'problemsPerStep = 10000000: must be at most 1000000');
+    expectUserError(await cli('run', '--ckpt', ckpt, '--config', cfg, '--out', join(dir, 'pp.jsonl')), 'problemsPerStep = 10000000: must be ≤ 1024');
   });
   it('a corpus file whose whole text is "generated" is a file, refused; its control bytes are escaped', async () => {
     const g = join(dir, 'generated.txt');

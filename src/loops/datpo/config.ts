@@ -2,10 +2,10 @@
 // shared loop fields plus the root rollouts, the budget's maxima, the fork strategy, the sibling
 // diversity's α schedule, reach and embedder, each with the paper's value as its default;
 // presets; a validator that names the field to change.
-import { defaultsOf, num, type FieldSpecs } from '../../config/fields';
+import { count, defaultsOf, num, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
 import { ROLE_LIMITS } from '../../world/index';
-import { BASE_FIELDS, checkSet, checkSetSize, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
+import { BOUNDS, checkSet, checkSetSize, loopFields, setField, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
 import type { Embedder } from '../opensir/config';
 import type { ForkStrategy } from './tree';
@@ -27,37 +27,34 @@ export interface DatpoConfig extends BaseLoopConfig {
   trainProblems: number;
 }
 
+/** bp_max and bn_max: a tree of 64 roots each forked 32 times into 32 branches is some 65,000 leaves a problem. */
+const MAX_TREE_FACTOR = 32;
+const MAX_ROOTS = 64;
+
 const OWN_FIELDS: FieldSpecs<Omit<DatpoConfig, keyof BaseLoopConfig>> = {
-  problemsPerStep: { default: 8, type: int(1), paper: '—', help: 'problems per step, each grown into its own rollout tree' },
-  rootRollouts: { default: 4, type: int(1), paper: '4 (N)', help: 'N: independent root rollouts per problem; their accuracy v sets the problem\'s budget' },
-  bpMax: { default: 3, type: int(0), paper: '3', help: 'bp_max: forks per root K̂ = ⌈bp_max (1 − v)⌉' },
-  bnMax: { default: 4, type: int(0), paper: '4', help: 'bn_max: branches per fork B̂ = ⌈bn_max (1 − v)⌉' },
+  problemsPerStep: { default: 8, type: count(1, BOUNDS.perStep), paper: '—', help: 'problems per step, each grown into its own rollout tree' },
+  rootRollouts: { default: 4, type: count(1, MAX_ROOTS), paper: '4 (N)', help: 'N: independent root rollouts per problem; their accuracy v sets the problem\'s budget' },
+  bpMax: { default: 3, type: count(0, MAX_TREE_FACTOR), paper: '3', help: 'bp_max: forks per root K̂ = ⌈bp_max (1 − v)⌉' },
+  bnMax: { default: 4, type: count(0, MAX_TREE_FACTOR), paper: '4', help: 'bn_max: branches per fork B̂ = ⌈bn_max (1 − v)⌉' },
   forkStrategy: {
     default: 'sentence-entropy', type: { kind: 'enum', choices: ['sentence-entropy', 'random', 'fixed-segment', 'token-entropy'] }, paper: 'sentence-entropy',
     help: 'where a root forks: the trace steps of highest mean entropy (the paper), or the ablation\'s random positions, evenly spaced segments, or the highest-entropy tokens',
   },
-  alphaStart: { default: 0.2, type: num(-1, { max: 1.0000001 }), paper: '0.2', help: 'α at the first step: weight of the sibling-diversity bonus' },
-  alphaEnd: { default: 0, type: num(-1, { max: 1.0000001 }), paper: '0', help: 'α at the last step (anneal: linear in between)' },
+  alphaStart: { default: 0.2, type: num(-1, { max: 1 }), paper: '0.2', help: 'α at the first step: weight of the sibling-diversity bonus' },
+  alphaEnd: { default: 0, type: num(-1, { max: 1 }), paper: '0', help: 'α at the last step (anneal: linear in between)' },
   alphaSchedule: { default: 'anneal', type: { kind: 'enum', choices: ['anneal', 'constant'] }, paper: 'anneal (ablation: constant)', help: 'anneal: α = alphaStart + (alphaEnd − alphaStart)·step/steps, reaching alphaEnd at the last step (the released code); constant: alphaStart throughout' },
   diversityOn: { default: 'positive', type: { kind: 'enum', choices: ['positive', 'all'] }, paper: 'positive (ablation: all)', help: 'which blocks get the bonus: those with a positive base advantage (the paper), or every block' },
   embedder: {
     default: 'policy', type: { kind: 'enum', choices: ['policy', 'ngram'] }, paper: 'policy (the policy\'s hidden states)',
     help: 'what the sibling divergence is measured on: policy, the mean of the frozen starting policy\'s final hidden states over the block\'s tokens; ngram, a bag of character 1- to 3-grams of its text (LOOPS.md §7\'s fallback, OpenSIR\'s). On `small` the policy\'s states of sibling blocks are nearly parallel (divergence about 0.05), so the bonus is under 1 % of the trained advantage (tree/bonus_share 0.006–0.008 at α = 0.2, the lab set-up): DATPO effectively without it. ngram is the one that makes it count: divergence 0.16–0.21, bonus_share 0.019–0.022 (up to 0.05 a step), about three times more, still a small share',
   },
-  maxNewTokens: { default: ROLE_LIMITS.solve.response, type: int(1), paper: '—', help: 'longest path (root response, or prefix and branch together), end token included' },
-  topP: { default: 1, type: num(0, { minExclusive: true, max: 1.0000001 }), paper: '1', help: 'nucleus sampling mass during rollouts (1 = off)' },
-  trainSet: { default: 'train', type: str, paper: 'MATH', help: 'data set of training problems' },
-  trainProblems: { default: 256, type: int(1), paper: '—', help: 'use the first N problems of the training set' },
+  maxNewTokens: { default: ROLE_LIMITS.solve.response, type: count(1, BOUNDS.tokens), paper: '—', help: 'longest path (root response, or prefix and branch together), end token included' },
+  topP: TOP_P,
+  trainSet: { default: 'train', type: setField('train-set'), paper: 'MATH', help: 'data set of training problems' },
+  trainProblems: { default: 256, type: count(1, BOUNDS.setProblems), paper: '—', help: 'use the first N problems of the training set' },
 };
 
-export const DATPO_FIELDS: FieldSpecs<Omit<DatpoConfig, 'rl'>> = {
-  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps, tokenBudget: BASE_FIELDS.tokenBudget,
-  ...OWN_FIELDS,
-  lr: BASE_FIELDS.lr, weightDecay: BASE_FIELDS.weightDecay,
-  trainSet: OWN_FIELDS.trainSet, trainProblems: OWN_FIELDS.trainProblems,
-  evalSet: BASE_FIELDS.evalSet, evalEvery: BASE_FIELDS.evalEvery, evalProblems: BASE_FIELDS.evalProblems, evalN: BASE_FIELDS.evalN,
-  samplesPerStep: BASE_FIELDS.samplesPerStep, checkpointEvery: BASE_FIELDS.checkpointEvery,
-};
+export const DATPO_FIELDS: FieldSpecs<Omit<DatpoConfig, 'rl'>> = loopFields(OWN_FIELDS);
 
 export const DATPO_DEFAULTS = defaultsOf(DATPO_FIELDS);
 

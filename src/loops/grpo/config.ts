@@ -1,10 +1,10 @@
 // The GRPO control's configuration (LOOPS.md §1): the shared loop fields plus its own, each with
 // help text and the paper's value, presets, and a validator that says what to change. Engine-free:
 // the page builds its forms from it.
-import { defaultsOf, num, type FieldSpecs } from '../../config/fields';
+import { count, defaultsOf, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
 import { ROLE_LIMITS } from '../../world/index';
-import { BASE_FIELDS, checkSet, checkSetSize, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
+import { BOUNDS, checkSet, checkSetSize, loopFields, setField, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
 
 export interface GrpoConfig extends BaseLoopConfig {
@@ -17,23 +17,16 @@ export interface GrpoConfig extends BaseLoopConfig {
 }
 
 const OWN_FIELDS: FieldSpecs<Omit<GrpoConfig, keyof BaseLoopConfig>> = {
-  problemsPerStep: { default: 8, type: int(1), paper: '—', help: 'problems per step (prompts of the rollout batch)' },
-  groupSize: { default: 8, type: int(1), paper: '8', help: 'G: responses sampled per problem (one advantage group)' },
-  maxNewTokens: { default: ROLE_LIMITS.solve.response, type: int(1), paper: '—', help: 'longest response, end token included' },
-  topP: { default: 1, type: num(0, { minExclusive: true, max: 1.0000001 }), paper: '1', help: 'nucleus sampling mass during rollouts (1 = off)' },
-  trainSet: { default: 'train', type: str, paper: '—', help: 'data set of training problems (see rlvr-lab sets)' },
-  trainProblems: { default: 256, type: int(1), paper: '—', help: 'use the first N problems of the training set (a fixed small set shows the trend)' },
+  problemsPerStep: { default: 8, type: count(1, BOUNDS.perStep), paper: '—', help: 'problems per step (prompts of the rollout batch)' },
+  groupSize: { default: 8, type: count(1, BOUNDS.group), paper: '8', help: 'G: responses sampled per problem (one advantage group)' },
+  maxNewTokens: { default: ROLE_LIMITS.solve.response, type: count(1, BOUNDS.tokens), paper: '—', help: 'longest response, end token included' },
+  topP: TOP_P,
+  trainSet: { default: 'train', type: setField('train-set'), paper: '—', help: 'data set of training problems (see rlvr-lab sets)' },
+  trainProblems: { default: 256, type: count(1, BOUNDS.setProblems), paper: '—', help: 'use the first N problems of the training set (a fixed small set shows the trend)' },
 };
 
 /** The shared fields first (seed, steps, lr, …), then GRPO's own, in the launcher's order. */
-export const GRPO_FIELDS: FieldSpecs<Omit<GrpoConfig, 'rl'>> = {
-  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps, tokenBudget: BASE_FIELDS.tokenBudget,
-  ...OWN_FIELDS,
-  lr: BASE_FIELDS.lr, weightDecay: BASE_FIELDS.weightDecay,
-  trainSet: OWN_FIELDS.trainSet, trainProblems: OWN_FIELDS.trainProblems,
-  evalSet: BASE_FIELDS.evalSet, evalEvery: BASE_FIELDS.evalEvery, evalProblems: BASE_FIELDS.evalProblems, evalN: BASE_FIELDS.evalN,
-  samplesPerStep: BASE_FIELDS.samplesPerStep, checkpointEvery: BASE_FIELDS.checkpointEvery,
-};
+export const GRPO_FIELDS: FieldSpecs<Omit<GrpoConfig, 'rl'>> = loopFields(OWN_FIELDS);
 
 export const GRPO_DEFAULTS = defaultsOf(GRPO_FIELDS);
 

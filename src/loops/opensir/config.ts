@@ -2,10 +2,10 @@
 // and student group sizes, the solvability window, the reward weights, the diversity measure and
 // the embedder, the length scale and the ablations (no diversity, s_min, student-only), each with
 // the paper's value as its default; presets; a validator that names the field to change.
-import { defaultsOf, num, type FieldSpecs } from '../../config/fields';
+import { count, defaultsOf, num, RATE, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
 import { readProblem, ROLE_LIMITS } from '../../world/index';
-import { BASE_FIELDS, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
+import { BOUNDS, loopFields, str, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
 
 export type DiversityMode = 'top5' | 'min';
@@ -33,44 +33,38 @@ export interface OpensirConfig extends BaseLoopConfig {
   topP: number;
 }
 
-const rate = num(0, { max: 1.0000001 });
+const rate = RATE;
 const weight = num(0);
 
 const OWN_FIELDS: FieldSpecs<Omit<OpensirConfig, keyof BaseLoopConfig>> = {
-  teacherGroups: { default: 4, type: int(1), paper: '4', help: 'teacher groups a step, each conditioned on one pool problem drawn uniformly' },
-  teacherSamples: { default: 8, type: int(2), paper: '8', help: 'problems the teacher writes per group (one teacher advantage group)' },
-  studentSamples: { default: 8, type: int(2), paper: '8', help: 'student answers per legal problem; the majority answer is its pseudo-label' },
+  teacherGroups: { default: 4, type: count(1, BOUNDS.perStep), paper: '4', help: 'teacher groups a step, each conditioned on one pool problem drawn uniformly' },
+  teacherSamples: { default: 8, type: count(2, BOUNDS.group), paper: '8', help: 'problems the teacher writes per group (one teacher advantage group)' },
+  studentSamples: { default: 8, type: count(2, BOUNDS.group), paper: '8', help: 'student answers per legal problem; the majority answer is its pseudo-label' },
   sMin: { default: 0.5, type: rate, paper: '0.5 (ablation 0.1)', help: 's_min: lower end of the solvability window; a solve rate outside [s_min, s_max] earns sol = 0' },
   sMax: { default: 0.9, type: rate, paper: '0.9', help: 's_max: upper end of the solvability window; sol peaks at its midpoint' },
   solWeight: { default: 1, type: weight, paper: '1 (α)', help: 'weight of sol, the solvability triangle, in the teacher reward and in the selection score α·sol + γ·div' },
   divWeight: { default: 1, type: weight, paper: '1 (γ; 0 = the no-diversity ablation)', help: 'weight of div, the diversity against this step\'s candidates and the pool, in the teacher reward and in the selection score α·sol + γ·div that picks the teacher group (highest variance) and the student\'s problem (highest score), as the released code\'s combined score; 0 takes diversity out of both' },
   fmtWeight: { default: 0.1, type: weight, paper: '0.1 (δ)', help: 'weight of fmt in both rewards: the teacher\'s problem is legal; the student\'s answer is in the #answer form' },
   lenWeight: { default: 1, type: weight, paper: '1 (λ)', help: 'weight of len, the students\' mean answer length scaled by l_base and capped at l_cap' },
-  lenCap: { default: 48, type: int(1), paper: 'l_cap (scaled to the world)', help: 'l_cap in tokens: longer mean answers earn no more length reward' },
-  lenBase: { default: 48, type: int(1), paper: 'l_base = l_cap (scaled to the world)', help: 'l_base in tokens: len = min(mean answer tokens, l_cap) / l_base' },
+  lenCap: { default: 48, type: count(1, BOUNDS.tokens), paper: 'l_cap (scaled to the world)', help: 'l_cap in tokens: longer mean answers earn no more length reward' },
+  lenBase: { default: 48, type: count(1, BOUNDS.tokens), paper: 'l_base = l_cap (scaled to the world)', help: 'l_base in tokens: len = min(mean answer tokens, l_cap) / l_base' },
   diversity: {
     default: 'top5', type: { kind: 'enum', choices: ['top5', 'min'] }, paper: 'top5 (LOOPS.md); min (the paper\'s text)',
     help: 'top5: div = (1 − mean of the k largest cosine similarities)/2 against this step\'s other legal problems and the pool before the step; min (the paper\'s text): div = (1 − the largest similarity)/2, the distance to the nearest problem of the pool before the step',
   },
-  diversityTopK: { default: 5, type: int(1), paper: '5', help: 'k of the top-k diversity' },
+  diversityTopK: { default: 5, type: count(1, BOUNDS.perStep), paper: '5', help: 'k of the top-k diversity' },
   embedder: {
     default: 'policy', type: { kind: 'enum', choices: ['policy', 'ngram'] }, paper: 'policy (an embedding model)',
     help: 'policy: the mean of the frozen starting policy\'s final hidden states over the problem\'s tokens; ngram: a bag of character 1- to 3-grams (no model)',
   },
   frozenTeacher: { default: false, type: { kind: 'boolean' }, paper: 'false', help: 'student-only ablation: the teacher\'s problems are not trained on; only the student learns' },
   seedProblem: { default: '1+1', type: str, paper: '1+1', help: 'the pool\'s first problem: the whole curriculum grows from it' },
-  maxNewTokens: { default: ROLE_LIMITS.solve.response, type: int(1), paper: '—', help: 'longest student answer, end token included' },
-  maxProblemTokens: { default: ROLE_LIMITS.teach.response, type: int(1), paper: '—', help: 'longest teacher output (problem and concept tags), end token included' },
-  topP: { default: 1, type: num(0, { minExclusive: true, max: 1.0000001 }), paper: '1', help: 'nucleus sampling mass during rollouts (1 = off)' },
+  maxNewTokens: { default: ROLE_LIMITS.solve.response, type: count(1, BOUNDS.tokens), paper: '—', help: 'longest student answer, end token included' },
+  maxProblemTokens: { default: ROLE_LIMITS.teach.response, type: count(1, BOUNDS.tokens), paper: '—', help: 'longest teacher output (problem and concept tags), end token included' },
+  topP: TOP_P,
 };
 
-export const OPENSIR_FIELDS: FieldSpecs<Omit<OpensirConfig, 'rl'>> = {
-  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps, tokenBudget: BASE_FIELDS.tokenBudget,
-  ...OWN_FIELDS,
-  lr: BASE_FIELDS.lr, weightDecay: BASE_FIELDS.weightDecay,
-  evalSet: BASE_FIELDS.evalSet, evalEvery: BASE_FIELDS.evalEvery, evalProblems: BASE_FIELDS.evalProblems, evalN: BASE_FIELDS.evalN,
-  samplesPerStep: BASE_FIELDS.samplesPerStep, checkpointEvery: BASE_FIELDS.checkpointEvery,
-};
+export const OPENSIR_FIELDS: FieldSpecs<Omit<OpensirConfig, 'rl'>> = loopFields(OWN_FIELDS);
 
 export const OPENSIR_DEFAULTS = defaultsOf(OPENSIR_FIELDS);
 

@@ -2,10 +2,10 @@
 // challenger and reasoner group sizes, the challenger reward's shape and τ, the invalid-question
 // reward, the corpus and the two ablations (no corpus, frozen challenger), each with the paper's
 // value as its default; presets; a validator that names the field to change.
-import { defaultsOf, num, type FieldSpecs } from '../../config/fields';
+import { count, defaultsOf, num, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
 import { ROLE_LIMITS } from '../../world/index';
-import { BASE_FIELDS, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
+import { BOUNDS, loopFields, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
 import { FRONTIER_SHAPES, type FrontierShape } from '../frontier';
 import { corpusError, GENERATED_CORPUS } from './corpus';
@@ -28,36 +28,29 @@ export interface SpiceConfig extends BaseLoopConfig {
   topP: number;
 }
 
+/** The generated corpus is built at the run's start: 100,000 documents take seconds on a laptop. */
+const MAX_CORPUS_DOCUMENTS = 100_000;
+
 const OWN_FIELDS: FieldSpecs<Omit<SpiceConfig, keyof BaseLoopConfig>> = {
-  documentsPerStep: { default: 8, type: int(1), paper: '128 (batch size)', help: 'corpus documents drawn per step; the challenger writes questions about each' },
-  questionsPerDocument: { default: 8, type: int(1), paper: '8', help: 'N_C: questions the challenger writes per document (one challenger advantage group)' },
-  answersPerQuestion: { default: 8, type: int(1), paper: '8', help: 'K: reasoner answers per valid question (one reasoner advantage group; its pass rate p sets the challenger\'s reward)' },
+  documentsPerStep: { default: 8, type: count(1, BOUNDS.perStep), paper: '128 (batch size)', help: 'corpus documents drawn per step; the challenger writes questions about each' },
+  questionsPerDocument: { default: 8, type: count(1, BOUNDS.group), paper: '8', help: 'N_C: questions the challenger writes per document (one challenger advantage group)' },
+  answersPerQuestion: { default: 8, type: count(1, BOUNDS.group), paper: '8', help: 'K: reasoner answers per valid question (one reasoner advantage group; its pass rate p sets the challenger\'s reward)' },
   challengerReward: {
     default: 'gaussian', type: { kind: 'enum', choices: FRONTIER_SHAPES }, paper: 'gaussian',
     help: 'the challenger\'s reward from the reasoner pass rate p: gaussian exp(−(p(1−p) − ¼)²/2τ) (the paper); r-zero 1 − 2|p − ½|; absolute-zero 1 − p on 0 < p < 1; threshold 𝟙[0 < p < 1] (the paper\'s ablation, Table 4)',
   },
   tau: { default: 0.01, type: num(0, { minExclusive: true }), paper: '0.01', help: 'τ of the gaussian reward: how sharply it peaks at p = ½ (used by gaussian only)' },
-  invalidReward: { default: 0, type: num(-1, { max: 1.0000001 }), paper: '0', help: 'challenger reward of an output that is not a valid question with a gold answer (unparseable, no #gold, cut at the limit)' },
+  invalidReward: { default: 0, type: num(-1, { max: 1 }), paper: '0', help: 'challenger reward of an output that is not a valid question with a gold answer (unparseable, no #gold, cut at the limit)' },
   useCorpus: { default: true, type: { kind: 'boolean' }, paper: 'true', help: 'show the challenger a document; off = the no-corpus ablation: it writes questions without one (ungrounded self-play)' },
   frozenChallenger: { default: false, type: { kind: 'boolean' }, paper: 'false', help: 'ablation: the challenger\'s outputs are not trained on; only the reasoner learns (the paper: the reasoner is then insufficiently challenged)' },
-  corpus: { default: GENERATED_CORPUS, type: str, paper: 'Nemotron-CC-Math + NaturalReasoning', help: `"${GENERATED_CORPUS}" (the lab's corpus of worked documents, fixed) or the text of a corpus file: one document per line, e.g. a=7;b=a+5;c=b*3` },
-  corpusDocuments: { default: 512, type: int(1), paper: '—', help: 'documents of the generated corpus (a corpus file uses all of its own)' },
-  maxNewTokens: { default: ROLE_LIMITS.solve.response, type: int(1), paper: '—', help: 'longest reasoner answer, end token included; also constant_norm\'s L_max' },
-  maxQuestionTokens: { default: ROLE_LIMITS.challenge.response, type: int(1), paper: '—', help: 'longest challenger output (question#gold), end token included' },
-  topP: { default: 1, type: num(0, { minExclusive: true, max: 1.0000001 }), paper: '1', help: 'nucleus sampling mass during rollouts (1 = off)' },
+  corpus: { default: GENERATED_CORPUS, type: { kind: 'string', holds: 'corpus' }, paper: 'Nemotron-CC-Math + NaturalReasoning', help: `"${GENERATED_CORPUS}" (the lab's corpus of worked documents, fixed) or the text of a corpus file: one document per line, e.g. a=7;b=a+5;c=b*3` },
+  corpusDocuments: { default: 512, type: count(1, MAX_CORPUS_DOCUMENTS), paper: '—', help: 'documents of the generated corpus (a corpus file uses all of its own)' },
+  maxNewTokens: { default: ROLE_LIMITS.solve.response, type: count(1, BOUNDS.tokens), paper: '—', help: 'longest reasoner answer, end token included; also constant_norm\'s L_max' },
+  maxQuestionTokens: { default: ROLE_LIMITS.challenge.response, type: count(1, BOUNDS.tokens), paper: '—', help: 'longest challenger output (question#gold), end token included' },
+  topP: TOP_P,
 };
 
-export const SPICE_FIELDS: FieldSpecs<Omit<SpiceConfig, 'rl'>> = {
-  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps, tokenBudget: BASE_FIELDS.tokenBudget,
-  documentsPerStep: OWN_FIELDS.documentsPerStep, questionsPerDocument: OWN_FIELDS.questionsPerDocument, answersPerQuestion: OWN_FIELDS.answersPerQuestion,
-  challengerReward: OWN_FIELDS.challengerReward, tau: OWN_FIELDS.tau, invalidReward: OWN_FIELDS.invalidReward,
-  useCorpus: OWN_FIELDS.useCorpus, frozenChallenger: OWN_FIELDS.frozenChallenger,
-  corpus: OWN_FIELDS.corpus, corpusDocuments: OWN_FIELDS.corpusDocuments,
-  maxNewTokens: OWN_FIELDS.maxNewTokens, maxQuestionTokens: OWN_FIELDS.maxQuestionTokens, topP: OWN_FIELDS.topP,
-  lr: BASE_FIELDS.lr, weightDecay: BASE_FIELDS.weightDecay,
-  evalSet: BASE_FIELDS.evalSet, evalEvery: BASE_FIELDS.evalEvery, evalProblems: BASE_FIELDS.evalProblems, evalN: BASE_FIELDS.evalN,
-  samplesPerStep: BASE_FIELDS.samplesPerStep, checkpointEvery: BASE_FIELDS.checkpointEvery,
-};
+export const SPICE_FIELDS: FieldSpecs<Omit<SpiceConfig, 'rl'>> = loopFields(OWN_FIELDS);
 
 export const SPICE_DEFAULTS = defaultsOf(SPICE_FIELDS);
 

@@ -1,10 +1,10 @@
 // SvS's configuration (LOOPS.md §2, the paper's §3 and its released code MasterVito/SvS): the
 // shared loop fields plus the bands, group sizes, variant reward and cost guard, each with the
 // paper's value as its default; presets; a validator that names the field to change.
-import { defaultsOf, num, type FieldSpecs } from '../../config/fields';
+import { count, defaultsOf, num, RATE, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
 import { ROLE_LIMITS, VARIANT_CONTEXTS, type VariantContext } from '../../world/index';
-import { BASE_FIELDS, checkSet, checkSetSize, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
+import { BOUNDS, checkSet, checkSetSize, loopFields, setField, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
 
 export type VariantReward = 'shaped' | 'naive';
@@ -29,12 +29,12 @@ export interface SvsConfig extends BaseLoopConfig {
   trainProblems: number;
 }
 
-const rate = num(0, { max: 1.0000001 });
+const rate = RATE;
 
 const OWN_FIELDS: FieldSpecs<Omit<SvsConfig, keyof BaseLoopConfig>> = {
-  problemsPerStep: { default: 8, type: int(1), paper: '256', help: 'original problems per step (OQA: the policy solves each G times)' },
-  groupSize: { default: 8, type: int(2), paper: '8', help: 'G: answers per original problem and per variant (one advantage group each)' },
-  variantsPerSolution: { default: 8, type: int(1), paper: '8', help: 'G_v: variant problems written from each correct solution of a challenging problem (one VPS group)' },
+  problemsPerStep: { default: 8, type: count(1, BOUNDS.perStep), paper: '256', help: 'original problems per step (OQA: the policy solves each G times)' },
+  groupSize: { default: 8, type: count(2, BOUNDS.group), paper: '8', help: 'G: answers per original problem and per variant (one advantage group each)' },
+  variantsPerSolution: { default: 8, type: count(1, BOUNDS.group), paper: '8', help: 'G_v: variant problems written from each correct solution of a challenging problem (one VPS group)' },
   accLow: { default: 0.125, type: rate, paper: '0.125 (1 of 8)', help: 'acc_l: a problem is challenging when acc_l ≤ its pass rate p ≤ acc_h (inclusive)' },
   accHigh: { default: 0.5, type: rate, paper: '0.5 (4 of 8)', help: 'acc_h: upper end of the challenging band (inclusive)' },
   variantAccLow: { default: 0.125, type: rate, paper: '0.125 (1 of 8)', help: 'acĉ_l: a variant earns R_v = 1 when acĉ_l ≤ its answers\' pass rate p̂ ≤ acĉ_h (shaped reward)' },
@@ -51,25 +51,16 @@ const OWN_FIELDS: FieldSpecs<Omit<SvsConfig, keyof BaseLoopConfig>> = {
     default: 'oqa', type: { kind: 'enum', choices: ['oqa', 'skip'] }, paper: 'oqa (Algorithm 1, LOOPS.md); skip (the released code)',
     help: 'a step with no challenging problem: oqa trains on the kept original groups only; skip makes no update that step, as the released code does',
   },
-  maxSynthesisSources: { default: null, type: num(1, { integer: true, nullable: true }), paper: 'null (all)', help: 'cost guard: at most this many correct solutions per step are used to write variants, a random subset drawn from the run\'s seeded problem stream (so a resumed run draws the same); null = all of them' },
-  maxNewTokens: { default: ROLE_LIMITS.solve.response, type: int(1), paper: '—', help: 'longest answer (original and variant problems), end token included' },
-  maxVariantTokens: { default: ROLE_LIMITS.vary.response, type: int(1), paper: '—', help: 'longest variant problem, end token included' },
-  topP: { default: 1, type: num(0, { minExclusive: true, max: 1.0000001 }), paper: '1', help: 'nucleus sampling mass during rollouts (1 = off)' },
-  trainSet: { default: 'train', type: str, paper: 'MATH-12k / DAPO-17k', help: 'data set of original problems with gold answers' },
-  trainProblems: { default: 256, type: int(1), paper: '—', help: 'use the first N problems of the training set' },
+  maxSynthesisSources: { default: null, type: num(1, { integer: true, nullable: true, max: BOUNDS.perStep * BOUNDS.group }), paper: 'null (all)', help: 'cost guard: at most this many correct solutions per step are used to write variants, a random subset drawn from the run\'s seeded problem stream (so a resumed run draws the same); null = all of them' },
+  maxNewTokens: { default: ROLE_LIMITS.solve.response, type: count(1, BOUNDS.tokens), paper: '—', help: 'longest answer (original and variant problems), end token included' },
+  maxVariantTokens: { default: ROLE_LIMITS.vary.response, type: count(1, BOUNDS.tokens), paper: '—', help: 'longest variant problem, end token included' },
+  topP: TOP_P,
+  trainSet: { default: 'train', type: setField('train-set'), paper: 'MATH-12k / DAPO-17k', help: 'data set of original problems with gold answers' },
+  trainProblems: { default: 256, type: count(1, BOUNDS.setProblems), paper: '—', help: 'use the first N problems of the training set' },
 };
 
-export const SVS_FIELDS: FieldSpecs<Omit<SvsConfig, 'rl'>> = {
-  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps, tokenBudget: BASE_FIELDS.tokenBudget,
-  problemsPerStep: OWN_FIELDS.problemsPerStep, groupSize: OWN_FIELDS.groupSize, variantsPerSolution: OWN_FIELDS.variantsPerSolution,
-  accLow: OWN_FIELDS.accLow, accHigh: OWN_FIELDS.accHigh, variantAccLow: OWN_FIELDS.variantAccLow, variantAccHigh: OWN_FIELDS.variantAccHigh,
-  variantReward: OWN_FIELDS.variantReward, variantContext: OWN_FIELDS.variantContext, noChallenging: OWN_FIELDS.noChallenging, maxSynthesisSources: OWN_FIELDS.maxSynthesisSources,
-  maxNewTokens: OWN_FIELDS.maxNewTokens, maxVariantTokens: OWN_FIELDS.maxVariantTokens, topP: OWN_FIELDS.topP,
-  lr: BASE_FIELDS.lr, weightDecay: BASE_FIELDS.weightDecay,
-  trainSet: OWN_FIELDS.trainSet, trainProblems: OWN_FIELDS.trainProblems,
-  evalSet: BASE_FIELDS.evalSet, evalEvery: BASE_FIELDS.evalEvery, evalProblems: BASE_FIELDS.evalProblems, evalN: BASE_FIELDS.evalN,
-  samplesPerStep: BASE_FIELDS.samplesPerStep, checkpointEvery: BASE_FIELDS.checkpointEvery,
-};
+/** The training set sits with the optimiser, after lr (the launcher's order). */
+export const SVS_FIELDS: FieldSpecs<Omit<SvsConfig, 'rl'>> = loopFields(OWN_FIELDS, { afterLr: ['trainSet', 'trainProblems'] });
 
 export const SVS_DEFAULTS = defaultsOf(SVS_FIELDS);
 

@@ -3,10 +3,10 @@
 // gate, the solver attempts, the proposer's frontier reward, the replay buffer and the target's
 // evaluation, each with the paper's value as its default where the paper gives one; presets; a
 // validator that names the field to change.
-import { defaultsOf, num, type FieldSpecs } from '../../config/fields';
+import { count, defaultsOf, num, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
 import { PROPOSE_EARLIER_MAX, proposePrompt, readProblem, ROLE_LIMITS } from '../../world/index';
-import { BASE_FIELDS, int, str, validateLoopConfig, type BaseLoopConfig } from '../base_config';
+import { BOUNDS, loopFields, MAX_STEPS, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import { FRONTIER_SHAPES, frontierHelp, type FrontierShape } from '../frontier';
 import type { LoopPreset } from '../spec';
 import type { GateMode } from './gate';
@@ -49,25 +49,30 @@ export interface TtspConfig extends BaseLoopConfig {
   topP: number;
 }
 
+/** An adapter of rank past the policy's width adds nothing; 256 admits the paper's 32 on any policy the lab trains. */
+const MAX_LORA_RANK = 256;
+/** Earlier problems in a proposer prompt: as many as fit it, and a prompt holds far fewer than 64. */
+const MAX_CONTEXT_PROBLEMS = 64;
+
 const OWN_FIELDS: FieldSpecs<Omit<TtspConfig, keyof BaseLoopConfig>> = {
   target: {
-    default: DEFAULT_TARGET, type: str, paper: 'one hard problem x* (HardLCBv6)',
+    default: DEFAULT_TARGET, type: { kind: 'string', holds: 'target' }, paper: 'one hard problem x* (HardLCBv6)',
     help: 'the one problem the run adapts to (x*): a problem of the world, e.g. 6*(max(3,5+0)+6). Its answer is never shown to training: the interpreter grades only the target evaluation',
   },
   targetBaseRate: {
-    default: DEFAULT_TARGET_BASE_RATE, type: num(-1, { max: 1.0000001 }), paper: '—',
+    default: DEFAULT_TARGET_BASE_RATE, type: num(-1, { max: 1 }), paper: '—',
     help: 'the base policy\'s mean@512 on the target, from the shipped target list (drawn as a reference line; never used in training); −1 = not measured (a typed target; a target given without its rate gets −1)',
   },
-  loraRank: { default: 8, type: int(1), paper: '32', help: 'rank r of both adapter sets (proposer and solver), on the four projections of every block' },
+  loraRank: { default: 8, type: count(1, MAX_LORA_RANK), paper: '32', help: 'rank r of both adapter sets (proposer and solver), on the four projections of every block' },
   loraAlpha: { default: 8, type: num(0, { minExclusive: true }), paper: '32', help: 'α of both adapter sets: the update is scaled by α / r (the paper: 32 / 32 = 1)' },
   loraTargets: {
     default: 'all', type: { kind: 'enum', choices: Object.keys(LORA_TARGET_SETS) }, paper: 'all linear layers',
     help: 'the projections both adapter sets adapt in every block: all (qkv, attention output, both MLP layers), attention (qkv and its output), mlp (both MLP layers), qkv (the fused query-key-value projection only)',
   },
-  proposerContexts: { default: 2, type: int(1), paper: '2', help: 'proposer contexts per step: the target plus a sample of earlier synthetic problems' },
-  proposalsPerContext: { default: 8, type: int(2), paper: '8', help: 'proposals per context (one proposer advantage group)' },
+  proposerContexts: { default: 2, type: count(1, BOUNDS.perStep), paper: '2', help: 'proposer contexts per step: the target plus a sample of earlier synthetic problems' },
+  proposalsPerContext: { default: 8, type: count(2, BOUNDS.group), paper: '8', help: 'proposals per context (one proposer advantage group)' },
   contextProblems: {
-    default: PROPOSE_EARLIER_MAX, type: int(0), paper: 'a sample of history',
+    default: PROPOSE_EARLIER_MAX, type: count(0, MAX_CONTEXT_PROBLEMS), paper: 'a sample of history',
     help: `earlier valid synthetic problems shown in a proposer context after the target (as many as fit the prompt); the shipped bases were pretrained on propose prompts with 0 to ${PROPOSE_EARLIER_MAX} earlier problems, so the default ${PROPOSE_EARLIER_MAX} is the most they have seen (more is a context they were not trained on)`,
   },
   gate: {
@@ -78,36 +83,26 @@ const OWN_FIELDS: FieldSpecs<Omit<TtspConfig, keyof BaseLoopConfig>> = {
     default: true, type: { kind: 'boolean' }, paper: '— (no such case: the paper has no exact checker)',
     help: 'the gate also refuses a proposal that contains the target as a sub-expression (up to the order of +, *, min, max operands, e.g. max(2*max(4,5),2) for 2*max(4,5)), counted as contains_target: the interpreter would otherwise certify the target\'s own answer inside it, a verifier on the target. The paper\'s proposer checks its problems with its own tests, not an exact checker, so it has no such case; false = measure them (proposal/contains_target) without refusing',
   },
-  solverAttempts: { default: 8, type: int(2), paper: '8', help: 'G_S: solver attempts per valid problem (one solver advantage group); their pass rate sets the proposer\'s reward' },
+  solverAttempts: { default: 8, type: count(2, BOUNDS.group), paper: '8', help: 'G_S: solver attempts per valid problem (one solver advantage group); their pass rate sets the proposer\'s reward' },
   proposerReward: { default: 'gaussian', type: { kind: 'enum', choices: FRONTIER_SHAPES }, paper: 'gaussian (SPICE\'s)', help: frontierHelp('proposer') },
   tau: { default: 0.01, type: num(0, { minExclusive: true }), paper: '0.01', help: 'τ of the gaussian reward (used by gaussian only)' },
-  invalidReward: { default: 0, type: num(-1, { max: 1.0000001 }), paper: '0', help: 'proposer reward of a proposal the gate rejects' },
-  replay: { default: 4, type: int(0), paper: 'replayed from history (Table 7)', help: 'R: earlier valid problems re-answered by the current solver each step; one is trained on iff its pass rate is strictly between 0 and 1' },
-  targetEvalEvery: { default: 5, type: int(1), paper: 'every M steps', help: 'M: the target is evaluated (solver mean@n graded by the oracle, and the majority vote) every M steps and after the last (the step that reaches tokenBudget included)' },
-  targetEvalN: { default: 8, type: int(1), paper: '8', help: 'samples of the target evaluation (mean@n)' },
+  invalidReward: { default: 0, type: num(-1, { max: 1 }), paper: '0', help: 'proposer reward of a proposal the gate rejects' },
+  replay: { default: 4, type: count(0, BOUNDS.perStep), paper: 'replayed from history (Table 7)', help: 'R: earlier valid problems re-answered by the current solver each step; one is trained on iff its pass rate is strictly between 0 and 1' },
+  targetEvalEvery: { default: 5, type: count(1, MAX_STEPS), paper: 'every M steps', help: 'M: the target is evaluated (solver mean@n graded by the oracle, and the majority vote) every M steps and after the last (the step that reaches tokenBudget included)' },
+  targetEvalN: { default: 8, type: count(1, 512), paper: '8', help: 'samples of the target evaluation (mean@n)' },
   basePassRate: {
     default: true, type: { kind: 'boolean' }, paper: 'the frozen base on the synthetic problems (Figure 11)',
     help: 'each step the frozen base (no adapters) also answers the step\'s fresh valid problems G_S times, graded like the solver (synthetic/base_pass_rate): does the solver face problems the base already solves? Costs G_S base samples per valid problem; false saves them',
   },
-  maxNewTokens: { default: ROLE_LIMITS.solve.response, type: int(1), paper: '16384', help: 'longest solver answer, end token included' },
-  maxProposalTokens: { default: ROLE_LIMITS.propose.response, type: int(1), paper: '16384', help: 'longest proposal (problem=reference solution), end token included' },
-  topP: { default: 1, type: num(0, { minExclusive: true, max: 1.0000001 }), paper: '1', help: 'nucleus sampling mass during rollouts (1 = off)' },
+  maxNewTokens: { default: ROLE_LIMITS.solve.response, type: count(1, BOUNDS.tokens), paper: '16384', help: 'longest solver answer, end token included' },
+  maxProposalTokens: { default: ROLE_LIMITS.propose.response, type: count(1, BOUNDS.tokens), paper: '16384', help: 'longest proposal (problem=reference solution), end token included' },
+  topP: TOP_P,
 };
 
-export const TTSP_FIELDS: FieldSpecs<Omit<TtspConfig, 'rl'>> = {
-  seed: BASE_FIELDS.seed, steps: BASE_FIELDS.steps, tokenBudget: BASE_FIELDS.tokenBudget,
-  target: OWN_FIELDS.target, targetBaseRate: OWN_FIELDS.targetBaseRate,
-  loraRank: OWN_FIELDS.loraRank, loraAlpha: OWN_FIELDS.loraAlpha, loraTargets: OWN_FIELDS.loraTargets,
-  proposerContexts: OWN_FIELDS.proposerContexts, proposalsPerContext: OWN_FIELDS.proposalsPerContext, contextProblems: OWN_FIELDS.contextProblems,
-  gate: OWN_FIELDS.gate, refuseContainsTarget: OWN_FIELDS.refuseContainsTarget, solverAttempts: OWN_FIELDS.solverAttempts,
-  proposerReward: OWN_FIELDS.proposerReward, tau: OWN_FIELDS.tau, invalidReward: OWN_FIELDS.invalidReward,
-  replay: OWN_FIELDS.replay, targetEvalEvery: OWN_FIELDS.targetEvalEvery, targetEvalN: OWN_FIELDS.targetEvalN, basePassRate: OWN_FIELDS.basePassRate,
-  maxNewTokens: OWN_FIELDS.maxNewTokens, maxProposalTokens: OWN_FIELDS.maxProposalTokens, topP: OWN_FIELDS.topP,
-  lr: { ...BASE_FIELDS.lr, default: 1e-3, help: 'AdamW learning rate of both adapter sets (the base is frozen); adapters start as the base (B = 0) and need a larger rate than full fine-tuning' },
-  weightDecay: BASE_FIELDS.weightDecay,
-  evalSet: BASE_FIELDS.evalSet, evalEvery: BASE_FIELDS.evalEvery, evalProblems: BASE_FIELDS.evalProblems, evalN: BASE_FIELDS.evalN,
-  samplesPerStep: BASE_FIELDS.samplesPerStep, checkpointEvery: BASE_FIELDS.checkpointEvery,
-};
+/** Both adapter sets train from B = 0, so TTSP's lr is larger than full fine-tuning's. */
+export const TTSP_FIELDS: FieldSpecs<Omit<TtspConfig, 'rl'>> = loopFields(OWN_FIELDS, {
+  base: { lr: { default: 1e-3, help: 'AdamW learning rate of both adapter sets (the base is frozen); adapters start as the base (B = 0) and need a larger rate than full fine-tuning' } },
+});
 
 export const TTSP_DEFAULTS = defaultsOf(TTSP_FIELDS);
 
@@ -141,7 +136,6 @@ function check(c: TtspConfig, where: string): void {
     throw new ConfigError(`${where}.target = ${JSON.stringify(c.target)}: too long for the proposer's prompt (${ROLE_LIMITS.propose.prompt} tokens)`);
   }
   if (c.rl.advantage === 'external') throw new ConfigError(`${where}.rl.advantage = external: ttsp computes its advantages from rewards per role and group; pick group_std (GRPO, the paper) or none`);
-  if (c.targetEvalN > 512) throw new ConfigError(`${where}.targetEvalN = ${c.targetEvalN}: at most 512 samples`);
 }
 
 /** TTSP writes its own problems: DAPO's dynamic sampling over a training set is not its. */
