@@ -1,8 +1,8 @@
 // `--corpus FILE`: a corpus file for a loop that reads documents (one per line). The loop's own
 // validator judges it, so a bad file is refused before any GPU work with its bad lines named.
 import { readInputText } from './paths';
-import { corpusTextProblem, MAX_CORPUS_BYTES } from '../state/corpusFile';
-import { cutLine, escapeControls, showText } from '../util/show';
+import { corpusRefusal, corpusTextProblem, MAX_CORPUS_BYTES } from '../state/corpusFile';
+import { showText } from '../util/show';
 import { CliError } from './args';
 import { ConfigError } from '../model/config';
 import type { BaseLoopConfig } from '../loops/base_config';
@@ -18,7 +18,7 @@ export async function readCorpusFlag(path: string, def: LoopDefinition<BaseLoopC
     def.spec.validate({ corpus: text }, 'corpus');
   } catch (e) {
     // the bad lines are the user's bytes: escaped, and the whole line kept short
-    if (e instanceof ConfigError) throw new CliError(cutLine(`--corpus ${showText(path)}: ${escapeControls(e.message.replace(/^corpus\.corpus(?: = .*?)?: /s, ''))}`));
+    if (e instanceof ConfigError) throw new CliError(`--corpus ${corpusRefusal(path, e.message)}`);
     throw e;
   }
   return text;

@@ -1,8 +1,9 @@
 // One knob of the launcher, generated from its FieldSpec: the input suits the field's type,
 // the paper's value sits beside it, the help is one line (all of it on hover), and the field's
 // own validation message shows under it. Fields the user changed can be reset to the layer below.
-import { corpusSizeProblem, corpusTextProblem } from '../state/corpusFile';
+import { corpusRefusal, corpusSizeProblem, corpusTextProblem } from '../state/corpusFile';
 import { useEffect, useId, useState } from 'react';
+import { showText } from '../util/show';
 import type { Field } from '../config/fields';
 import { baseValue, effectiveValue, fieldError, fieldSpec, formatValue, parseInput, type Section } from '../state/launcher';
 import { useLab } from './LabStore';
@@ -56,16 +57,16 @@ function CorpusInput({ id, value, disabled, onValue }: { id: string; value: unkn
   const choose = async (file: File) => {
     setError(null);
     // the size before the read: a 300 MB file read as text crashed the tab
-    const tooBig = corpusSizeProblem(file.name, file.size);
+    const tooBig = corpusSizeProblem(showText(file.name), file.size);
     if (tooBig) return setError(`${tooBig}; the corpus in use is unchanged`);
     const body = await file.text();
     // a file is a file: its text "generated" would silently name the built-in corpus
-    const notCorpus = corpusTextProblem(file.name, body);
+    const notCorpus = corpusTextProblem(showText(file.name), body);
     if (notCorpus) return setError(notCorpus);
     try {
       loopNamed(loop).spec.validate({ corpus: body }, 'corpus');
     } catch (e) {
-      return setError(`${file.name}: ${(e as Error).message.replace(/^corpus\.corpus(?: = .*?)?: /s, '')}; the corpus in use is unchanged`);
+      return setError(corpusRefusal(file.name, (e as Error).message, 'the corpus in use is unchanged'));
     }
     setName(file.name);
     onValue(body);

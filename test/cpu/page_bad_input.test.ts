@@ -10,7 +10,9 @@ import { initParams } from '../../src/model/init';
 import { encodeSafetensors } from '../../src/model/safetensors';
 import { checkCheckpoint } from '../../src/state/policyUpload';
 import { adapterStartSet } from '../../src/state/adapterStartFile';
-import { corpusSizeProblem, corpusTextProblem } from '../../src/state/corpusFile';
+import { corpusRefusal, corpusSizeProblem, corpusTextProblem } from '../../src/state/corpusFile';
+import { loopNamed } from '../../src/loops/registry';
+import { ConfigError } from '../../src/model/config';
 import { DEFAULT_LAUNCHER, setField, setLoop } from '../../src/state/launcher';
 import { launcherToQuery, queryToLauncher } from '../../src/state/url';
 
@@ -51,6 +53,24 @@ describe('corpus files', () => {
     expect(corpusSizeProblem('ok.txt', 33e3)).toBeNull();
     expect(corpusTextProblem('g.txt', ' generated\n')).toContain('holds only the word "generated"');
     expect(corpusTextProblem('c.txt', 'a=7;b=a+5\n')).toBeNull();
+  });
+  it('a corpus of long bad lines is refused in one escaped line under 300 characters, in the config and on the page', () => {
+    const bad = Array.from({ length: 20 }, (_, i) => `a=${'9'.repeat(200)}\u001b[2J;b=a+${i}=q`).join('\n');
+    let message = '';
+    try {
+      loopNamed('spice').spec.validate({ corpus: bad }, 'spice');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/^spice\.corpus: corpus has no valid document \(20 bad lines\)/);
+    expect(message.length).toBeLessThan(300);
+    // eslint-disable-next-line no-control-regex
+    expect(message).not.toMatch(/[\u0000-\u001f]/);
+    const shown = corpusRefusal(`${'n'.repeat(400)}.txt`, message, 'the corpus in use is unchanged');
+    expect(shown.length).toBeLessThan(300);
+    expect(shown).toMatch(/^n+… \(404 characters\): /);
+    expect(shown.endsWith('; the corpus in use is unchanged')).toBe(true);
   });
   it('an uploaded corpus stays out of the address', () => {
     const corpus = Array.from({ length: 2000 }, (_, i) => `a=${i};b=a+1`).join('\n');

@@ -9,6 +9,7 @@ import { BOUNDS, loopFields, TOP_P, validateLoopConfig, type BaseLoopConfig } fr
 import type { LoopPreset } from '../spec';
 import { FRONTIER_SHAPES, type FrontierShape } from '../frontier';
 import { corpusError, GENERATED_CORPUS } from './corpus';
+import { cutLine, escapeControls } from '../../util/show';
 
 export type ChallengerRewardShape = FrontierShape;
 
@@ -83,7 +84,8 @@ export const SPICE_PRESETS: Readonly<Record<string, LoopPreset<SpiceConfig>>> = 
 function check(c: SpiceConfig, where: string): void {
   if (c.corpus !== GENERATED_CORPUS) {
     const e = corpusError(c.corpus);
-    if (e) throw new ConfigError(`${where}.corpus: ${e}`);
+    // the bad lines are the user's bytes: one line, escaped and cut (a file of long bad lines made a 2,500-character message)
+    if (e) throw new ConfigError(cutLine(`${where}.corpus: ${escapeControls(e.replace(/\n\s*/g, '; '))}`));
   }
   if (c.rl.advantage === 'external') throw new ConfigError(`${where}.rl.advantage = external: spice computes its advantages from rewards per role and group; pick none (Dr. GRPO, the paper), group_std or batch_std`);
   if (c.answersPerQuestion === 1 && c.rl.singletonAdvantage !== 'verl') {
