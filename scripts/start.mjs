@@ -3,7 +3,8 @@
 // with `vite preview` on http://localhost:$PORT (default 5173). Uses only the project's own
 // dependencies, so it works right after `npm install`. Every response carries the page's
 // Content-Security-Policy as a header too (only a header can forbid framing), nosniff, no
-// referrer, cross-origin isolation (COOP/COEP) and a Permissions-Policy.
+// referrer, cross-origin isolation (COOP/COEP) and a Permissions-Policy. An address too long for
+// Node's 16 KB header limit gets a page that says why, not a bare 431.
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -82,16 +83,67 @@ function securityHeadersPlugin(headers) {
   return { name: 'rlvr-security-headers', configurePreviewServer: (server) => void server.middlewares.use(setHeaders) };
 }
 
+/** Node's limit on a request's line and headers together (16 KB): a longer address never reaches vite. */
+const NODE_HEADER_LIMIT = 16 * 1024;
+
+/**
+ * The page a browser shows for an address over Node's limit, where Node itself would answer a
+ * bare 431 and the lab would never load. Links carry settings only (each at most 2,000
+ * characters, src/state/url.ts); an uploaded corpus is named in them (`corpus=upload:…`).
+ */
+export const LONG_ADDRESS_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>RLVR Lab: this address is too long</title></head>
+<body>
+<h1>This address is too long for the lab</h1>
+<p>The lab's server reads addresses of up to about ${NODE_HEADER_LIMIT / 1024} KB, and this one is longer, so the lab was not loaded.
+A link to the lab carries its settings only, each at most 2,000 characters: an uploaded corpus or checkpoint stays in the
+browser it was uploaded to, and a link names it (<code>corpus=upload:…</code>) rather than holding it.</p>
+<p><a href="/">Open the lab without these settings</a>, then upload the corpus or type the value there.</p>
+</body>
+</html>
+`;
+
+/** What vite answers to the other requests Node's parser refuses (its own handler, replaced below). */
+const PARSER_REFUSALS = { HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large'], ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout'] };
+
+/**
+ * Answers the requests Node's parser refuses before any middleware sees them, in place of vite's
+ * bare status lines: an address over the header limit gets LONG_ADDRESS_PAGE (414 when the
+ * request line alone is over it, else 431) with the lab's headers; the rest as vite answers them.
+ */
+export function answerClientErrors(httpServer, headers) {
+  httpServer.removeAllListeners('clientError');
+  httpServer.on('clientError', (err, socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const overflow = err.code === 'HPE_HEADER_OVERFLOW';
+    const raw = err.rawPacket ? String(err.rawPacket) : '';
+    const uriTooLong = overflow && !raw.slice(0, NODE_HEADER_LIMIT).includes('\r\n');
+    const [status, reason] = overflow ? (uriTooLong ? [414, 'URI Too Long'] : [431, 'Request Header Fields Too Large']) : (PARSER_REFUSALS[err.code] ?? [400, 'Bad Request']);
+    const body = overflow ? LONG_ADDRESS_PAGE : '';
+    const lines = [
+      `HTTP/1.1 ${status} ${reason}`,
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+      'Content-Type: text/html; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+    ];
+    socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+  });
+}
+
 /** Serves `root`/dist with `vite preview`; `configFile: false` skips root's vite.config (tests). */
 export async function serve({ root, port, configFile }) {
   const headers = securityHeaders(readFileSync(path.join(root, 'dist', 'index.html'), 'utf8'));
-  return preview({
+  const server = await preview({
     root,
     configFile,
     logLevel: 'warn',
     plugins: [securityHeadersPlugin(headers)],
     preview: { port, host: 'localhost', strictPort: true, open: false },
   });
+  if (server.httpServer) answerClientErrors(server.httpServer, headers);
+  return server;
 }
 
 async function main() {

@@ -1,9 +1,10 @@
 // `npm start`'s server (scripts/start.mjs) against a tiny dist/ in a temporary folder: every
 // response carries the page's CSP as a header (plus frame-ancestors 'none'), nosniff, no
-// referrer, COOP/COEP and a Permissions-Policy, and nothing outside dist/ can be read.
+// referrer, COOP/COEP and a Permissions-Policy, nothing outside dist/ can be read, and an address
+// over Node's 16 KB limit gets a page that says why (not a bare 431).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,9 +32,9 @@ interface Reply {
 }
 
 /** A GET with the path sent exactly as written (fetch would normalise `..` away). */
-function get(url: URL, rawPath: string): Promise<Reply> {
+function get(url: URL, rawPath: string, extra: Record<string, string> = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: rawPath, headers: { accept: 'text/html,*/*' } }, (res) => {
+    const req = request({ host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: rawPath, headers: { accept: 'text/html,*/*', ...extra } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
@@ -89,6 +90,38 @@ describe('npm start serves like a careful static host', () => {
       for (const f of ['camera=()', 'microphone=()', 'geolocation=()', 'usb=()', 'screen-wake-lock=(self)']) expect(pp, path).toContain(f);
       expect(r.headers['content-security-policy'], path).toBe(`${metaCsp(indexHtml)}; frame-ancestors 'none'`);
     }
+  });
+
+  it('answers an address over Node\'s 16 KB limit (a 100 KB target=, a 20 KB corpus=) with a page that says why, the headers kept', async () => {
+    for (const [path, status] of [[`/?loop=ttsp&target=${'1%2B'.repeat(25_000)}`, 414], [`/?loop=spice&corpus=${'a'.repeat(20_000)}`, 414]] as const) {
+      const r = await get(base, path);
+      expect(r.status, path.slice(0, 30)).toBe(status);
+      expect(r.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(r.body).toContain('This address is too long for the lab');
+      expect(r.body).toContain('<a href="/">Open the lab without these settings</a>');
+      expect(r.headers['content-security-policy']).toBe(`${metaCsp(indexHtml)}; frame-ancestors 'none'`);
+      expect(r.headers['referrer-policy']).toBe('no-referrer');
+    }
+    // a short address past the page's own cap per parameter still reaches the page, which warns
+    expect((await get(base, `/?loop=ttsp&target=${'1'.repeat(5000)}`)).status).toBe(200);
+  });
+
+  it('answers a header block over the limit with 431 and the same page', async () => {
+    const r = await get(base, '/', { 'x-filler': 'f'.repeat(20_000) });
+    expect(r.status).toBe(431);
+    expect(r.body).toContain('This address is too long for the lab');
+  });
+
+  it('answers a request the parser cannot read with a bare 400, as vite does', async () => {
+    const reply = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(base.port), base.hostname.replace(/^\[|\]$/g, ''), () => socket.write('NOT A REQUEST\r\n\r\n'));
+      let text = '';
+      socket.on('data', (d) => (text += String(d)));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(reply.startsWith('HTTP/1.1 400 Bad Request\r\n')).toBe(true);
+    expect(reply).not.toContain('too long');
   });
 
   it('refuses every path that leads out of dist/', async () => {
