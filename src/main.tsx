@@ -8,6 +8,7 @@ import { withCpuMode } from './lab/modeClient';
 import { withRunWorkers } from './lab/runWorkers';
 import { indexedDbArchive } from './state/archive';
 import { indexedDbPolicyArchive } from './state/policyArchive';
+import { indexedDbCorpusArchive } from './state/corpusArchive';
 import { fetchCatalog } from './state/catalog';
 import { createLabStore } from './state/store';
 import { webLockOwnership } from './state/ownership';
@@ -31,6 +32,8 @@ const store = createLabStore(client, {
   // the other tabs of this browser follow this tab's runs live, and it theirs
   channel: broadcastRunChannel(),
   policies: typeof indexedDB === 'undefined' ? null : indexedDbPolicyArchive(),
+  // uploaded corpora, which links name (corpus=upload:…) instead of carrying
+  corpora: typeof indexedDB === 'undefined' ? null : indexedDbCorpusArchive(),
   newRunId: () => `${Date.now().toString(36)}-${(runCounter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
   now: () => Date.now(),
   cpuMode,
@@ -44,7 +47,7 @@ const store = createLabStore(client, {
   // checkpoints live in the origin-private file system; ask once that the browser keep them
   persistStorage: navigator.storage?.persist ? () => navigator.storage.persist() : undefined,
 });
-syncLauncherWithUrl(store, window.location, window.history);
+void syncLauncherWithUrl(store, window.location, window.history);
 syncExplorerWithUrl(store, window.location, window.history);
 // back and forward through the page's own links (followLink) read the address again
 window.addEventListener('popstate', () => openAddress(store, window.location.search));

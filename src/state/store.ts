@@ -18,8 +18,10 @@ import type { PolicyArchive } from './policyArchive';
 import { createPolicySlice, type PolicySlice } from './policySlice';
 import { createAnalysisSlice, type AnalysisSlice } from './analysisSlice';
 import { createExplorerSlice, type ExplorerServices, type ExplorerSlice } from './explorerSlice';
+import type { CorpusArchive } from './corpusArchive';
+import { createCorpusSlice, type CorpusSlice } from './corpusSlice';
 
-export type LabState = EngineSlice & SelfTestSlice & DemoSlice & LauncherSlice & RunsSlice & ViewSlice & ImportSlice & PolicySlice & CpuModeSlice & CheckpointsSlice & AnalysisSlice & ExplorerSlice;
+export type LabState = EngineSlice & SelfTestSlice & DemoSlice & LauncherSlice & RunsSlice & ViewSlice & ImportSlice & PolicySlice & CpuModeSlice & CheckpointsSlice & AnalysisSlice & ExplorerSlice & CorpusSlice;
 export type LabStore = StoreApi<LabState>;
 
 export interface StoreServices extends RunServices, CheckpointServices, Omit<ExplorerServices, 'newRunId' | 'now'> {
@@ -29,6 +31,8 @@ export interface StoreServices extends RunServices, CheckpointServices, Omit<Exp
   policies?: PolicyArchive | null;
   /** starts CPU mode's worker (none: the page offers no CPU mode and says so) */
   cpuMode?: CpuModeSwitch | null;
+  /** where uploaded corpora are kept across reloads, for links that name them (none: until the page closes) */
+  corpora?: CorpusArchive | null;
 }
 
 export function createLabStore(client: LabClient, services: StoreServices, schedule: FrameScheduler = animationFrame): LabStore {
@@ -45,6 +49,7 @@ export function createLabStore(client: LabClient, services: StoreServices, sched
     ...createCheckpointsSlice(client, services)(...a),
     ...createAnalysisSlice(client)(...a),
     ...createExplorerSlice(services)(...a),
+    ...createCorpusSlice({ corpora: services.corpora ?? null, now: services.now })(...a),
   }));
 }
 

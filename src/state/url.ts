@@ -23,6 +23,7 @@ import { LOOPS, isLoopName } from '../loops/registry';
 import { showText } from '../util/show';
 import type { RlCorePresetName } from '../rl/config';
 import { isUploadName } from './policyUpload';
+import { corpusRef, isCorpusRef } from './corpusArchive';
 import { PAPER_LESSONS, paperLesson } from './lessons';
 
 /** Query parameters the page reads elsewhere (the explorer's `grid` and `explore`: src/explore/gridUrl.ts; a paper's `lesson`); never reported as unknown. */
@@ -33,6 +34,27 @@ const LIST_PARAMS: readonly string[] = ['hide', 'lock'];
 /** A link's parameter past this is no set-up anyone typed (a corpus or a checkpoint never travels in links). */
 export const MAX_PARAM_CHARS = 2000;
 
+/** Every loop's fields that hold a corpus (SPICE's `corpus`): a link names an uploaded one. */
+const CORPUS_FIELDS: ReadonlySet<string> = new Set(LOOPS.flatMap((d) => Object.entries(d.spec.fields).filter(([, f]) => f.type.kind === 'string' && f.type.holds === 'corpus').map(([k]) => k)));
+
+/**
+ * A field's value in a link: itself, or for a corpus past a link's cap (an uploaded file) its
+ * name `upload:<hash>`, which this browser's corpus store resolves on reload. Any other value
+ * past the cap stays in the page, out of the address: a reload of a 60,000-character address
+ * got HTTP 431 and never loaded the lab.
+ */
+function linkValue(key: string, v: unknown): string | null {
+  const text = formatValue(v);
+  if (text.length <= MAX_PARAM_CHARS) return text;
+  return CORPUS_FIELDS.has(key) && typeof v === 'string' ? corpusRef(v) : null;
+}
+
+/** The uploaded corpora an address names (`corpus=upload:…`), to load before it is read. */
+export function corpusRefsIn(search: string): string[] {
+  const q = new URLSearchParams(search);
+  return [...CORPUS_FIELDS].flatMap((k) => q.getAll(k)).filter((v) => isCorpusRef(v) && v.length <= MAX_PARAM_CHARS);
+}
+
 export function launcherToQuery(l: LauncherState): URLSearchParams {
   const q = new URLSearchParams();
   if (l.loop !== DEFAULT_LOOP) q.set('loop', l.loop);
@@ -40,9 +62,10 @@ export function launcherToQuery(l: LauncherState): URLSearchParams {
   if (l.policy !== null && !isUploadName(l.policy)) q.set('policy', l.policy);
   if (l.setup !== DEFAULT_SETUP) q.set('setup', l.setup);
   if (l.preset !== presetNames(l)[0]) q.set('preset', l.preset);
-  // a value past a link's cap (an uploaded corpus) stays in the page, out of the address: a
-  // reload of a 60,000-character address got HTTP 431 and never loaded the lab
-  for (const k of loopKeys(l)) if (Object.hasOwn(l.fields, k) && formatValue(l.fields[k]).length <= MAX_PARAM_CHARS) q.set(k, formatValue(l.fields[k]));
+  for (const k of loopKeys(l)) {
+    const v = Object.hasOwn(l.fields, k) ? linkValue(k, l.fields[k]) : null;
+    if (v !== null) q.set(k, v);
+  }
   for (const k of rlKeys(l)) if (Object.hasOwn(l.rl, k)) q.set(k, formatValue(l.rl[k]));
   return q;
 }
@@ -53,7 +76,11 @@ export interface DecodedQuery {
   warnings: string[];
 }
 
-export function queryToLauncher(q: URLSearchParams): DecodedQuery {
+/**
+ * The launcher an address sets up. `corpora` gives the text of an uploaded corpus the address
+ * names (`corpus=upload:…`), if this browser holds it; one it does not hold is warned of.
+ */
+export function queryToLauncher(q: URLSearchParams, corpora: (ref: string) => string | undefined = () => undefined): DecodedQuery {
   const warnings: string[] = [];
   // a parameter given twice is read once, and the link's author told which
   const counts = new Map<string, number>();
@@ -85,6 +112,10 @@ export function queryToLauncher(q: URLSearchParams): DecodedQuery {
     } else if (key === 'preset') {
       if ((presetNames(l) as string[]).includes(value)) l = setPreset(l, value as RlCorePresetName);
       else warnings.push(`preset=${showText(value)}: not an RL preset of the ${loopName} loop (presets: ${presetNames(l).join(', ')}); using ${presetNames(l)[0]}`);
+    } else if (CORPUS_FIELDS.has(key) && loopFields.has(key) && isCorpusRef(value)) {
+      const text = corpora(value);
+      if (text !== undefined) fields[key] = text;
+      else warnings.push(`${key}=${showText(value)}: this browser holds no uploaded corpus of that name (an uploaded corpus stays in the browser it was uploaded to); using the generated corpus`);
     } else if (loopFields.has(key)) fields[key] = parseInput(fieldSpec(l, 'loop', key).type, value);
     else if (rlFields.has(key)) rl[key] = parseInput(fieldSpec(l, 'rl', key).type, value);
     else if (!PAGE_PARAMS.includes(key)) warnings.push(`${showText(key)}: not a setting of the ${loopName} loop's launcher; ignored`);

@@ -2,7 +2,9 @@
 // the paper's value sits beside it, the help is one line (all of it on hover), and the field's
 // own validation message shows under it. Fields the user changed can be reset to the layer below.
 import { corpusRefusal, corpusSizeProblem, corpusTextProblem } from '../state/corpusFile';
-import { useEffect, useId, useState } from 'react';
+import { corpusRef } from '../state/corpusArchive';
+import { MAX_PARAM_CHARS } from '../state/url';
+import { useEffect, useId, useMemo, useState } from 'react';
 import { showText } from '../util/show';
 import type { Field } from '../config/fields';
 import { baseValue, effectiveValue, fieldError, fieldSpec, formatValue, parseInput, type Section } from '../state/launcher';
@@ -50,10 +52,14 @@ const GENERATED = 'generated';
  */
 function CorpusInput({ id, value, disabled, onValue }: { id: string; value: unknown; disabled: boolean; onValue: (v: unknown) => void }) {
   const loop = useLab((s) => s.launcher.state.loop);
+  const keepCorpus = useLab((s) => s.keepCorpus);
+  const known = useLab((s) => s.corpora.byRef);
+  const saveError = useLab((s) => s.corpora.saveError);
   const [error, setError] = useState<string | null>(null);
-  const [name, setName] = useState<string | null>(null);
   const text = typeof value === 'string' ? value : GENERATED;
-  const lines = text === GENERATED ? [] : text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = useMemo(() => (text === GENERATED ? [] : text.split('\n').map((l) => l.trim()).filter(Boolean)), [text]);
+  // the file's name as uploaded here or before a reload (the link names the corpus by its hash)
+  const name = text === GENERATED ? null : (known[corpusRef(text)]?.fileName ?? null);
   const choose = async (file: File) => {
     setError(null);
     // the size before the read: a 300 MB file read as text crashed the tab
@@ -68,13 +74,14 @@ function CorpusInput({ id, value, disabled, onValue }: { id: string; value: unkn
     } catch (e) {
       return setError(corpusRefusal(file.name, (e as Error).message, 'the corpus in use is unchanged'));
     }
-    setName(file.name);
+    // kept under its name before the launcher takes it, so the link written next can name it
+    await keepCorpus(file.name, body);
     onValue(body);
   };
   return (
     <div className="corpus-input" data-testid="corpus-input" data-corpus={text === GENERATED ? GENERATED : 'file'} data-documents={lines.length || undefined}>
       <span id={id} className="corpus-what" data-testid="corpus-what">
-        {text === GENERATED ? 'the generated corpus' : `${name ?? 'a corpus file'}: ${lines.length} document${lines.length === 1 ? '' : 's'} (first: ${lines[0]})`}
+        {text === GENERATED ? 'the generated corpus' : `${name === null ? 'a corpus file' : showText(name)}: ${lines.length} document${lines.length === 1 ? '' : 's'} (first: ${showText(lines[0] ?? '')})`}
       </span>
       <label htmlFor={`${id}-file`} className={`file-button${disabled ? ' disabled' : ''}`}>
         Upload corpus…
@@ -88,13 +95,18 @@ function CorpusInput({ id, value, disabled, onValue }: { id: string; value: unkn
         }}
       />
       {text !== GENERATED && (
-        <button type="button" className="link" disabled={disabled} onClick={() => (setName(null), setError(null), onValue(GENERATED))}>
+        <button type="button" className="link" disabled={disabled} onClick={() => (setError(null), onValue(GENERATED))}>
           use the generated corpus
         </button>
       )}
       {error && (
         <p className="cfg-error" role="alert" data-testid="corpus-error">
           {error}
+        </p>
+      )}
+      {text !== GENERATED && text.length > MAX_PARAM_CHARS && saveError && (
+        <p className="cfg-help" data-testid="corpus-unsaved">
+          {saveError}
         </p>
       )}
     </div>

@@ -72,11 +72,11 @@ describe('corpus files', () => {
     expect(shown).toMatch(/^n+… \(404 characters\): /);
     expect(shown.endsWith('; the corpus in use is unchanged')).toBe(true);
   });
-  it('an uploaded corpus stays out of the address', () => {
+  it('an uploaded corpus stays out of the address, which names it (corpus_links.test.ts)', () => {
     const corpus = Array.from({ length: 2000 }, (_, i) => `a=${i};b=a+1`).join('\n');
     const l = setField(setLoop({ ...DEFAULT_LAUNCHER }, 'spice'), 'loop', 'corpus', corpus);
     const q = launcherToQuery(l);
-    expect(q.has('corpus')).toBe(false);
+    expect(q.get('corpus')).toMatch(/^upload:[0-9a-f]{16}$/);
     expect(q.get('loop')).toBe('spice');
   });
 });
