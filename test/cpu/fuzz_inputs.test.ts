@@ -16,7 +16,8 @@ import { buildLoraTable, initLora, parseAdapter, parseAdapterFile, serializeAdap
 import { LOOP_NAMES, loopNamed } from '../../src/loops/registry';
 import { CliError, parseArgs } from '../../src/cli/args';
 import { importRunText } from '../../src/state/importRun';
-import { queryToLauncher, queryToLesson } from '../../src/state/url';
+import { corpusRefsIn, queryToLauncher, queryToLesson } from '../../src/state/url';
+import { checkSavedCorpus, corpusRef } from '../../src/state/corpusArchive';
 import { parseTargetList } from '../../src/loops/ttsp/targets';
 import { checkStoredHistory, checkStoredState } from '../../src/lab/checkpointSchema';
 import { fileCheckpointStore, memoryFs } from '../../src/lab/checkpoints';
@@ -142,6 +143,22 @@ describe('files of runs and the lab', () => {
       }
     }), options(200));
   });
+  it('1,000 corpus records as read back from the browser\'s storage', () => {
+    const text = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('a=7;b=a+5', 'x'.repeat(5000)));
+    const record = fc.oneof(
+      text.chain((t) => fc.record({ ref: fc.oneof(fc.constant(corpusRef(t)), edgeValue), fileName: fc.oneof(fc.string({ maxLength: 300 }), edgeValue), text: fc.oneof(fc.constant(t), edgeValue), savedAt: edgeValue }, { requiredKeys: [] })),
+      edgeValue,
+    );
+    fc.assert(fc.property(record, (r) => {
+      const c = checkSavedCorpus(r);
+      if (c === null) return;
+      // a corpus read back is one whose text still has its name, with a short file name
+      expect(corpusRef(c.text)).toBe(c.ref);
+      expect(c.fileName.length).toBeLessThanOrEqual(200);
+      expect(Number.isFinite(c.savedAt)).toBe(true);
+    }), options(1000));
+  });
+
   it('1,000 ttsp_targets.json documents', () => {
     const target = fc.record({ text: edgeValue, passRate: edgeValue }, { requiredKeys: [] });
     const doc = fc.record({ n: edgeValue, midHard: fc.oneof(fc.array(target, { maxLength: 3 }), edgeValue), veryHard: fc.oneof(fc.array(target, { maxLength: 3 }), edgeValue) }, { requiredKeys: [] });
@@ -165,12 +182,15 @@ describe('files of runs and the lab', () => {
     const text = fc.oneof(fc.oneof(ablation, sweep).map((d) => JSON.stringify(d) ?? 'null'), fc.string({ maxLength: 200 }));
     fc.assert(fc.property(text, (body) => holds(() => readSweepText('f.json', body))), options(1000));
   });
-  it('1,000 page addresses', () => {
+  it('1,000 page addresses, uploaded corpora named in them included', () => {
     const names = ['loop', 'policy', 'setup', 'preset', 'lr', 'steps', 'seed', 'rl.epochs', 'hide', 'lock', 'target', 'corpus', 'debug', 'x'];
-    const query = fc.array(fc.tuple(fc.constantFrom(...names), fc.oneof(fc.string({ maxLength: 20 }), edgeNumber.map(String), fc.constant('x'.repeat(20000)))), { maxLength: 6 });
-    fc.assert(fc.property(query, (pairs) => {
-      const q = new URLSearchParams(pairs);
-      const d = queryToLauncher(q) as { warnings?: string[] };
+    const known = 'a=7;b=a+5\n'.repeat(300);
+    const ref = fc.oneof(fc.constant(corpusRef(known)), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), maxLength: 20 }).map((h) => `upload:${h}`), fc.string({ maxLength: 30 }).map((t) => `upload:${t}`));
+    const query = fc.array(fc.tuple(fc.constantFrom(...names), fc.oneof(fc.string({ maxLength: 20 }), edgeNumber.map(String), fc.constant('x'.repeat(20000)), ref)), { maxLength: 6 });
+    fc.assert(fc.property(fc.boolean(), query, (spice, pairs) => {
+      const q = new URLSearchParams(spice ? [['loop', 'spice'], ...pairs] : pairs);
+      for (const r of corpusRefsIn(`?${q}`)) expect(r.length).toBeLessThanOrEqual(2000);
+      const d = queryToLauncher(q, (r) => (r === corpusRef(known) ? known : undefined)) as { warnings?: string[] };
       for (const w of d.warnings ?? []) if (w.length >= MAX_MESSAGE) throw new Error(`warning of ${w.length} characters: ${w.slice(0, 200)}`);
       const l = queryToLesson(q);
       for (const w of l.warnings) if (w.length >= MAX_MESSAGE) throw new Error(`warning of ${w.length} characters: ${w.slice(0, 200)}`);
