@@ -2,6 +2,8 @@
 // exclusive, with messages that say which; every count bounded in its own declaration, the
 // bound admitting every set-up and the papers' values; the shared fields declared once; the
 // launcher's widget chosen by what a field declares it holds, never by its name.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkField, type Field, type FieldSpec, type FieldSpecs } from '../../src/config/fields';
 import { ConfigError } from '../../src/model/config';
@@ -115,6 +117,21 @@ describe('every count has a bound of its own', () => {
     expect(messageOf(() => validate('svs', { problemsPerStep: 256 }))).toBe('(accepted)');
     expect(messageOf(() => validate('ttsp', { loraRank: 32, maxNewTokens: 16_384, maxProposalTokens: 16_384 }))).toBe('(accepted)');
     expect(messageOf(() => validate('spice', { documentsPerStep: 128 }))).toBe('(accepted)');
+  });
+});
+
+describe('the README\'s "Flags and bounds" table', () => {
+  it('gives each named count the bound its field declares', () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const rows = [...readme.matchAll(/^\| ([\d,]+)[^|]*\| (.*) \|$/gm)].map((m) => ({ bound: Number(m[1].replace(/,/g, '')), fields: m[2] }));
+    expect(rows.length).toBeGreaterThan(8);
+    for (const [loop, keys] of Object.entries(NAMED_COUNTS)) {
+      for (const k of keys) {
+        const row = rows.find((r) => r.fields.includes(`\`${k}\``));
+        expect(row, `${loop}.${k} in the README's table`).toBeDefined();
+        expect(row!.bound, `${loop}.${k}`).toBe((fieldsOf(loop)[k].type as Extract<Field, { kind: 'number' }>).max);
+      }
+    }
   });
 });
 
