@@ -48,7 +48,7 @@ export const BOUNDS = {
 } as const;
 
 /** A data set's field: the name of a set of the world (the launcher offers the training or the held-out sets). */
-export const setField = (holds: 'train-set' | 'eval-set'): Field => ({ kind: 'string', holds });
+export const dataSetField = (holds: 'train-set' | 'eval-set'): Field => ({ kind: 'string', holds });
 
 /** Nucleus sampling, the same in every loop. */
 export const TOP_P: FieldSpec<number> = { default: 1, type: num(0, { minExclusive: true, max: 1 }), paper: '1', help: 'nucleus sampling mass during rollouts (1 = off)' };
@@ -62,7 +62,7 @@ export const BASE_FIELDS: FieldSpecs<Omit<BaseLoopConfig, 'rl'>> = {
   },
   lr: { default: 1e-4, type: num(0, { minExclusive: true, max: MAX_LR, maxExclusive: true }), paper: '1e-6 (7B models)', help: 'AdamW learning rate, below 1 (AdamW moves each weight by about lr a step); a 100k-parameter policy needs far more than the papers\' 7B models' },
   weightDecay: { default: 0, type: num(0), paper: '0', help: 'AdamW decoupled weight decay' },
-  evalSet: { default: 'eval-mixed', type: setField('eval-set'), paper: '—', help: 'held-out set for pass@k' },
+  evalSet: { default: 'eval-mixed', type: dataSetField('eval-set'), paper: '—', help: 'held-out set for pass@k' },
   evalEvery: { default: 10, type: count(0, MAX_STEPS), paper: '—', help: 'steps between evaluations (0 = only at the start and the end)' },
   evalProblems: { default: 50, type: count(1, BOUNDS.setProblems), paper: '—', help: 'problems of the evaluation set used' },
   evalN: { default: 16, type: count(1, 4096), paper: '—', help: 'samples per evaluation problem (pass@k for k up to n)' },

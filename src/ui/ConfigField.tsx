@@ -74,8 +74,9 @@ function CorpusInput({ id, value, disabled, onValue }: { id: string; value: unkn
     } catch (e) {
       return setError(corpusRefusal(file.name, (e as Error).message, 'the corpus in use is unchanged'));
     }
-    // kept under its name before the launcher takes it, so the link written next can name it
-    await keepCorpus(file.name, body);
+    // known under its name at once, so the link written next names it; the browser's copy is
+    // written meanwhile (a failed write is said beside the field)
+    void keepCorpus(file.name, body);
     onValue(body);
   };
   return (

@@ -5,7 +5,7 @@
 import { count, defaultsOf, num, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
 import { ROLE_LIMITS } from '../../world/index';
-import { BOUNDS, checkSet, checkSetSize, loopFields, setField, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
+import { BOUNDS, checkSet, checkSetSize, dataSetField, loopFields, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
 import type { Embedder } from '../opensir/config';
 import type { ForkStrategy } from './tree';
@@ -50,7 +50,7 @@ const OWN_FIELDS: FieldSpecs<Omit<DatpoConfig, keyof BaseLoopConfig>> = {
   },
   maxNewTokens: { default: ROLE_LIMITS.solve.response, type: count(1, BOUNDS.tokens), paper: '—', help: 'longest path (root response, or prefix and branch together), end token included' },
   topP: TOP_P,
-  trainSet: { default: 'train', type: setField('train-set'), paper: 'MATH', help: 'data set of training problems' },
+  trainSet: { default: 'train', type: dataSetField('train-set'), paper: 'MATH', help: 'data set of training problems' },
   trainProblems: { default: 256, type: count(1, BOUNDS.setProblems), paper: '—', help: 'use the first N problems of the training set' },
 };
 

@@ -4,7 +4,7 @@
 import { count, defaultsOf, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
 import { ROLE_LIMITS } from '../../world/index';
-import { BOUNDS, checkSet, checkSetSize, loopFields, setField, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
+import { BOUNDS, checkSet, checkSetSize, dataSetField, loopFields, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
 
 export interface GrpoConfig extends BaseLoopConfig {
@@ -21,7 +21,7 @@ const OWN_FIELDS: FieldSpecs<Omit<GrpoConfig, keyof BaseLoopConfig>> = {
   groupSize: { default: 8, type: count(1, BOUNDS.group), paper: '8', help: 'G: responses sampled per problem (one advantage group)' },
   maxNewTokens: { default: ROLE_LIMITS.solve.response, type: count(1, BOUNDS.tokens), paper: '—', help: 'longest response, end token included' },
   topP: TOP_P,
-  trainSet: { default: 'train', type: setField('train-set'), paper: '—', help: 'data set of training problems (see rlvr-lab sets)' },
+  trainSet: { default: 'train', type: dataSetField('train-set'), paper: '—', help: 'data set of training problems (see rlvr-lab sets)' },
   trainProblems: { default: 256, type: count(1, BOUNDS.setProblems), paper: '—', help: 'use the first N problems of the training set (a fixed small set shows the trend)' },
 };
 

@@ -4,7 +4,7 @@
 import { count, defaultsOf, num, RATE, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../model/config';
 import { ROLE_LIMITS, VARIANT_CONTEXTS, type VariantContext } from '../../world/index';
-import { BOUNDS, checkSet, checkSetSize, loopFields, setField, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
+import { BOUNDS, checkSet, checkSetSize, dataSetField, loopFields, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
 
 export type VariantReward = 'shaped' | 'naive';
@@ -55,7 +55,7 @@ const OWN_FIELDS: FieldSpecs<Omit<SvsConfig, keyof BaseLoopConfig>> = {
   maxNewTokens: { default: ROLE_LIMITS.solve.response, type: count(1, BOUNDS.tokens), paper: '—', help: 'longest answer (original and variant problems), end token included' },
   maxVariantTokens: { default: ROLE_LIMITS.vary.response, type: count(1, BOUNDS.tokens), paper: '—', help: 'longest variant problem, end token included' },
   topP: TOP_P,
-  trainSet: { default: 'train', type: setField('train-set'), paper: 'MATH-12k / DAPO-17k', help: 'data set of original problems with gold answers' },
+  trainSet: { default: 'train', type: dataSetField('train-set'), paper: 'MATH-12k / DAPO-17k', help: 'data set of original problems with gold answers' },
   trainProblems: { default: 256, type: count(1, BOUNDS.setProblems), paper: '—', help: 'use the first N problems of the training set' },
 };
 
