@@ -5,6 +5,7 @@
 import { EXPLORE_PARAM, formFromParam, galleryPathOf, GRID_PARAM, withGridParam } from '../explore/gridUrl';
 import { syntheticSweep } from '../explore/synthetic';
 import type { LabStore } from './store';
+import { cutLine, escapeControls } from '../util/show';
 import { followLink } from './urlSync';
 
 export function syncExplorerWithUrl(store: LabStore, loc: Location, history: History): () => void {
@@ -19,7 +20,8 @@ export function syncExplorerWithUrl(store: LabStore, loc: Location, history: His
     if (g.warning) warnings.push(g.warning);
     if (g.path) void store.getState().openGallery(g.path);
   }
-  if (warnings.length) store.getState().setExplorerWarnings(warnings);
+  // the address is the user's text: a warning quoting it stays one short, escaped line
+  if (warnings.length) store.getState().setExplorerWarnings(warnings.map((w) => cutLine(escapeControls(w))));
   if (explore) store.getState().setExplorerReveal(true);
   return store.subscribe((s, prev) => {
     if (s.explorer.form === prev.explorer.form) return;

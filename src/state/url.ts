@@ -177,7 +177,7 @@ export function queryToLesson(q: URLSearchParams): { lesson: Lesson; warnings: s
   let paper: string | null = null;
   for (const id of listParam(q, 'lesson')) {
     if (paperLesson(id)) paper = id;
-    else warnings.push(`lesson=${id}: no such lesson (lessons: ${PAPER_LESSONS.map((l) => l.id).join(', ')}); ignored`);
+    else warnings.push(`lesson=${showText(id)}: no such lesson (lessons: ${PAPER_LESSONS.map((l) => l.id).join(', ')}); ignored`);
   }
   return { lesson: { hide, lock, paper }, warnings };
 }

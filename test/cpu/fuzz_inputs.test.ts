@@ -183,7 +183,7 @@ describe('files of runs and the lab', () => {
     fc.assert(fc.property(text, (body) => holds(() => readSweepText('f.json', body))), options(1000));
   });
   it('1,000 page addresses, uploaded corpora named in them included', () => {
-    const names = ['loop', 'policy', 'setup', 'preset', 'lr', 'steps', 'seed', 'rl.epochs', 'hide', 'lock', 'target', 'corpus', 'debug', 'x'];
+    const names = ['loop', 'policy', 'setup', 'preset', 'lr', 'steps', 'seed', 'rl.epochs', 'hide', 'lock', 'lesson', 'target', 'corpus', 'debug', 'x'];
     const known = 'a=7;b=a+5\n'.repeat(300);
     const ref = fc.oneof(fc.constant(corpusRef(known)), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), maxLength: 20 }).map((h) => `upload:${h}`), fc.string({ maxLength: 30 }).map((t) => `upload:${t}`));
     const query = fc.array(fc.tuple(fc.constantFrom(...names), fc.oneof(fc.string({ maxLength: 20 }), edgeNumber.map(String), fc.constant('x'.repeat(20000)), ref)), { maxLength: 6 });

@@ -14,7 +14,10 @@ import { corpusRefusal, corpusSizeProblem, corpusTextProblem } from '../../src/s
 import { loopNamed } from '../../src/loops/registry';
 import { ConfigError } from '../../src/model/config';
 import { DEFAULT_LAUNCHER, setField, setLoop } from '../../src/state/launcher';
-import { launcherToQuery, queryToLauncher } from '../../src/state/url';
+import { launcherToQuery, queryToLauncher, queryToLesson } from '../../src/state/url';
+import { syncExplorerWithUrl } from '../../src/state/explorerUrl';
+import { createLabStore } from '../../src/state/store';
+import type { LabClient } from '../../src/lab/protocol';
 
 describe('checkpoint upload', () => {
   it('n_positions 8 is refused up front, as the CLI refuses it', () => {
@@ -87,6 +90,24 @@ describe('page addresses', () => {
     const d = queryToLauncher(new URLSearchParams('lr=0.1&lr=0.2'));
     expect(d.warnings).toContain('lr is given 2 times; using the last (0.2)');
     expect(queryToLauncher(new URLSearchParams('hide=knobs&hide=demo')).warnings).toEqual([]);
+  });
+  it('a long lesson= or explore= (or a grid= of the wrong shape) is warned of in one short line', () => {
+    const lesson = queryToLesson(new URLSearchParams([['lesson', `x${'\u001b'.repeat(10)}${'y'.repeat(10_000)}`]])).warnings;
+    expect(lesson).toHaveLength(1);
+    expect(lesson[0].length).toBeLessThan(300);
+    // eslint-disable-next-line no-control-regex
+    expect(lesson[0]).not.toMatch(/[\u0000-\u001f]/);
+    const idle = new Proxy({}, { get: () => async () => undefined }) as LabClient;
+    const store = createLabStore(idle, { fetchCatalog: async () => ({ defaultPolicy: null, policies: [] }), archive: null, newRunId: () => 'r', now: () => 0 }, () => undefined);
+    const search = `?${new URLSearchParams([['explore', `gallery/${'z'.repeat(10_000)}\u001b.txt`], ['grid', JSON.stringify({ knobs: [], seeds: 'q'.repeat(10_000), control: null, concurrency: null })]])}`;
+    syncExplorerWithUrl(store, { pathname: '/', search, hash: '' } as Location, { state: null, replaceState: () => undefined } as unknown as History);
+    const warnings = store.getState().explorer.warnings;
+    expect(warnings.length).toBe(2);
+    for (const w of warnings) {
+      expect(w.length).toBeLessThan(300);
+      // eslint-disable-next-line no-control-regex
+      expect(w).not.toMatch(/[\u0000-\u001f]/);
+    }
   });
   it('a parameter over 2,000 characters is ignored with a warning; an unknown loop is said', () => {
     const d = queryToLauncher(new URLSearchParams([['loop', 'ttsp'], ['target', '1+'.repeat(9000)]]));
