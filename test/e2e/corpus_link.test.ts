@@ -1,6 +1,6 @@
 // An uploaded corpus and long addresses in the page (built app, headless Chromium; issue 30 §1):
 // a 20 KB corpus is kept in the browser and named in the address (`corpus=upload:<hash>`), so a
-// reload keeps it; another browser opening that address is told it holds no such corpus; a
+// reload keeps it; a file over 16 MB is refused by its size; another browser opening that address is told it holds no such corpus; a
 // parameter past a link's cap is ignored with a warning; and `npm start`'s own server answers an
 // address over Node's 16 KB limit (a 100 KB target=) with a page that says why, not a bare 431.
 import type { Page } from 'playwright-core';
@@ -36,6 +36,13 @@ describe('an uploaded corpus named in the address', () => {
     expect(await page.getByTestId('launcher-error').count()).toBe(0);
     expect(page.url()).toBe(url.href);
     await shot(page, 'corpus-link-reloaded');
+  });
+
+  it('a file over 16 MB is refused by its size, before it is read, and the corpus in use stays', async () => {
+    await page.getByTestId('corpus-upload').setInputFiles({ name: 'huge.txt', mimeType: 'text/plain', buffer: Buffer.alloc(17_000_000, 'a=1;b=a+1\n') });
+    await page.getByTestId('corpus-error').waitFor({ state: 'attached' });
+    await expect(page.getByTestId('corpus-error').textContent()).resolves.toBe('huge.txt is 17 MB; a corpus file is at most 16 MB; the corpus in use is unchanged');
+    await expect(page.getByTestId('corpus-input').getAttribute('data-documents')).resolves.toBe(String(LINES));
   });
 
   it('in another browser (its own storage), says it holds no such corpus and uses the generated one', async () => {
