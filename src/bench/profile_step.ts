@@ -5,13 +5,12 @@
 // machine), then replays each dispatch of the recorded step list on its own, several times in
 // one command buffer, and aggregates by label (a floor: the best of two samples). Replaying a
 // kernel changes the model's buffers, so the per-kernel pass runs after the step timing.
-//   --variant         forces the kernel design (default: by adapter; see kernelVariant)
+//   --variant         forces the kernel design (default: by adapter; see Gpu.kernelVariant)
 //   --no-robustness   creates the device with Dawn's `disable_robustness` toggle (no index
 //                     clamping in the generated shaders), to measure what it costs
 import { createGpuFromAdapter } from '../gpu/device';
 import { createNodeGpu, loadShaderSourcesNode, SWIFTSHADER_ICD } from '../gpu/node';
-import type { Dispatch, Gpu } from '../gpu/runtime';
-import { setKernelVariant, type KernelVariant } from '../gpu/ops/matmul';
+import type { Dispatch, Gpu, KernelVariant } from '../gpu/runtime';
 import { GPT } from '../model/gpt';
 import { GPT_PRESETS, type GPTPresetName } from '../model/config';
 import { buildTensorTable } from '../model/params';
@@ -101,7 +100,7 @@ async function main(): Promise<void> {
   const { B, T, steps } = args;
   const cfg = GPT_PRESETS[args.preset];
   const gpu = await createGpu(args.robustness);
-  setKernelVariant(args.variant);
+  gpu.variantOverride = args.variant;
   const table = buildTensorTable(cfg);
   const model = await GPT.create(gpu, cfg, initParams(cfg, table, 1), { B, T });
   const rand = mulberry32(2);

@@ -2,8 +2,8 @@
 // filtering → μ epochs over mini-batches of packed trajectories, each one optimiser step. The
 // GPU's fused step (forward, pg_loss head, backward, grad-norm clip, AdamW) is composed here from
 // the float64 references: gptForwardRef, pgLossRef, softmaxLogpRef, gptBackwardRef, adamwRef.
-import type { AdamWHyper } from '../gpu/ops/optim';
-import type { PgHyper, PgMetrics } from '../gpu/ops/pg';
+import type { AdamWHyper } from '../rl/hyper';
+import type { PgHyper, PgMetrics } from '../rl/hyper';
 import type { OptimiserState } from '../loops/events';
 import { DEFAULT_ADAMW } from '../model/gpt';
 import { decayFlags } from '../model/params';

@@ -121,7 +121,7 @@ export function responseLengthStats(lengths: ArrayLike<number>, truncated?: Arra
   return { mean, std: Math.sqrt(sq / count), min, max, clipRatio: cut / count, count };
 }
 
-/** The clip ratios of one loss evaluation, as pgMetrics (src/gpu/ops/pg.ts) reports them. */
+/** The clip ratios of one loss evaluation, as pgMetrics (src/rl/hyper.ts) reports them. */
 export interface ClipStats {
   tokens: number;
   'clip_ratio/low_mean': number;

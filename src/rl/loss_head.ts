@@ -5,7 +5,8 @@
 //   per mini-batch: model.setBatch(p.tokens, p.targets); head.setBatch(p); model.step();
 //   metrics after the step: await head.readMetrics()  (one readback of B×PG_NSTATS floats)
 import { GpuError, view, type Gpu, type TensorRef } from '../gpu/runtime';
-import { checkPgHyper, pgLoss, pgMetrics, PG_NSTATS, type PgHyper, type PgLoss, type PgMetrics } from '../gpu/ops/pg';
+import { pgLoss, type PgLoss } from '../gpu/ops/pg';
+import { checkPgHyper, pgMetrics, PG_NSTATS, type PgHyper, type PgMetrics } from './hyper';
 import type { LossHead } from '../model/gpt';
 import type { PackedBatch } from './trajectory';
 

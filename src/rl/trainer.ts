@@ -8,7 +8,7 @@ import { assignAdvantages } from './advantages';
 import { filterZeroVariance } from './filter';
 import { makePgLossHead, type PgLossHead } from './loss_head';
 import { lengthOrder, packBatch, packedRows, positionsOf, rowPositions, type PackedBatch, type Trajectory } from './trajectory';
-import type { PgMetrics } from '../gpu/ops/pg';
+import type { PgMetrics } from './hyper';
 import { constantNormOf, pgHyperOf, type RlCoreConfig } from './config';
 import { PAD } from '../world/tokenizer';
 import { combineUpdateMetrics, type OptimiserStepMetrics } from './update_metrics';

@@ -6,7 +6,7 @@ import { lengthBuckets } from '../../src/model/gpt';
 import { CPU_TRAIN_ROWS, trainRowsFor } from '../../src/rl/trainer';
 import type { Gpu } from '../../src/gpu/runtime';
 import { pgLossRef } from '../../src/reference/pg';
-import type { PgHyper } from '../../src/gpu/ops/pg';
+import type { PgHyper } from '../../src/rl/hyper';
 import type { Aggregation } from '../../src/rl/config';
 
 const hyper: PgHyper = { epsLow: 0.2, epsHigh: 0.28, dualClipC: null, klType: null, beta: 0, klClamp: 10, entCoef: 0, ratioLevel: 'token' };
