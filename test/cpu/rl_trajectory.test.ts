@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { expectClose } from '../helpers/tolerance';
 import { aggregationCoefs, lengthOrder, packBatch, packedRows, positionsOf, rowPositions, type Trajectory } from '../../src/rl/trajectory';
 import { lengthBuckets } from '../../src/model/gpt';
-import { CPU_TRAIN_ROWS, trainRowsFor } from '../../src/rl/trainer';
+import { CPU_TRAIN_ROWS, trainRowsFor } from '../../src/engines/webgpu/trainer';
 import type { Gpu } from '../../src/gpu/runtime';
 import { pgLossRef } from '../../src/reference/pg';
 import type { PgHyper } from '../../src/rl/hyper';

@@ -9,7 +9,7 @@ import { view, type Gpu, type TensorRef } from '../../src/gpu/runtime';
 import { pgLoss } from '../../src/gpu/ops/pg';
 import { PG_NSTATS, type KlType, type PgHyper } from '../../src/rl/hyper';
 import { pgLossRef } from '../../src/reference/pg';
-import { makePgLossHead } from '../../src/rl/loss_head';
+import { makePgLossHead } from '../../src/engines/webgpu/loss_head';
 import { GPT } from '../../src/model/gpt';
 import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';

@@ -3,7 +3,7 @@
 // metrics under TRL's names.
 import { answerOf } from '../../eval/score';
 import type { Rollout, RolloutOptions, RolloutPrompt } from '../../rl/rollout';
-import type { TrainStats } from '../../rl/trainer';
+import type { TrainStats } from '../../rl/update';
 import { EOS, makeRng, solvePrompt } from '../../world/index';
 import { groupIndices, std } from '../../rl/advantages';
 import { dynamicSamplingDecision, filterZeroVariance, takeGroups } from '../../rl/filter';

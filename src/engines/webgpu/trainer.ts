@@ -1,48 +1,16 @@
 // The policy-gradient trainer: advantages → filtering → μ epochs over mini-batches of packed
 // trajectories, each one GPU step (forward, loss head, backward, AdamW). It only orchestrates;
-// the math lives in advantages.ts, trajectory.ts and the pg_loss kernel.
-import type { Gpu } from '../gpu/runtime';
-import { GPT, lengthBuckets, type GPTOptions } from '../model/gpt';
-import type { GPTConfig } from '../model/config';
-import { assignAdvantages } from './advantages';
-import { filterZeroVariance } from './filter';
+// the math lives in src/rl (update.ts, advantages.ts, trajectory.ts) and the pg_loss kernel.
+import type { Gpu } from '../../gpu/runtime';
+import { GPT, lengthBuckets, type GPTOptions } from '../../model/gpt';
+import type { GPTConfig } from '../../model/config';
+import { prepareUpdate, type TrainStats } from '../../rl/update';
 import { makePgLossHead, type PgLossHead } from './loss_head';
-import { lengthOrder, packBatch, packedRows, positionsOf, rowPositions, type PackedBatch, type Trajectory } from './trajectory';
-import type { PgMetrics } from './hyper';
-import { constantNormOf, pgHyperOf, type RlCoreConfig } from './config';
-import { PAD } from '../world/tokenizer';
-import { combineUpdateMetrics, type OptimiserStepMetrics } from './update_metrics';
-
-export interface TrainStats {
-  /** the update's loss-head metrics over its optimiser steps (rl/update_metrics.ts) */
-  metrics: Record<string, number>;
-  keptGroups: number;
-  droppedGroups: number;
-  fracZeroStd: number;
-  trajectories: number;
-  optimiserSteps: number;
-  rejectedSteps: number;
-}
-
-/**
- * The part of an RL update before any mini-batch: advantages (unless external), the
- * zero-variance count, and the trajectories kept; `stats` starts with no optimiser steps.
- * Shared by the GPU trainer and CPU mode's (cpu/trainer.ts).
- */
-export function prepareUpdate(trajs: readonly Trajectory[], rl: RlCoreConfig): { kept: Trajectory[]; stats: TrainStats } {
-  const withAdv = assignAdvantages(trajs, rl);
-  // zero-variance groups are always counted (frac_reward_zero_std); dropped only when filtering
-  const filtered = filterZeroVariance(withAdv);
-  const kept = rl.filterZeroVariance ? filtered.kept : withAdv;
-  const stats: TrainStats = {
-    metrics: {},
-    keptGroups: rl.filterZeroVariance ? filtered.keptGroups : filtered.keptGroups + filtered.droppedGroups,
-    droppedGroups: rl.filterZeroVariance ? filtered.droppedGroups : 0,
-    fracZeroStd: filtered.fracZeroStd,
-    trajectories: kept.length, optimiserSteps: 0, rejectedSteps: 0,
-  };
-  return { kept, stats };
-}
+import { lengthOrder, packBatch, packedRows, positionsOf, rowPositions, type PackedBatch, type Trajectory } from '../../rl/trajectory';
+import type { PgMetrics } from '../../rl/hyper';
+import { constantNormOf, pgHyperOf, type RlCoreConfig } from '../../rl/config';
+import { PAD } from '../../world/tokenizer';
+import { combineUpdateMetrics, type OptimiserStepMetrics } from '../../rl/update_metrics';
 
 export class PolicyTrainer {
   private constructor(readonly model: GPT, private readonly head: PgLossHead, private rl: RlCoreConfig, private maxNewTokens: number) {}
