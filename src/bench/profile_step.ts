@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     ));
     console.log(`sum of per-kernel floors ${fmt(sum)} ms`);
   }
-  const variant = args.variant ?? (gpu.cpuAdapter ? 'direct' : 'tiled');
+  const variant = args.variant ?? (gpu.softwareAdapter ? 'direct' : 'tiled');
   console.log(`\npreset ${args.preset} B=${B} T=${T}: ${list.length} dispatches, ${variant} kernels, robustness ${args.robustness ? 'on' : 'off'}; ${gpu.adapterName}`);
   console.log(`step wall: median ${fmt(median(wall))} ms, best ${fmt(Math.min(...wall))} ms over ${steps} steps; process CPU per step: median ${fmt(median(cpu))} ms`);
   console.log(`tokens/s: ${fmt((BT / median(wall)) * 1000)} (median wall), ${fmt((BT / Math.min(...wall)) * 1000)} (best wall), ${fmt((BT / median(cpu)) * 1000)} per CPU-second`);

@@ -99,7 +99,7 @@ export class Gpu {
      * A software (CPU) adapter such as SwiftShader, where performance orderings invert
      * (workgroup memory and barriers are slow): twins may pick a variant made for it.
      */
-    readonly cpuAdapter = false,
+    readonly softwareAdapter = false,
   ) {
     device.lost.then((info) => {
       this.lostInfo = { kind: 'lost', reason: info.reason, message: info.message };
@@ -113,7 +113,7 @@ export class Gpu {
 
   /** The design a twin records: the explicit one, else the forced one, else by adapter. */
   kernelVariant(explicit?: KernelVariant): KernelVariant {
-    return explicit ?? this.variantOverride ?? (this.cpuAdapter ? 'direct' : 'tiled');
+    return explicit ?? this.variantOverride ?? (this.softwareAdapter ? 'direct' : 'tiled');
   }
 
   get limits(): GPUSupportedLimits {

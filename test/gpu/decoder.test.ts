@@ -209,10 +209,10 @@ describe.each([
 });
 
 describe('the decode block design', () => {
-  it('is fused on GPUs for models up to 64 channels, layered on CPU adapters, wider models and unsupported shapes', () => {
-    const gpuAdapter = { cpuAdapter: false } as Gpu, cpuAdapter = { cpuAdapter: true } as Gpu;
+  it('is fused on GPUs for models up to 64 channels, layered on software adapters, wider models and unsupported shapes', () => {
+    const gpuAdapter = { softwareAdapter: false } as Gpu, softwareAdapter = { softwareAdapter: true } as Gpu;
     expect(defaultBlockKernel(gpuAdapter, GPT_PRESETS.small, null)).toBe('fused');
-    expect(defaultBlockKernel(cpuAdapter, GPT_PRESETS.small, null)).toBe('layered');
+    expect(defaultBlockKernel(softwareAdapter, GPT_PRESETS.small, null)).toBe('layered');
     expect(defaultBlockKernel(gpuAdapter, { ...GPT_PRESETS.small, nEmbd: 128 }, null)).toBe('layered');
     expect(defaultBlockKernel(gpuAdapter, GPT_PRESETS.small, 'C=30 is not a multiple of 4')).toBe('layered');
   });

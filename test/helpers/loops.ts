@@ -3,7 +3,7 @@ import type { Gpu } from '../../src/gpu/runtime';
 import type { GPTConfig } from '../../src/model/config';
 import { createWebGpuEngine } from '../../src/engines/webgpu/engine';
 import { createCpuEngine } from '../../src/engines/cpu/engine';
-import { runLoopOn, type LocalRunOptions } from '../../src/engines/run';
+import { runLoopOn, type LocalRunOptions } from '../../src/engines/local_run';
 import type { LoopEvent } from '../../src/loops/events';
 import type { LoopControls, ResumePoint } from '../../src/loops/driver';
 

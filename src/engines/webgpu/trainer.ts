@@ -111,15 +111,15 @@ function byLength(trajs: readonly Trajectory[]): Trajectory[] {
 }
 
 /**
- * Rows the trainer's forward takes for a loop that asks for `rows`. On CPU adapters at most
- * CPU_TRAIN_ROWS: a batch of more rows then trains as micro-batches sorted by length, each at its
+ * Rows the trainer's forward takes for a loop that asks for `rows`. On software adapters at most
+ * SOFTWARE_TRAIN_ROWS: a batch of more rows then trains as micro-batches sorted by length, each at its
  * own length bucket (the same gradient, accumulated), where one forward of every row would run
  * at the longest row's length. GRPO's default update on `small` (64 rows of 15 to 51 positions)
  * measured 15–35 % faster at 32 rows than at 64 on SwiftShader, and no faster at 16. GPUs keep the
  * loop's rows: there the padded positions cost little and every micro-batch costs its launches.
  */
-export const CPU_TRAIN_ROWS = 32;
+export const SOFTWARE_TRAIN_ROWS = 32;
 
 export function trainRowsFor(gpu: Gpu, rows: number): number {
-  return gpu.cpuAdapter ? Math.min(rows, CPU_TRAIN_ROWS) : rows;
+  return gpu.softwareAdapter ? Math.min(rows, SOFTWARE_TRAIN_ROWS) : rows;
 }

@@ -1,7 +1,7 @@
 // Matmul family: twins of shaders/matmul.wgsl (GEMM with fused alpha, accumulate and bias;
 // entry points `main` and `main_vec4`), shaders/matmul_direct.wgsl (the same product, batched and
-// strided, for CPU adapters) and shaders/matmul_bias_backward.wgsl (column sums).
-// Every linear layer, the tied LM head, the LoRA adapters and, on CPU adapters, attention's
+// strided, for software adapters) and shaders/matmul_bias_backward.wgsl (column sums).
+// Every linear layer, the tied LM head, the LoRA adapters and, on software adapters, attention's
 // products go through here.
 import { Gpu, GpuError, requireElems, f32, packParams, u32, type Dispatch, type KernelVariant, type TensorRef } from '../runtime';
 import { ceilDiv, grid1d } from './grid';
