@@ -1,5 +1,5 @@
-// CPU mode's engine: the LoopEngine (src/loops/engine.ts) on the float64 op references, for
-// browsers without WebGPU and for checking the WebGPU engine. Sequences are sampled one after
+// The CPU engine: the LoopEngine (src/loops/engine.ts) on the float64 op references, for CPU
+// mode (browsers without WebGPU) and for checking the WebGPU engine. Sequences are sampled one after
 // another, so it is slow and meant for the `tiny` policy. Parameters live in float64 inside;
 // checkpoints take them as float32, like the WebGPU engine's.
 import { CpuPolicy } from './policy';

@@ -1,4 +1,4 @@
-// The policy on the CPU, in float64: the engine of CPU mode (a browser without WebGPU). Training
+// The CPU engine's policy, in float64 (CPU mode: a browser without WebGPU). Training
 // batches go through the whole-model reference (src/reference/gpt.ts); sampling is a KV-cache
 // decoder composed from the decode references (src/reference/decode.ts), one sequence at a time.
 // It mirrors src/model/decoder.ts: same sampling distribution (temperature, top-k, top-p), the
