@@ -1,5 +1,5 @@
 // attention_decode_direct: the `direct` design of attention_decode.wgsl (same inputs, outputs and
-// semantics), for CPU adapters where workgroup memory and barriers are slow: one invocation per
+// semantics), for software adapters where workgroup memory and barriers are slow: one invocation per
 // (sequence b, head h) runs the whole online softmax over positions 0..s serially, keeping the
 // head in registers. No workgroup memory, no barriers.
 //   out[b, h*HS + d] = sum_t softmax_t(q . k_t * scale) v_t[d],  q = qkv[b, h*HS .. h*HS+HS-1]

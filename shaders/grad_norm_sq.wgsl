@@ -5,7 +5,7 @@
 //                   (stage 1: grads (n) → partials (P), P workgroups)
 //   SQUARE = false: out[0] = Σ inp[i] (stage 2: partials (P) → normSq (1), one workgroup)
 // out (P or 1) is overwritten.
-// Entry `main_direct` is the variant for CPU adapters (SwiftShader), where a 256-wide tree costs
+// Entry `main_direct` is the variant for software adapters (SwiftShader), where a 256-wide tree costs
 // eight barriers per workgroup for a few hundred additions: each invocation writes the sum of
 // its own grid-strided elements to out[invocation] (P = all invocations of the launch; stage 2
 // runs one invocation, WG = 1), no workgroup memory. The order is fixed, so it is reproducible.

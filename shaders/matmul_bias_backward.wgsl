@@ -6,7 +6,7 @@
 // line), then the ROWS partial sums of a column are tree-reduced in workgroup memory. No
 // atomics (WGSL has none on floats): every column has exactly one writer. Column blocks are
 // numbered over a 2-D grid folded past 65535 workgroups (see grid1d).
-// Entry `main_direct` is the variant for CPU adapters (SwiftShader), where the tree's barriers and
+// Entry `main_direct` is the variant for software adapters (SwiftShader), where the tree's barriers and
 // workgroup memory cost more than the sum itself: one invocation per column walks all M rows
 // (neighbouring invocations still read neighbouring floats), no workgroup memory.
 struct Params { M: u32, N: u32 }

@@ -1,5 +1,5 @@
 // matmul_direct: out = alpha * op(A) @ op(B)  (+ out if ACCUMULATE)  (+ bias[N] over rows if HAS_BIAS),
-// for a batch of matrices at strided offsets. The variant for CPU adapters (SwiftShader): the
+// for a batch of matrices at strided offsets. The variant for software adapters (SwiftShader): the
 // twin in src/gpu/ops/matmul.ts picks it when gpu.cpuAdapter; matmul.wgsl is the GPU design.
 //   op(A)[m, k] = TRANS_A ? A[k * lda + m] : A[m * lda + k]
 //   op(B)[k, n] = TRANS_B ? B[n * ldb + k] : B[k * ldb + n]

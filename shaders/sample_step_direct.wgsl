@@ -1,4 +1,4 @@
-// sample_step_direct: the `direct` design of sample_step.wgsl for CPU adapters (workgroup memory
+// sample_step_direct: the `direct` design of sample_step.wgsl for software adapters (workgroup memory
 // and barriers are slow there): one invocation per sequence does the whole step serially. It
 // computes exactly what the tiled kernel computes, in the same order, so both draw the same
 // token with the same log-probability and entropy: every sum is grouped as the tiled kernel's

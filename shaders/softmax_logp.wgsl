@@ -11,7 +11,7 @@
 // gradient row when its w ≠ 0) so a bad batch is loud, never a silently wrong loss.
 // dlogits must be a different GPUBuffer from logits (WebGPU forbids a buffer bound both
 // read-only and writable in one dispatch).
-// Entry `main_direct` is the variant for CPU adapters (SwiftShader): one invocation per row walks
+// Entry `main_direct` is the variant for software adapters (SwiftShader): one invocation per row walks
 // all V columns, no workgroup memory and no barriers (a tree over 64 lanes costs far more than
 // the row itself there). Same arithmetic, in column order.
 struct Params {

@@ -3,7 +3,7 @@
 // on the engine the lab runs: what a user waits for per step. Figures, not bounds.
 import type { Gpu } from '../gpu/runtime';
 import { loadCheckpointDir } from '../model/checkpoint_node';
-import { createWebGpuEngine } from '../engines/webgpu';
+import { createWebGpuEngine } from '../engines/webgpu/engine';
 import { loopNamed } from '../loops/registry';
 import { trainSettings } from '../loops/driver';
 import { stepRollout } from '../loops/grpo/step';

@@ -5,13 +5,12 @@
 // machine), then replays each dispatch of the recorded step list on its own, several times in
 // one command buffer, and aggregates by label (a floor: the best of two samples). Replaying a
 // kernel changes the model's buffers, so the per-kernel pass runs after the step timing.
-//   --variant         forces the kernel design (default: by adapter; see kernelVariant)
+//   --variant         forces the kernel design (default: by adapter; see Gpu.kernelVariant)
 //   --no-robustness   creates the device with Dawn's `disable_robustness` toggle (no index
 //                     clamping in the generated shaders), to measure what it costs
 import { createGpuFromAdapter } from '../gpu/device';
 import { createNodeGpu, loadShaderSourcesNode, SWIFTSHADER_ICD } from '../gpu/node';
-import type { Dispatch, Gpu } from '../gpu/runtime';
-import { setKernelVariant, type KernelVariant } from '../gpu/ops/matmul';
+import type { Dispatch, Gpu, KernelVariant } from '../gpu/runtime';
 import { GPT } from '../model/gpt';
 import { GPT_PRESETS, type GPTPresetName } from '../model/config';
 import { buildTensorTable } from '../model/params';
@@ -101,7 +100,7 @@ async function main(): Promise<void> {
   const { B, T, steps } = args;
   const cfg = GPT_PRESETS[args.preset];
   const gpu = await createGpu(args.robustness);
-  setKernelVariant(args.variant);
+  gpu.variantOverride = args.variant;
   const table = buildTensorTable(cfg);
   const model = await GPT.create(gpu, cfg, initParams(cfg, table, 1), { B, T });
   const rand = mulberry32(2);
@@ -131,7 +130,7 @@ async function main(): Promise<void> {
     ));
     console.log(`sum of per-kernel floors ${fmt(sum)} ms`);
   }
-  const variant = args.variant ?? (gpu.cpuAdapter ? 'direct' : 'tiled');
+  const variant = args.variant ?? (gpu.softwareAdapter ? 'direct' : 'tiled');
   console.log(`\npreset ${args.preset} B=${B} T=${T}: ${list.length} dispatches, ${variant} kernels, robustness ${args.robustness ? 'on' : 'off'}; ${gpu.adapterName}`);
   console.log(`step wall: median ${fmt(median(wall))} ms, best ${fmt(Math.min(...wall))} ms over ${steps} steps; process CPU per step: median ${fmt(median(cpu))} ms`);
   console.log(`tokens/s: ${fmt((BT / median(wall)) * 1000)} (median wall), ${fmt((BT / Math.min(...wall)) * 1000)} (best wall), ${fmt((BT / median(cpu)) * 1000)} per CPU-second`);

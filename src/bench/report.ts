@@ -168,7 +168,7 @@ function sampleSection(r: BenchResults): string {
     `\n\nDecode blocks, decode steps alone side by side (rows × steps per second; ${s.prompt + s.maxNew - 1} steps from each prompt's first token, no prefill or readback; same tokens up to rounding). ` +
     'Layered: the training forward\'s kernels, 8 dispatches a block (projections add into the residual stream, GELU in the MLP matmul\'s epilogue); fused: two kernels a block, one workgroup per row ' +
     '(meant for GPUs, where the layered step should be bound by launch latency: not yet measured on one; the default there for models up to 64 channels, ' +
-    `layered on CPU adapters; the sampling figures above ran ${s.blockKernel}). A step also embeds, projects to logits and samples\n` +
+    `layered on software adapters; the sampling figures above ran ${s.blockKernel}). A step also embeds, projects to logits and samples\n` +
     formatTable(['B', 'layered', 'fused', 'fused / layered'], s.blocks.map((b) => [String(b.B), fmt(b.layered), fmt(b.fused), fmt(b.fused / b.layered)]));
 }
 

@@ -20,7 +20,7 @@ import { LOOP_NAMES, loopNamed } from '../loops/registry';
 import { evalEvent, evalOptions, trainSettings } from '../loops/driver';
 import type { BaseLoopConfig } from '../loops/base_config';
 import { RunManager } from '../lab/runs';
-import { createWebGpuEngine } from '../engines/webgpu';
+import { createWebGpuEngine } from '../engines/webgpu/engine';
 import { haltOf, stopOnHalt } from './halts';
 import { passAtK } from '../metrics/passk';
 import { loadSet } from '../world/index';

@@ -4,7 +4,7 @@ import { readInputText } from './paths';
 import { corpusRefusal, corpusTextProblem, MAX_CORPUS_BYTES } from '../state/corpusFile';
 import { showText } from '../util/show';
 import { CliError } from './args';
-import { ConfigError } from '../model/config';
+import { ConfigError } from '../util/errors';
 import type { BaseLoopConfig } from '../loops/base_config';
 import type { LoopDefinition } from '../loops/spec';
 

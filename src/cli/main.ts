@@ -3,7 +3,7 @@ import { RunHaltedError } from './halts';
 import { CliError, HelpRequest } from './args';
 import { CheckpointError } from '../model/safetensors';
 import { showText } from '../util/show';
-import { ConfigError } from '../model/config';
+import { ConfigError } from '../util/errors';
 import { GpuUnavailableError } from '../gpu/runtime';
 
 /** Errors that are the user's to fix (flags, files, the machine): one line, exit code 2. */

@@ -24,7 +24,7 @@ import { readTargetFlag } from './target';
 import type { LoopEvent } from '../loops/events';
 import { LOOP_NAMES, loopNamed } from '../loops/registry';
 import { RunManager } from '../lab/runs';
-import { createWebGpuEngine } from '../engines/webgpu';
+import { createWebGpuEngine } from '../engines/webgpu/engine';
 import { fileCheckpointStore, type CheckpointStore, type RunCheckpoint } from '../lab/checkpoints';
 import { nodeCheckpointFs } from '../lab/nodeFs';
 import { whyModelCannotServe } from '../eval/evaluate';

@@ -7,7 +7,7 @@ import { CliError } from './args';
 import type { BaseLoopConfig } from '../loops/base_config';
 import type { LoopDefinition } from '../loops/spec';
 import { parseTargetList, resolveTarget } from '../loops/ttsp/targets';
-import { ConfigError } from '../model/config';
+import { ConfigError } from '../util/errors';
 import { readInputText } from './paths';
 import { showText } from '../util/show';
 

@@ -138,7 +138,7 @@ export async function evaluateSet(
 export type EvalDecoder = SamplingDecoder & { destroy?(): void };
 
 /**
- * evaluateSet with the decoder left to the caller (CPU mode passes src/cpu/policy.ts's): the
+ * evaluateSet with the decoder left to the caller (CPU mode passes src/engines/cpu/policy.ts's): the
  * same batches, seeds, scoring and summary.
  */
 export async function evaluateWith(

@@ -3,7 +3,7 @@
 // validator first (refused naming the arm and the field); a control arm again matched in generated
 // tokens to its arm's seeds. The configs run as recorded: an `ablate --json` file's evaluate only at
 // the start and the end and save no checkpoint before the end (a reload mid-run restarts that run).
-import { ConfigError } from '../model/config';
+import { ConfigError } from '../util/errors';
 import { isLoopName, loopNamed } from '../loops/registry';
 import type { BaseLoopConfig } from '../loops/base_config';
 import type { Sweep } from './format';

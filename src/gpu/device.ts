@@ -43,7 +43,7 @@ export function summarizeAdapter(adapter: GPUAdapter): AdapterSummary {
 }
 
 /** SwiftShader (Chromium's and Dawn's CPU Vulkan), Mesa's llvmpipe/lavapipe, Windows' WARP (Microsoft Basic Render Driver) or any adapter flagged as a fallback. */
-export function isCpuAdapter(adapter: GPUAdapter): boolean {
+export function isSoftwareAdapter(adapter: GPUAdapter): boolean {
   const info = adapter.info as GPUAdapterInfo & { isFallbackAdapter?: boolean };
   const text = `${info.vendor} ${info.architecture} ${info.device} ${info.description}`.toLowerCase();
   return Boolean(info.isFallbackAdapter) || text.includes('swiftshader') || text.includes('llvmpipe') || text.includes('lavapipe') || text.includes('basic render');
@@ -60,5 +60,5 @@ export async function createGpuFromAdapter(adapter: GPUAdapter, sources: Readonl
   const requiredFeatures = OPTIONAL_FEATURES.filter((f) => adapter.features.has(f));
   const device = await adapter.requestDevice({ requiredLimits, requiredFeatures, label: 'rlvr-lab' });
   const s = summarizeAdapter(adapter);
-  return new Gpu(device, s.name, sources, isCpuAdapter(adapter));
+  return new Gpu(device, s.name, sources, isSoftwareAdapter(adapter));
 }

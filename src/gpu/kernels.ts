@@ -86,11 +86,11 @@ export const KERNELS = {
   encoder_decode: { file: 'encoder_decode.wgsl', bindings: ['storage', 'read', 'read', 'read', 'read', 'uniform'] },
   kv_cache_write: { file: 'kv_cache_write.wgsl', bindings: ['storage', 'storage', 'read', 'read', 'uniform'] },
   attention_decode: { file: 'attention_decode.wgsl', bindings: ['storage', 'read', 'read', 'read', 'read', 'uniform'] },
-  // direct design for CPU adapters: one invocation per (sequence, head), no workgroup memory
+  // direct design for software adapters: one invocation per (sequence, head), no workgroup memory
   attention_decode_direct: { file: 'attention_decode_direct.wgsl', bindings: ['storage', 'read', 'read', 'read', 'read', 'uniform'] },
   attention_decode_direct_scalar: { file: 'attention_decode_direct.wgsl', entry: 'main_scalar', bindings: ['storage', 'read', 'read', 'read', 'read', 'uniform'] },
   sample_step: { file: 'sample_step.wgsl', bindings: ['storage', 'storage', 'storage', 'storage', 'read', 'read', 'read', 'uniform'] },
-  // direct design for CPU adapters: one invocation per sequence, the tiled kernel's sums in its order
+  // direct design for software adapters: one invocation per sequence, the tiled kernel's sums in its order
   sample_step_direct: { file: 'sample_step_direct.wgsl', bindings: ['storage', 'storage', 'storage', 'storage', 'read', 'read', 'read', 'uniform'] },
   decode_advance: { file: 'decode_advance.wgsl', bindings: ['storage'] },
   kv_fork: { file: 'kv_fork.wgsl', bindings: ['storage', 'storage', 'uniform'] },

@@ -69,7 +69,20 @@ export function packParams(...fields: ParamField[]): ArrayBuffer {
 // WebGPU globals being loaded first (Node installs them at device creation).
 const USAGE = { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 } as const;
 
+/**
+ * Which design a twin records: 'tiled' (workgroup-memory tiles, vec4, tree reductions: the
+ * default for real GPUs) or 'direct' (register blocks, no workgroup memory or barriers: for CPU
+ * adapters such as SwiftShader, where those orderings invert). Both are correct everywhere.
+ */
+export type KernelVariant = 'tiled' | 'direct';
+
 export class Gpu {
+  /**
+   * Forces every twin recorded on this device from now on to one design (null: by adapter). For
+   * tests and benchmarks that exercise the other design on this machine; kept per device, so two
+   * devices in one process (a run worker and the self-test) never see each other's choice.
+   */
+  variantOverride: KernelVariant | null = null;
   readonly stats: GpuStats = { dispatches: 0, submits: 0, readbackBytes: 0, pipelinesCreated: 0 };
   private readonly pipelines = new Map<string, Promise<GPUComputePipeline>>();
   private readonly layouts = new Map<KernelName, GPUBindGroupLayout>();
@@ -86,7 +99,7 @@ export class Gpu {
      * A software (CPU) adapter such as SwiftShader, where performance orderings invert
      * (workgroup memory and barriers are slow): twins may pick a variant made for it.
      */
-    readonly cpuAdapter = false,
+    readonly softwareAdapter = false,
   ) {
     device.lost.then((info) => {
       this.lostInfo = { kind: 'lost', reason: info.reason, message: info.message };
@@ -96,6 +109,11 @@ export class Gpu {
       this.firstError ??= ev.error.message;
       this.emit({ kind: 'error', message: ev.error.message });
     };
+  }
+
+  /** The design a twin records: the explicit one, else the forced one, else by adapter. */
+  kernelVariant(explicit?: KernelVariant): KernelVariant {
+    return explicit ?? this.variantOverride ?? (this.softwareAdapter ? 'direct' : 'tiled');
   }
 
   get limits(): GPUSupportedLimits {

@@ -1,7 +1,7 @@
 // CPU mode's runs, free of Comlink like host.ts: the lab's RunManager (pause, single step,
 // knobs and stop at step boundaries) driving the registry's loops on the float64 engine
-// (src/engines/cpu.ts) with the tiny policy only. cpu.worker.ts exposes it to the page.
-import { createCpuEngine } from '../engines/cpu';
+// (src/engines/cpu/engine.ts) with the tiny policy only. cpu.worker.ts exposes it to the page.
+import { createCpuEngine } from '../engines/cpu/engine';
 import { CPU_MODE } from './cpuMode';
 import { RunManager, type BasePolicy, type RunDeps, type RunDevice } from './runs';
 

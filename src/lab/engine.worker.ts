@@ -7,7 +7,7 @@ import { requestBrowserAdapter, SHADER_SOURCES } from '../gpu/browser';
 import { SELF_TESTS } from '../selftest/selftest';
 import { runMemoriseDemo } from '../selftest/demo';
 import { LabHost } from './host';
-import { createWebGpuEngine } from '../engines/webgpu';
+import { createWebGpuEngine } from '../engines/webgpu/engine';
 import { PolicyLoader } from './policies';
 import { fileCheckpointStore } from './checkpoints';
 import { opfsFs } from './opfs';

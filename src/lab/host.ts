@@ -1,6 +1,6 @@
 // The lab's host behind the worker boundary, free of Comlink and the DOM so it reads (and tests)
 // as plain code: it holds the GPU device for its life, runs the self-test and the demo one at a
-// time, hosts the runs (each on a WebGPU engine, src/engines/webgpu.ts) and reports device
+// time, hosts the runs (each on a WebGPU engine, src/engines/webgpu/engine.ts) and reports device
 // events. engine.worker.ts exposes it to the page. ("Engine" means a LoopEngine: webgpu or cpu.)
 import type { AdapterSummary } from '../gpu/device';
 import type { Gpu } from '../gpu/runtime';

@@ -9,6 +9,7 @@ import type { BaseLoopConfig } from './base_config';
 import type { AdapterState, LoopEngine, TrainSettings } from './engine';
 import type { LoopEvent, OptimiserState } from './events';
 import type { LoopDefinition } from './spec';
+import { breathe } from '../util/breathe';
 
 /** Knobs that are safe to change while a run trains (every loop has them); they apply from the next step. */
 export interface LiveKnobs {
@@ -94,11 +95,6 @@ export function knobMetrics(c: BaseLoopConfig): Record<string, number> {
 /** The optimiser's settings from a loop config (L_max of constant_norm: its longest response). */
 export function trainSettings(c: BaseLoopConfig & { maxNewTokens?: number }, maxNewTokens: number): TrainSettings {
   return { rl: c.rl, lr: c.lr, weightDecay: c.weightDecay, maxNewTokens: c.maxNewTokens ?? maxNewTokens };
-}
-
-/** Resolves on a new task: a worker takes the page's messages (pause, stop, knobs) between steps. */
-function breathe(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /**

@@ -1,12 +1,13 @@
-// The engine a loop's body runs on. Two implement it: the WebGPU engine (src/engines/webgpu.ts,
-// our WGSL kernels) and CPU mode's float64 engine (src/engines/cpu.ts, the op references), so a
-// loop is written once and runs on either; a test runs the same loop on both and compares.
+// The engine a loop's body runs on. Two implement it: the WebGPU engine
+// (src/engines/webgpu/engine.ts, our WGSL kernels) and the CPU engine (src/engines/cpu/engine.ts,
+// the float64 op references, CPU mode's), so a loop is written once and runs on either; a test
+// runs the same loop on both and compares.
 // Types only: nothing here computes.
 import type { GPTConfig } from '../model/config';
 import type { EvalOptions, EvalProblem, EvalProgress, EvalResult } from '../eval/evaluate';
 import type { RlCoreConfig } from '../rl/config';
 import type { Rollout, RolloutOptions, RolloutPrompt } from '../rl/rollout';
-import type { TrainStats } from '../rl/trainer';
+import type { TrainStats } from '../rl/update';
 import type { Trajectory } from '../rl/trajectory';
 import type { OptimiserState } from './events';
 import type { LoraSpec } from '../model/lora';

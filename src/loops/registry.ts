@@ -1,7 +1,7 @@
 // Every loop of the lab, one line each. The worker, the CLI, the launcher, URLs, run history,
 // exports and the charts read this list and never name a loop: adding one is its folder under
 // src/loops/ and a line here.
-import { ConfigError, didYouMean } from '../model/config';
+import { ConfigError, didYouMean } from '../util/errors';
 import type { BaseLoopConfig } from './base_config';
 import type { LoopDefinition } from './spec';
 import { GRPO } from './grpo/index';

@@ -1,8 +1,10 @@
 // Diversity of a set of items through their embeddings (LOOPS.md §7): cosine similarity,
-// the Vendi score, top-k similarity to a set (OpenSIR's diversity reward), a bag-of-n-grams
-// embedding for when no model embedding is at hand, and PCA to 2-D for maps. Both spectral
-// metrics decompose whichever of the n×n or d×d matrix is smaller (eigen.ts). Pure and
-// browser-safe.
+// the Vendi score (TTSP), top-k similarity to a set (OpenSIR's diversity reward), the mean
+// similarity to siblings (DATPO's bonus), a bag-of-n-grams embedding for when no model embedding
+// is at hand (OpenSIR's and DATPO's `ngram` embedder), and PCA to 2-D for the page's maps. Both
+// spectral metrics decompose whichever of the n×n or d×d matrix is smaller (eigen.ts). Pure and
+// browser-safe. The loops train on cosine, topKMeanCosine, meanCosine and ngramEmbedding: a change
+// to their arithmetic changes every run that uses them.
 import { symmetricEigen } from './eigen';
 
 export type Vector = ArrayLike<number>;
@@ -20,10 +22,16 @@ function dot(a: Vector, b: Vector): number {
   return s;
 }
 
-/** cos(a, b); 0 when either vector is zero (a zero embedding resembles nothing). */
+/**
+ * cos(a, b); 0 when either vector is zero (a zero embedding resembles nothing). One pass, and
+ * dot / √(|a|²·|b|²) rather than dot / (|a|·|b|): the arithmetic OpenSIR's and DATPO's rewards have
+ * always used, so a seed gives the run it gave before.
+ */
 export function cosine(a: Vector, b: Vector): number {
-  const d = norm(a) * norm(b);
-  return d === 0 ? 0 : dot(a, b) / d;
+  if (a.length !== b.length) throw new RangeError(`embedding lengths differ: ${a.length} and ${b.length}`);
+  let ab = 0, aa = 0, bb = 0;
+  for (let i = 0; i < a.length; i++) (ab += a[i] * b[i]), (aa += a[i] * a[i]), (bb += b[i] * b[i]);
+  return aa === 0 || bb === 0 ? 0 : ab / Math.sqrt(aa * bb);
 }
 
 /** a / |a| as float64; a zero vector stays zero. */
@@ -97,39 +105,22 @@ export function vendiScore(embs: readonly Vector[]): number {
   return Math.exp(h);
 }
 
-/** FNV-1a, 32 bits: a stable hash for n-gram buckets. */
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-export interface NgramOptions {
-  /** n-gram lengths counted (default 1, 2, 3) */
-  orders?: readonly number[];
-  /** hashed buckets (default 256) */
-  dim?: number;
-}
-
 /**
- * Bag of character n-grams, hashed into `dim` buckets (the embedding fallback of LOOPS §7).
- * The text is framed by '^' and '$' so that beginnings and ends count as n-grams too.
+ * The bag-of-n-grams embedder (LOOPS.md §7's fallback; OpenSIR's and DATPO's `embedder: ngram`):
+ * counts of the text's character 1-, 2- and 3-grams, each hashed (FNV-1a seeded by its length)
+ * into one of `dims` bins.
  */
-export function ngramEmbedding(text: string, opts: NgramOptions = {}): Float64Array {
-  const orders = opts.orders ?? [1, 2, 3];
-  const dim = opts.dim ?? 256;
-  if (!Number.isInteger(dim) || dim < 1) throw new RangeError(`ngramEmbedding: dim must be a positive integer, got ${dim}`);
-  const out = new Float64Array(dim);
-  if (text.length === 0) return out;
-  const framed = `^${text}$`;
-  for (const k of orders) {
-    if (!Number.isInteger(k) || k < 1) throw new RangeError(`ngramEmbedding: n-gram order must be a positive integer, got ${k}`);
-    for (let i = 0; i + k <= framed.length; i++) out[fnv1a(`${k}:${framed.slice(i, i + k)}`) % dim] += 1;
+export function ngramEmbedding(text: string, dims = 64): Float32Array {
+  if (!Number.isInteger(dims) || dims < 1) throw new RangeError(`ngramEmbedding: dims must be a positive integer, got ${dims}`);
+  const v = new Float32Array(dims);
+  for (let n = 1; n <= 3; n++) {
+    for (let i = 0; i + n <= text.length; i++) {
+      let h = 2166136261 ^ n;
+      for (let j = i; j < i + n; j++) h = Math.imul(h ^ text.charCodeAt(j), 16777619);
+      v[(h >>> 0) % dims] += 1;
+    }
   }
-  return out;
+  return v;
 }
 
 export interface Projection2D {

@@ -1,96 +1,13 @@
 // Entropy, response-length and clip metrics of a batch of trajectories (LOOPS.md §0): the
-// sampling entropy is a token mean over response tokens, reported overall, per role and per
-// data type; lengths and truncation follow veRL's response_length/* and the PPO clip ratios
-// keep TRL's names. Pure and browser-safe.
+// sampling entropy is a token mean over response tokens (each loop passes the trajectories of
+// the role it reports: `entropy/solve`, `entropy/all`, per role); lengths and truncation follow
+// veRL's response_length/* and the PPO clip ratios keep TRL's names. Pure and browser-safe.
 
-/** A token mean and the number of tokens behind it (so means can be combined). */
-export interface TokenMean {
-  mean: number;
-  tokens: number;
-}
-
-/** One response: its per-token sampling entropies, and which tokens count (all when no mask). */
-export interface EntropyRecord {
-  role: string;
-  dataType?: string;
-  entropy: ArrayLike<number>;
-  /** per response token: weight 1 counts, 0 does not; omitted = every token counts */
-  mask?: ArrayLike<number>;
-}
-
-export interface EntropyReport {
-  all: TokenMean;
-  byRole: Record<string, TokenMean>;
-  /** only records that carry a dataType */
-  byDataType: Record<string, TokenMean>;
-}
-
-class Sums {
-  private readonly s = new Map<string, { sum: number; tokens: number }>();
-  add(key: string, sum: number, tokens: number): void {
-    const cur = this.s.get(key) ?? { sum: 0, tokens: 0 };
-    cur.sum += sum;
-    cur.tokens += tokens;
-    this.s.set(key, cur);
-  }
-  means(): Record<string, TokenMean> {
-    const out: Record<string, TokenMean> = {};
-    for (const [k, v] of [...this.s.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) out[k] = tokenMean(v.sum, v.tokens);
-    return out;
-  }
-}
-
-/** A mean of no tokens is NaN: a chart shows a gap rather than a false zero. */
-const tokenMean = (sum: number, tokens: number): TokenMean => ({ mean: tokens > 0 ? sum / tokens : NaN, tokens });
-
-function maskedSum(values: ArrayLike<number>, mask: ArrayLike<number> | undefined, from = 0, to = values.length): { sum: number; tokens: number } {
-  let sum = 0;
-  let tokens = 0;
-  for (let i = from; i < to; i++) {
-    const m = mask ? mask[i] : 1;
-    sum += m * values[i];
-    tokens += m;
-  }
-  return { sum, tokens };
-}
-
-function report(parts: readonly { role: string; dataType?: string; sum: number; tokens: number }[]): EntropyReport {
-  const byRole = new Sums();
-  const byType = new Sums();
-  let sum = 0;
-  let tokens = 0;
-  for (const p of parts) {
-    byRole.add(p.role, p.sum, p.tokens);
-    if (p.dataType !== undefined) byType.add(p.dataType, p.sum, p.tokens);
-    sum += p.sum;
-    tokens += p.tokens;
-  }
-  return { all: tokenMean(sum, tokens), byRole: byRole.means(), byDataType: byType.means() };
-}
-
-/** Token-mean entropy of responses, overall, per role and per data type. */
-export function entropyByGroup(records: readonly EntropyRecord[]): EntropyReport {
-  return report(
-    records.map((r) => {
-      if (r.mask && r.mask.length !== r.entropy.length) throw new RangeError(`entropyByGroup: ${r.entropy.length} entropies but ${r.mask.length} mask entries`);
-      return { role: r.role, dataType: r.dataType, ...maskedSum(r.entropy, r.mask) };
-    }),
-  );
-}
-
-/**
- * The same from a packed [B, T] batch (src/rl/trajectory.ts): row b of `entropy` and `mask`
- * belongs to rows[b]; rows past rows.length are padding and ignored.
- */
-export function entropyByGroupPacked(
-  entropy: ArrayLike<number>, // (B, T)
-  mask: ArrayLike<number>, // (B, T)
-  T: number,
-  rows: readonly { role: string; dataType?: string }[],
-): EntropyReport {
-  if (entropy.length !== mask.length) throw new RangeError(`entropyByGroupPacked: entropy has ${entropy.length} entries, mask ${mask.length}`);
-  if (rows.length * T > entropy.length) throw new RangeError(`entropyByGroupPacked: ${rows.length} rows of ${T} do not fit ${entropy.length} entries`);
-  return report(rows.map((r, b) => ({ role: r.role, dataType: r.dataType, ...maskedSum(entropy, mask, b * T, (b + 1) * T) })));
+/** Mean per-token sampling entropy over every response token of `trajs` (0 for none): each loop's `entropy/*`. */
+export function meanEntropy(trajs: readonly { readonly entropy: ArrayLike<number> }[]): number {
+  let s = 0, n = 0;
+  for (const t of trajs) for (let i = 0; i < t.entropy.length; i++) (s += t.entropy[i]), n++;
+  return n ? s / n : 0;
 }
 
 export interface LengthStats {
@@ -121,7 +38,7 @@ export function responseLengthStats(lengths: ArrayLike<number>, truncated?: Arra
   return { mean, std: Math.sqrt(sq / count), min, max, clipRatio: cut / count, count };
 }
 
-/** The clip ratios of one loss evaluation, as pgMetrics (src/gpu/ops/pg.ts) reports them. */
+/** The clip ratios of one loss evaluation, as pgMetrics (src/rl/hyper.ts) reports them. */
 export interface ClipStats {
   tokens: number;
   'clip_ratio/low_mean': number;

@@ -2,7 +2,8 @@
 // (HF tensor names, [in, out] matmul weights, F32) and config.json (GPT2Config). Browser-safe:
 // bytes and strings in, bytes and strings out; checkpoint_node.ts does the file system.
 import { showValue } from '../util/show';
-import { ConfigError, fromHfConfig, toHfConfig, type GPTConfig } from './config';
+import { fromHfConfig, toHfConfig, type GPTConfig } from './config';
+import { ConfigError } from '../util/errors';
 import { buildTensorTable, type TensorTable } from './params';
 import { CheckpointError, decodeSafetensors, encodeSafetensors, readTable, tableTensors, type DecodedTensor } from './safetensors';
 

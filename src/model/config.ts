@@ -1,6 +1,11 @@
 // The model's architecture: a GPT-2 decoder described by five integers, its presets, a
 // validator that says what to change, and conversion to and from Hugging Face's config.json.
 import { showValue } from '../util/show';
+import { ConfigError, didYouMean } from '../util/errors';
+
+// Kept for the loop config files (src/loops/*/config.ts, base_config.ts, src/config/fields.ts),
+// which another branch is reshaping; new code imports ConfigError from src/util/errors.
+export { ConfigError, didYouMean };
 
 export interface GPTConfig {
   /** V: token vocabulary size (rows of wte, columns of the tied LM head). */
@@ -33,10 +38,6 @@ export const GPT_CONFIG_HELP: Readonly<Record<keyof GPTConfig, string>> = {
 // below 2^32 bytes = 2^30 floats.
 export const MAX_PARAM_FLOATS = 2 ** 30;
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 function preset(vocabSize: number, nPositions: number, nEmbd: number, nLayer: number, nHead: number): GPTConfig {
   return Object.freeze({ vocabSize, nPositions, nEmbd, nLayer, nHead, layerNormEps: LAYER_NORM_EPS });
 }
@@ -60,33 +61,6 @@ export function countParams(cfg: GPTConfig): number {
 }
 
 const KEYS: readonly (keyof GPTConfig)[] = ['vocabSize', 'nPositions', 'nEmbd', 'nLayer', 'nHead', 'layerNormEps'];
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
-  }
-  return row[b.length];
-}
-
-/** ' (did you mean "x"?)' when a known key is close to the unknown one, else ''. */
-export function didYouMean(key: string, known: readonly string[]): string {
-  // an edit distance costs length × length: a long key is no typo of a short name
-  if (key.length > 100) return '';
-  let best = '';
-  let bestD = Infinity;
-  for (const k of known) {
-    const d = editDistance(key.toLowerCase(), k.toLowerCase());
-    if (d < bestD) [best, bestD] = [k, d];
-  }
-  return bestD <= Math.max(2, Math.floor(key.length / 3)) ? ` (did you mean "${best}"?)` : '';
-}
 
 function positiveInt(where: string, key: string, v: unknown, min: number): number {
   if (typeof v !== 'number' || !Number.isInteger(v)) {

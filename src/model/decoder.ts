@@ -110,12 +110,12 @@ export const FUSED_DEFAULT_MAX_C = 64;
  * FUSED_DEFAULT_MAX_C channels: at the loops' batches (8-512 rows) the layered step launches 27
  * dispatches for `small`, most of them one to four 64x64 tiles, and is bound by launch latency;
  * the fused one launches 9 with a workgroup per row. Wider models re-read too many weights per
- * row (FUSED_DEFAULT_MAX_C), and CPU adapters (SwiftShader) pay more for the fused kernels' barriers than they save
+ * row (FUSED_DEFAULT_MAX_C), and software adapters (SwiftShader) pay more for the fused kernels' barriers than they save
  * (`npm run bench` measures both side by side: fusedVsLayeredBlocks). This default is a design
  * choice not yet measured on a GPU.
  */
 export function defaultBlockKernel(gpu: Gpu, cfg: GPTConfig, unsupported: string | null): BlockKernel {
-  if (unsupported || gpu.cpuAdapter || cfg.nEmbd > FUSED_DEFAULT_MAX_C) return 'layered';
+  if (unsupported || gpu.softwareAdapter || cfg.nEmbd > FUSED_DEFAULT_MAX_C) return 'layered';
   return 'fused';
 }
 

@@ -7,7 +7,8 @@ import { encoderBackward, encoderForward, fill, geluBackward, geluForward, layer
 import { residualForward } from '../gpu/ops/elementwise';
 import { attentionBackward, attentionForwardSteps } from '../gpu/ops/attention';
 import { softmaxLogp } from '../gpu/ops/loss';
-import { adamw, gradNormSq, type AdamWHyper } from '../gpu/ops/optim';
+import { adamw, gradNormSq } from '../gpu/ops/optim';
+import type { AdamWHyper } from '../rl/hyper';
 import type { GPTConfig } from './config';
 import { buildTensorTable, decayFlags, type TensorTable } from './params';
 import { LORA_TARGETS, loraScale, type LoraSpec, type LoraTarget } from './lora';

@@ -8,7 +8,8 @@
 // values as they are (prefix the names with "base_model.model.transformer."); the JSON beside
 // it uses PEFT's LoraConfig field names.
 import { showValue } from '../util/show';
-import { ConfigError, didYouMean, type GPTConfig } from './config';
+import type { GPTConfig } from './config';
+import { ConfigError, didYouMean } from '../util/errors';
 import { fillUniform, mulberry32 } from './init';
 import { layoutTensors, tensor, tensorData, type TensorInfo, type TensorTable } from './params';
 import { CheckpointError, decodeSafetensors, encodeSafetensors, readTable, type DecodedTensor, type NamedTensor } from './safetensors';

@@ -1,6 +1,6 @@
 // Float64 CPU references of the optimiser (shaders/grad_norm_sq.wgsl, shaders/adamw.wgsl,
 // src/gpu/ops/optim.ts).
-import type { AdamWHyper } from '../gpu/ops/optim';
+import type { AdamWHyper } from '../rl/hyper';
 
 type Arr = ArrayLike<number>;
 

@@ -1,7 +1,7 @@
 // Float64 CPU reference of the policy-gradient loss head (shaders/pg_loss.wgsl, src/gpu/ops/pg.ts).
 // L is computed from the literal formulas (min / clip / max), the weights from the closed-form
 // derivatives, so a finite-difference test of L checks the weights independently.
-import { checkPgHyper, pgMetrics, PG_NSTATS, PG_STATS, type PgHyper, type PgMetrics } from '../gpu/ops/pg';
+import { checkPgHyper, pgMetrics, PG_NSTATS, PG_STATS, type PgHyper, type PgMetrics } from '../rl/hyper';
 
 type Arr = ArrayLike<number>;
 

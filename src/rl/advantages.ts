@@ -2,6 +2,7 @@
 // reuse a groupId never share a baseline; batch_std pools per role, never across roles.
 import type { AdvantageEstimator, RlCoreConfig, SingletonAdvantage } from './config';
 import type { Trajectory } from './trajectory';
+import { mean } from '../metrics/mean';
 
 export interface AdvantageOptions {
   estimator: AdvantageEstimator;
@@ -30,12 +31,6 @@ export function groupIndices(trajs: readonly Pick<Trajectory, 'role' | 'groupId'
     else groups.set(k, [i]);
   });
   return groups;
-}
-
-export function mean(xs: readonly number[]): number {
-  let s = 0;
-  for (const x of xs) s += x;
-  return xs.length ? s / xs.length : 0;
 }
 
 /** Standard deviation; 0 for fewer than two values (one sample has no spread to measure). */

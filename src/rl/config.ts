@@ -1,7 +1,7 @@
 // The RL core's configuration (LOOPS.md §0): one typed object, help text and the paper value on
 // every field, presets as partial overrides, and a validator that says what to change.
-import { ConfigError, didYouMean } from '../model/config';
-import type { KlType, PgHyper, RatioLevel } from '../gpu/ops/pg';
+import { ConfigError, didYouMean } from '../util/errors';
+import type { KlType, PgHyper, RatioLevel } from './hyper';
 import { count, num, validateFields, type FieldSpecs } from '../config/fields';
 
 export type { Field, FieldSpec } from '../config/fields';

@@ -1,6 +1,7 @@
 // Group filtering (LOOPS.md §0): zero-variance groups carry no signal; DAPO's dynamic sampling
 // keeps generating until enough informative groups are kept.
-import { groupIndices, mean, std } from './advantages';
+import { groupIndices, std } from './advantages';
+import { mean } from '../metrics/mean';
 import type { Trajectory } from './trajectory';
 
 type Grouped = Pick<Trajectory, 'role' | 'groupId' | 'reward'>;

@@ -6,7 +6,7 @@ import type { Trajectory } from './trajectory';
 
 /**
  * What rollouts need from a sampler: the KV-cache decoder on the GPU, or CPU mode's
- * (src/cpu/policy.ts). `partialBatches`: it samples fewer prompts than B without padding (the
+ * (src/engines/cpu/policy.ts). `partialBatches`: it samples fewer prompts than B without padding (the
  * GPU decoder runs a fixed batch; CPU mode's samples row by row and would compute the padding).
  */
 export type SamplingDecoder = Pick<Decoder, 'B' | 'Tmax' | 'generate'> & { readonly partialBatches?: boolean };

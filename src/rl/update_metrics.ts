@@ -3,7 +3,7 @@
 // veRL weigh them: a plain mean of per-mini-batch means would over-weight short mini-batches.
 // Aggregated losses and the gradient norm are plain means over the optimiser steps.
 import { combineClipStats } from '../metrics/entropy';
-import type { PgMetrics } from '../gpu/ops/pg';
+import type { PgMetrics } from './hyper';
 
 /** One optimiser step's loss-head metrics and its gradient norm (before clipping). */
 export type OptimiserStepMetrics = PgMetrics & { grad_norm: number };

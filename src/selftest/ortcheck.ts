@@ -34,7 +34,7 @@ export type OrtRun = (onnx: Uint8Array, ids: Int32Array, B: number, T: number) =
  */
 export const ORT_TOLERANCE: Tolerance = { atol: 1e-3, rtol: 1e-3 };
 
-/** Rows and new tokens of the check: a few seconds on a CPU adapter. */
+/** Rows and new tokens of the check: a few seconds on a software adapter. */
 export const ORT_CHECK_ROWS = 4;
 export const ORT_CHECK_NEW = 24;
 

@@ -198,7 +198,7 @@ function checkSoftmaxLogp(R: number, V: number): SelfTest {
   };
 }
 
-/** Sizes are small (each check well under a second on a CPU adapter) and not multiples of tiles. */
+/** Sizes are small (each check well under a second on a software adapter) and not multiples of tiles. */
 export const SELF_TESTS: SelfTest[] = [
   checkResidualForward(70_001),
   checkMatmulForward(37, 45, 50),

@@ -4,7 +4,7 @@
 // what is wrong (`run.json: metrics.step[12] is not a number`). Nothing here touches the store.
 import type { EvalEvent, RecordsEvent, RunHalt, RunState, RunStatus, SamplesEvent } from '../lab/protocol';
 import type { CurriculumRecord } from '../loops/events';
-import { ConfigError } from '../model/config';
+import { ConfigError } from '../util/errors';
 import type { BaseLoopConfig } from '../loops/base_config';
 import { LOOP_NAMES, isLoopName, loopNamed } from '../loops/registry';
 import type { RunRecord } from './archive';

@@ -5,7 +5,7 @@
 // what differs. Values stay raw (a typed "abc" is kept) so that the
 // loop's own validator reports what is wrong, in its words.
 import { checkField, defaultsOf, type Field, type FieldSpec } from '../config/fields';
-import { ConfigError } from '../model/config';
+import { ConfigError } from '../util/errors';
 import { COMING_LOOPS, LOOPS, isLoopName, loopNamed } from '../loops/registry';
 import type { BaseLoopConfig } from '../loops/base_config';
 import type { LoopSpec } from '../loops/spec';

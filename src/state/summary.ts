@@ -2,6 +2,7 @@
 // the training reward and the policy entropy over the first and last few steps, and held-out
 // pass@1 and the largest pass@k from its first to its last evaluation.
 import type { RunData } from './runData';
+import { mean } from '../metrics/mean';
 
 /** Steps averaged at each end of the run for "from → to"; a run of fewer than twice as many uses its halves (windowOf). */
 export const SUMMARY_WINDOW = 5;
@@ -35,7 +36,6 @@ export interface Ends {
 function ends(ys: readonly number[] | undefined): Ends | null {
   const v = (ys ?? []).filter(Number.isFinite);
   if (v.length === 0) return null;
-  const mean = (a: readonly number[]) => a.reduce((s, x) => s + x, 0) / a.length;
   const w = windowOf(v.length);
   if (w === 0) return { from: v[0], to: v[0], window: 0, of: v.length };
   return { from: mean(v.slice(0, w)), to: mean(v.slice(-w)), window: w, of: v.length };

@@ -5,7 +5,7 @@ import { AdapterPanel } from './AdapterPanel';
 import { CurriculumPanel, EvaluationCharts, TrainingCharts } from './ChartsPanel';
 import { DemoPanel } from './DemoPanel';
 import { CpuMode } from './CpuMode';
-import { EngineAlerts } from './EngineAlerts';
+import { DeviceAlerts } from './DeviceAlerts';
 import { AddressWarnings, Launcher, StartBar } from './Launcher';
 import { useLab } from './LabStore';
 import { RunsPanel } from './Runs';
@@ -83,7 +83,7 @@ export function App({ debug = false }: { debug?: boolean }) {
         {shown('launcher') ? <StartBar knobsBelow={shown('newrun')} /> : !lesson && <StartBar fixed knobsBelow={false} />}
         {intro && <Intro onClose={() => setIntro(false)} />}
         <ChartWarmup />
-        <EngineAlerts />
+        <DeviceAlerts />
         {!form && <AddressWarnings />}
         <LessonFocus.Provider value={focus}>
           <div className={form ? 'lab' : 'lab lab-wide'}>

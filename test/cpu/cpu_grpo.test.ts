@@ -1,4 +1,4 @@
-// CPU mode's engine (src/cpu/): the KV-cache sampler's logits equal the whole-model reference's;
+// CPU mode's engine (src/engines/cpu/): the KV-cache sampler's logits equal the whole-model reference's;
 // sampling log-probs are the training forward's (ρ ≡ 1 at μ = 1); one GRPO update on a
 // hand-computed case has the loss, weights and gradient the formulas give; a short run yields
 // GRPO's events with its metric names, and is a pure function of its seed; with β > 0 a frozen
@@ -16,10 +16,10 @@ import { gptBackwardRef, gptForwardRef } from '../../src/reference/gpt';
 import { validateGrpoConfig } from '../../src/loops/grpo/config';
 import type { LoopEvent } from '../../src/loops/events';
 import { EOS, PAD, encode, solvePrompt } from '../../src/world/index';
-import { CpuPolicy } from '../../src/cpu/policy';
-import { CpuTrainer, pgGradients } from '../../src/cpu/trainer';
+import { CpuPolicy } from '../../src/engines/cpu/policy';
+import { CpuTrainer, pgGradients } from '../../src/engines/cpu/trainer';
 import { runGrpoCpu } from '../helpers/loops';
-import { CpuFrozenPolicy } from '../../src/cpu/frozen_policy';
+import { CpuFrozenPolicy } from '../../src/engines/cpu/frozen_policy';
 
 const cfg = GPT_PRESETS.tiny;
 const table = buildTensorTable(cfg);

@@ -15,8 +15,7 @@ import { scriptedEngine, type Script } from '../helpers/scriptedEngine';
 import { collect, runOnCpu } from '../helpers/loops';
 import { loadCheckpointDir } from '../../src/model/checkpoint_node';
 import type { Trajectory } from '../../src/rl/trajectory';
-import { ngramEmbedding } from '../../src/loops/opensir/logic';
-import { cosine } from '../../src/loops/stats';
+import { cosine, ngramEmbedding } from '../../src/metrics/diversity';
 
 describe('DATPO budget and forks by hand', () => {
   it('the budget table: leaves 52, 40, 20, 8, 4 for v = 0, ¼, ½, ¾, 1 (N = 4, bp_max 3, bn_max 4)', () => {

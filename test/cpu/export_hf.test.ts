@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { AutoModelForCausalLM, AutoTokenizer, env, Tensor, type PreTrainedTokenizer } from '@huggingface/transformers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli';
-import { CpuPolicy } from '../../src/cpu/policy';
+import { CpuPolicy } from '../../src/engines/cpu/policy';
 import { loadCheckpointDir } from '../../src/model/checkpoint_node';
 import { parseCheckpoint, parseConfigJson } from '../../src/model/checkpoint';
 import { CONCEPT_TAGS, EOS, ROLES, VOCABULARY, decode, loadSet, makeRng, ROLE_LIMITS, sampleExample, solvePrompt } from '../../src/world/index';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli';
-import { CpuPolicy } from '../../src/cpu/policy';
+import { CpuPolicy } from '../../src/engines/cpu/policy';
 import { loadCheckpointDir } from '../../src/model/checkpoint_node';
 import { loopNamed } from '../../src/loops/registry';
 import { DEFAULT_RL_CORE, RL_CORE_PRESETS, type RlCorePresetName } from '../../src/rl/config';

@@ -9,7 +9,7 @@ import { sampleStep, stepMetrics, rewardStd, stepRollout, type StepRollout } fro
 import { validateGrpoConfig } from '../../src/loops/grpo/config';
 import { combineUpdateMetrics, type OptimiserStepMetrics } from '../../src/rl/update_metrics';
 import type { Rollout } from '../../src/rl/rollout';
-import type { TrainStats } from '../../src/rl/trainer';
+import type { TrainStats } from '../../src/rl/update';
 import { loadSet, makeRng } from '../../src/world/index';
 import { driveLoop } from '../../src/loops/driver';
 import { loopNamed } from '../../src/loops/registry';

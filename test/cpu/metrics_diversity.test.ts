@@ -114,14 +114,32 @@ describe('cosine helpers', () => {
     expect(() => topKMeanCosine([1, 0], set, 0)).toThrow(/positive integer/);
   });
 
-  it('n-gram embeddings: deterministic, similar texts closer than different ones', () => {
+  it('cosine is dot / √(|a|²·|b|²) to the last bit (the arithmetic OpenSIR and DATPO train on)', () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+    for (let trial = 0; trial < 200; trial++) {
+      const a = Array.from({ length: 16 }, rand), b = Array.from({ length: 16 }, rand);
+      let ab = 0, aa = 0, bb = 0;
+      for (let i = 0; i < 16; i++) (ab += a[i] * b[i]), (aa += a[i] * a[i]), (bb += b[i] * b[i]);
+      expect(cosine(a, b)).toBe(ab / Math.sqrt(aa * bb));
+    }
+    expect(() => cosine([1, 2], [1, 2, 3])).toThrow(/lengths differ/);
+  });
+
+  it('n-gram embeddings: the bins the loops train on, deterministic, similar texts closer', () => {
+    // '1+1': unigrams 1, +, 1; bigrams 1+, +1; the trigram: 6 counts in 64 bins (pinned: a new
+    // hash or bin count would change every ngram-embedder run of OpenSIR and DATPO)
+    const one = ngramEmbedding('1+1');
+    expect([...one.entries()].filter(([, x]) => x > 0)).toEqual([[11, 1], [47, 3], [49, 1], [61, 1]]);
     const a = ngramEmbedding('(3+4)*5');
+    expect(a).toBeInstanceOf(Float32Array);
+    expect(a.length).toBe(64);
     expect(Array.from(ngramEmbedding('(3+4)*5'))).toEqual(Array.from(a));
-    expect(a.reduce((s, x) => s + x, 0)).toBe(9 + 8 + 7); // framed length 9: 9 unigrams, 8 bigrams, 7 trigrams
-    const near = cosine(a, ngramEmbedding('(3+4)*6'));
-    const far = cosine(a, ngramEmbedding('max(11,2)-9'));
-    expect(near).toBeGreaterThan(far);
-    expect(ngramEmbedding('', { dim: 8 }).every((x) => x === 0)).toBe(true);
+    expect(a.reduce((s, x) => s + x, 0)).toBe(7 + 6 + 5); // 7 characters: 7 unigrams, 6 bigrams, 5 trigrams
+    expect(cosine(a, ngramEmbedding('(3+4)*6'))).toBeGreaterThan(cosine(a, ngramEmbedding('max(11,2)-9')));
+    expect(cosine(ngramEmbedding('12+34'), ngramEmbedding('12+35'))).toBeGreaterThan(cosine(ngramEmbedding('12+34'), ngramEmbedding('max(9,7)*6')));
+    expect(ngramEmbedding('', 8).every((x) => x === 0)).toBe(true);
+    expect(() => ngramEmbedding('1', 0)).toThrow(/positive integer/);
   });
 });
 

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  countParams,
-  fromHfConfig,
-  GPT_PRESETS,
-  toHfConfig,
-  validateConfig,
-  type GPTConfig,
-} from '../../src/model/config';
+import { countParams, fromHfConfig, GPT_PRESETS, toHfConfig, validateConfig, type GPTConfig } from '../../src/model/config';
+import { ConfigError } from '../../src/util/errors';
 
 // GPT-2's parameter count written out independently of countParams: embeddings, then per
 // block 2 LayerNorms (2C each), qkv (C*3C + 3C), attention output (C*C + C), MLP up

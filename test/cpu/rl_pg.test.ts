@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { expectClose } from '../helpers/tolerance';
 import { mulberry32 } from '../helpers/rng';
 import { pgLossRef, type PgRefInputs } from '../../src/reference/pg';
-import type { KlType, PgHyper, RatioLevel } from '../../src/gpu/ops/pg';
+import type { KlType, PgHyper, RatioLevel } from '../../src/rl/hyper';
 
 const base: PgHyper = { epsLow: 0.2, epsHigh: 0.28, dualClipC: null, klType: null, beta: 0, klClamp: 10, entCoef: 0, ratioLevel: 'token' };
 

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { expectClose } from '../helpers/tolerance';
 import { aggregationCoefs, lengthOrder, packBatch, packedRows, positionsOf, rowPositions, type Trajectory } from '../../src/rl/trajectory';
 import { lengthBuckets } from '../../src/model/gpt';
-import { CPU_TRAIN_ROWS, trainRowsFor } from '../../src/rl/trainer';
+import { SOFTWARE_TRAIN_ROWS, trainRowsFor } from '../../src/engines/webgpu/trainer';
 import type { Gpu } from '../../src/gpu/runtime';
 import { pgLossRef } from '../../src/reference/pg';
-import type { PgHyper } from '../../src/gpu/ops/pg';
+import type { PgHyper } from '../../src/rl/hyper';
 import type { Aggregation } from '../../src/rl/config';
 
 const hyper: PgHyper = { epsLow: 0.2, epsHigh: 0.28, dualClipC: null, klType: null, beta: 0, klClamp: 10, entCoef: 0, ratioLevel: 'token' };
@@ -189,11 +189,11 @@ describe('rows shortest first for micro-batches and frozen-policy chunks (length
 });
 
 describe('trainer rows by adapter (trainRowsFor)', () => {
-  const gpu = (cpuAdapter: boolean) => ({ cpuAdapter }) as unknown as Gpu;
-  it('caps the rows of a forward at CPU_TRAIN_ROWS on CPU adapters only', () => {
-    expect(trainRowsFor(gpu(true), 64)).toBe(CPU_TRAIN_ROWS);
+  const gpu = (softwareAdapter: boolean) => ({ softwareAdapter }) as unknown as Gpu;
+  it('caps the rows of a forward at SOFTWARE_TRAIN_ROWS on software adapters only', () => {
+    expect(trainRowsFor(gpu(true), 64)).toBe(SOFTWARE_TRAIN_ROWS);
     expect(trainRowsFor(gpu(true), 12)).toBe(12);
     expect(trainRowsFor(gpu(false), 64)).toBe(64);
-    expect(CPU_TRAIN_ROWS).toBeLessThan(64);
+    expect(SOFTWARE_TRAIN_ROWS).toBeLessThan(64);
   });
 });

@@ -19,7 +19,7 @@ import { frontierReward } from '../../src/loops/frontier';
 import type { EvalOptions, EvalResult } from '../../src/eval/evaluate';
 import type { LoopEvent } from '../../src/loops/events';
 import { readFileSync } from 'node:fs';
-import { relatedBaseProblems, RELATED_BASE_N } from '../../src/loops/ttsp/run';
+import { relatedBaseProblems, RELATED_BASE_N } from '../../src/loops/ttsp/body';
 import { cosine } from '../../src/metrics/diversity';
 import { BOS, encode, PROPOSE_EARLIER_MAX } from '../../src/world/index';
 import type { EvalProblem } from '../../src/eval/evaluate';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { testGpu } from '../helpers/gpu';
 import { expectClose } from '../helpers/tolerance';
 import { loadCheckpointDir } from '../../src/model/checkpoint_node';
-import { createWebGpuEngine } from '../../src/engines/webgpu';
+import { createWebGpuEngine } from '../../src/engines/webgpu/engine';
 import { DEFAULT_RL_CORE } from '../../src/rl/config';
 import { buildTensorTable, tensor } from '../../src/model/params';
 import { buildLoraTable, layerAdapters, specTargets, targetDims, type LoraSpec } from '../../src/model/lora';

@@ -3,7 +3,7 @@ import { testGpu } from '../helpers/gpu';
 import { expectClose, type Tolerance } from '../helpers/tolerance';
 import { mulberry32, randArray } from '../helpers/rng';
 import { attentionBackward, attentionForwardSteps, type AttentionDims } from '../../src/gpu/ops/attention';
-import type { KernelVariant } from '../../src/gpu/ops/matmul';
+import type { KernelVariant } from '../../src/gpu/runtime';
 import { attentionBackwardRef, attentionForwardRef } from '../../src/reference/attention';
 import { view, type Gpu, type TensorRef } from '../../src/gpu/runtime';
 

@@ -12,7 +12,7 @@ import { blockTrajectories, budget, leavesOf, treeBlocks, type RootPath } from '
 import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';
 import { initParams } from '../../src/model/init';
-import { PolicyTrainer } from '../../src/rl/trainer';
+import { PolicyTrainer } from '../../src/engines/webgpu/trainer';
 import { resolveRlConfig } from '../../src/rl/config';
 import { makeRng } from '../../src/world/index';
 import { expectClose } from '../helpers/tolerance';

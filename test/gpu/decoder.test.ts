@@ -9,7 +9,6 @@ import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';
 import { initParams, mulberry32 } from '../../src/model/init';
 import { Decoder, defaultBlockKernel, sharedGroupSize, type BlockKernel, type PrefillMode } from '../../src/model/decoder';
-import { setKernelVariant } from '../../src/gpu/ops/matmul';
 import { gptForwardRef } from '../../src/reference/gpt';
 
 const cfg = GPT_PRESETS.tiny;
@@ -146,7 +145,7 @@ describe.each([
   });
 
   const run = async (prompts: number[][], mode: PrefillMode, opts: { temperature: number; topK: number; topP: number }, prefillRows?: number) => {
-    setKernelVariant(variant);
+    gpu.variantOverride = variant;
     try {
       const dec = await Decoder.create(gpu, cfg, table, params, { B: prompts.length, Tmax: 32, prefillRows, blockKernel: block });
       const g = await dec.generate(prompts, { ...opts, seed: 9, eosToken: EOS, maxNew: 12 }, mode);
@@ -154,7 +153,7 @@ describe.each([
       dec.destroy();
       return { g, trace };
     } finally {
-      setKernelVariant(null);
+      gpu.variantOverride = null;
     }
   };
   const same = (a: { tokens: Uint32Array; logp: Float32Array; entropy: Float32Array }, b: typeof a) => {
@@ -210,10 +209,10 @@ describe.each([
 });
 
 describe('the decode block design', () => {
-  it('is fused on GPUs for models up to 64 channels, layered on CPU adapters, wider models and unsupported shapes', () => {
-    const gpuAdapter = { cpuAdapter: false } as Gpu, cpuAdapter = { cpuAdapter: true } as Gpu;
+  it('is fused on GPUs for models up to 64 channels, layered on software adapters, wider models and unsupported shapes', () => {
+    const gpuAdapter = { softwareAdapter: false } as Gpu, softwareAdapter = { softwareAdapter: true } as Gpu;
     expect(defaultBlockKernel(gpuAdapter, GPT_PRESETS.small, null)).toBe('fused');
-    expect(defaultBlockKernel(cpuAdapter, GPT_PRESETS.small, null)).toBe('layered');
+    expect(defaultBlockKernel(softwareAdapter, GPT_PRESETS.small, null)).toBe('layered');
     expect(defaultBlockKernel(gpuAdapter, { ...GPT_PRESETS.small, nEmbd: 128 }, null)).toBe('layered');
     expect(defaultBlockKernel(gpuAdapter, GPT_PRESETS.small, 'C=30 is not a multiple of 4')).toBe('layered');
   });

@@ -8,7 +8,7 @@ import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';
 import { initParams } from '../../src/model/init';
 import { Decoder } from '../../src/model/decoder';
-import { PolicyTrainer } from '../../src/rl/trainer';
+import { PolicyTrainer } from '../../src/engines/webgpu/trainer';
 import { rollout } from '../../src/rl/rollout';
 import { resolveRlConfig } from '../../src/rl/config';
 import { validateGrpoConfig } from '../../src/loops/grpo/config';

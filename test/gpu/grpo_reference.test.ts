@@ -1,4 +1,4 @@
-// The frozen reference policy of the KL penalty (src/rl/frozen_policy.ts) on the tiny policy: before
+// The frozen reference policy of the KL penalty (src/engines/webgpu/frozen_policy.ts) on the tiny policy: before
 // any update its log-probs are the trainer's own (k3 KL = 0) and the float64 reference forward's
 // at the same temperature; after updates with β > 0 the KL is positive while the reference stays
 // put; runGrpo with β > 0 (from the start, set live, resumed) reports the KL.
@@ -9,9 +9,9 @@ import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';
 import { initParams } from '../../src/model/init';
 import { Decoder } from '../../src/model/decoder';
-import { PolicyTrainer } from '../../src/rl/trainer';
+import { PolicyTrainer } from '../../src/engines/webgpu/trainer';
 import { positionsOf } from '../../src/rl/trajectory';
-import { FrozenPolicy } from '../../src/rl/frozen_policy';
+import { FrozenPolicy } from '../../src/engines/webgpu/frozen_policy';
 import { rollout } from '../../src/rl/rollout';
 import { resolveRlConfig } from '../../src/rl/config';
 import { gptForwardRef } from '../../src/reference/gpt';

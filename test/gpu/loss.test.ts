@@ -5,7 +5,7 @@ import { mulberry32, randArray, randInts } from '../helpers/rng';
 import { softmaxLogp } from '../../src/gpu/ops/loss';
 import { softmaxLogpRef } from '../../src/reference/loss';
 import { view, type Gpu } from '../../src/gpu/runtime';
-import type { KernelVariant } from '../../src/gpu/ops/matmul';
+import type { KernelVariant } from '../../src/gpu/runtime';
 
 interface Inputs {
   R: number;

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { testGpu } from '../helpers/gpu';
 import { expectClose, type Tolerance } from '../helpers/tolerance';
 import { mulberry32, randArray } from '../helpers/rng';
-import { matmul, matmulBackward, matmulStrided, type BatchedDims, type CausalMode, type KernelVariant, type MatmulDims, type MatmulOpts, type StridedLayout } from '../../src/gpu/ops/matmul';
+import { matmul, matmulBackward, matmulStrided, type BatchedDims, type CausalMode, type MatmulDims, type MatmulOpts, type StridedLayout } from '../../src/gpu/ops/matmul';
 import { matmulBackwardRef, matmulRef } from '../../src/reference/matmul';
+import type { KernelVariant } from '../../src/gpu/runtime';
 import { geluForwardRef } from '../../src/reference/layers';
 import { view, type Gpu, type TensorRef } from '../../src/gpu/runtime';
 

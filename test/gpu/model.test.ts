@@ -5,7 +5,6 @@ import { testGpu } from '../helpers/gpu';
 import { compareClose, expectClose } from '../helpers/tolerance';
 import { mulberry32, randInts } from '../helpers/rng';
 import type { Gpu } from '../../src/gpu/runtime';
-import { setKernelVariant } from '../../src/gpu/ops/matmul';
 import { GPT_PRESETS, type GPTConfig } from '../../src/model/config';
 import { buildTensorTable, decayFlags } from '../../src/model/params';
 import { initParams } from '../../src/model/init';
@@ -42,9 +41,11 @@ describe.each(['direct', 'tiled'] as const)('GPT on the GPU vs the float64 refer
 
   beforeAll(async () => {
     gpu = await testGpu();
-    setKernelVariant(variant);
+    gpu.variantOverride = variant;
   });
-  afterAll(() => setKernelVariant(null));
+  afterAll(() => {
+    gpu.variantOverride = null;
+  });
 
   it('logits, log-probs, entropy and every gradient tensor match by name', async () => {
     const batch = makeBatch(1);

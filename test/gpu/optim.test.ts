@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { testGpu } from '../helpers/gpu';
 import { expectClose } from '../helpers/tolerance';
 import { mulberry32, randInts, randn } from '../helpers/rng';
-import { adamw, gradNormSq, type AdamWHyper } from '../../src/gpu/ops/optim';
+import { adamw, gradNormSq } from '../../src/gpu/ops/optim';
+import type { AdamWHyper } from '../../src/rl/hyper';
 import { adamwRef, gradNormSqRef } from '../../src/reference/optim';
 import { view, type Gpu } from '../../src/gpu/runtime';
-import type { KernelVariant } from '../../src/gpu/ops/matmul';
+import type { KernelVariant } from '../../src/gpu/runtime';
 
 const VARIANTS: KernelVariant[] = ['tiled', 'direct'];
 

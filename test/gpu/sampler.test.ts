@@ -4,7 +4,7 @@ import { expectClose } from '../helpers/tolerance';
 import { mulberry32, randn } from '../helpers/rng';
 import { asRef, type Dispatch, type Gpu } from '../../src/gpu/runtime';
 import { createDecodeBuffers, decodeAdvance, sampleStep, type DecodeBuffers, type DecodeDims, type SampleOpts } from '../../src/gpu/ops/decode';
-import type { KernelVariant } from '../../src/gpu/ops/matmul';
+import type { KernelVariant } from '../../src/gpu/runtime';
 import {
   entropyRef,
   policyDistributionRef,

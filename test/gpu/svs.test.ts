@@ -10,7 +10,7 @@ import type { Gpu } from '../../src/gpu/runtime';
 import { loadCheckpointDir } from '../../src/model/checkpoint_node';
 import type { GPTConfig } from '../../src/model/config';
 import type { LoopEvent } from '../../src/loops/events';
-import { PolicyTrainer } from '../../src/rl/trainer';
+import { PolicyTrainer } from '../../src/engines/webgpu/trainer';
 import { resolveRlConfig } from '../../src/rl/config';
 import type { Trajectory } from '../../src/rl/trajectory';
 import { encode, EOS, solvePrompt } from '../../src/world/index';

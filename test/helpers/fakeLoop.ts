@@ -4,7 +4,7 @@
 // step's metrics come from the test. The engine's "parameters" are filled with the last step
 // done, so a checkpoint says which step it holds.
 import { DEFAULT_RL_CORE } from '../../src/rl/config';
-import { ConfigError } from '../../src/model/config';
+import { ConfigError } from '../../src/util/errors';
 import type { BaseLoopConfig } from '../../src/loops/base_config';
 import type { BodyResume, StepResult } from '../../src/loops/body';
 import type { EngineInit, LoopEngine, TrainSettings } from '../../src/loops/engine';

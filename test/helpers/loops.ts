@@ -1,9 +1,9 @@
 // Loops of the registry in tests, on the WebGPU engine or CPU mode's float64 engine.
 import type { Gpu } from '../../src/gpu/runtime';
 import type { GPTConfig } from '../../src/model/config';
-import { createWebGpuEngine } from '../../src/engines/webgpu';
-import { createCpuEngine } from '../../src/engines/cpu';
-import { runLoopOn, type LocalRunOptions } from '../../src/engines/run';
+import { createWebGpuEngine } from '../../src/engines/webgpu/engine';
+import { createCpuEngine } from '../../src/engines/cpu/engine';
+import { runLoopOn, type LocalRunOptions } from '../../src/engines/local_run';
 import type { LoopEvent } from '../../src/loops/events';
 import type { LoopControls, ResumePoint } from '../../src/loops/driver';
 

@@ -2,7 +2,7 @@
 // to text), so a loop's rules can be checked on outcomes chosen by hand. Updates are not made:
 // `train` keeps what it was given (with the advantages the RL core assigns) for the test to read.
 import { assignAdvantages } from '../../src/rl/advantages';
-import { prepareUpdate } from '../../src/rl/trainer';
+import { prepareUpdate } from '../../src/rl/update';
 import type { Rollout } from '../../src/rl/rollout';
 import type { Trajectory } from '../../src/rl/trajectory';
 import type { LoopEngine, TrainSettings } from '../../src/loops/engine';

@@ -5,12 +5,12 @@
 // materialised and the products go through matmulStrided, since staged tiles and barriers are
 // what CPU drivers do worst). CPU references attentionForwardRef / attentionBackwardRef in
 // src/reference/attention.ts.
-import { Gpu, GpuError, requireElems, packParams, u32, view, type Dispatch, type TensorRef } from '../runtime';
+import { Gpu, GpuError, requireElems, packParams, u32, view, type Dispatch, type TensorRef, type KernelVariant } from '../runtime';
 import { ceilDiv, grid1d } from './grid';
-import { kernelVariant, matmulStrided, type KernelVariant, type StridedLayout } from './matmul';
+import { matmulStrided, type StridedLayout } from './matmul';
 
 export interface AttentionOptions {
-  /** the kernel design (default: by adapter, see kernelVariant) */
+  /** the kernel design (default: by adapter, see Gpu.kernelVariant) */
   variant?: KernelVariant;
 }
 
@@ -94,7 +94,7 @@ export async function attentionForwardSteps(
   dims: AttentionDims,
   opts: AttentionOptions = {},
 ): Promise<Dispatch[]> {
-  if (kernelVariant(gpu, opts.variant) === 'tiled') return [await attentionForward(gpu, out, lse, qkv, dims)];
+  if (gpu.kernelVariant(opts.variant) === 'tiled') return [await attentionForward(gpu, out, lse, qkv, dims)];
   const HS = headSize(dims);
   const { B, T, C, NH } = dims;
   expectSize(out, B * T * C, 'out');
@@ -170,7 +170,7 @@ export async function attentionBackward(
   expectSize(qkv, B * T * 3 * C, 'qkv');
   expectSize(out, B * T * C, 'out');
   expectSize(lse, B * NH * T, 'lse');
-  if (kernelVariant(gpu, opts.variant) === 'direct') return attentionBackwardDirect(gpu, dqkv, dout, qkv, lse, dims, HS);
+  if (gpu.kernelVariant(opts.variant) === 'direct') return attentionBackwardDirect(gpu, dqkv, dout, qkv, lse, dims, HS);
   const dpre = gpu.createBuffer(B * NH * T * 4, 'attention_backward.D'); // (B, NH, T)
   const p = params(gpu, dims, HS, 'attention_backward.params');
   const o = overrides(HS);

@@ -14,9 +14,8 @@
 // prefill) and a fresh seed. Positions after a
 // sequence's end are never written: zero tokens/logp/entropy too when buffers are reused.
 // Running the step past s = Tmax - 1 is harmless (nothing is written, attention clamps).
-import { Gpu, f32, packParams, u32, view, type Dispatch, type TensorRef } from '../runtime';
+import { Gpu, f32, packParams, u32, view, type Dispatch, type TensorRef, type KernelVariant } from '../runtime';
 import { grid1d } from './grid';
-import { kernelVariant, type KernelVariant } from './matmul';
 
 export interface DecodeDims {
   B: number;
@@ -146,7 +145,7 @@ export async function attentionDecode(
   const bindings = [out, qkv, kcache, vcache, st.step, params];
   // the direct design keeps a head in registers: vec4 slots when the head and the width are
   // multiples of 4 (main), otherwise one f32 array (main_scalar), up to ATTN_DIRECT_HMAX channels
-  if (kernelVariant(gpu, opts.variant) === 'direct' && HS <= ATTN_DIRECT_HMAX) {
+  if (gpu.kernelVariant(opts.variant) === 'direct' && HS <= ATTN_DIRECT_HMAX) {
     if (HS % 4 === 0 && HS / 4 <= ATTN_DIRECT_H4MAX && opts.direct !== 'scalar') {
       return gpu.kernel('attention_decode_direct', bindings, grid1d(R * NH, ATTN_DIRECT_WG), { WG: ATTN_DIRECT_WG, HS4: HS / 4 });
     }
@@ -199,7 +198,7 @@ export async function sampleStep(
   const bindings = [st.tokens, st.logp, st.entropy, st.done, logits, st.step, st.promptLen, params];
   const tiled = sampleWorkgroup(gpu, dims.V);
   // the direct design repeats the tiled kernel's sums in its order (PART = its WG): the same draws
-  const dispatch = kernelVariant(gpu, design.variant) === 'direct' && dims.V <= SAMPLE_DIRECT_VMAX
+  const dispatch = gpu.kernelVariant(design.variant) === 'direct' && dims.V <= SAMPLE_DIRECT_VMAX
     ? await gpu.kernel('sample_step_direct', bindings, grid1d(dims.B, SAMPLE_DIRECT_WG), { WG: SAMPLE_DIRECT_WG, PART: tiled.WG, VCAP: tiled.VCAP })
     : await gpu.kernel('sample_step', bindings, [dims.B], tiled);
   return { dispatch, setOpts: (o: SampleOpts) => gpu.write(params, sampleParams(dims, o)) };

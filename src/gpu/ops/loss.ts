@@ -1,8 +1,7 @@
 // The fused log-softmax over the vocabulary. Twin of shaders/softmax_logp.wgsl; CPU reference
 // softmaxLogpRef in src/reference/loss.ts.
-import { Gpu, GpuError, requireElems, packParams, u32, f32, type Dispatch, type TensorRef } from '../runtime';
+import { Gpu, GpuError, requireElems, packParams, u32, f32, type Dispatch, type TensorRef, type KernelVariant } from '../runtime';
 import { grid1d } from './grid';
-import { kernelVariant, type KernelVariant } from './matmul';
 
 /** Rows (invocations) per workgroup of the CPU variant. */
 const DIRECT_WG = 16;
@@ -23,7 +22,7 @@ export interface SoftmaxOptions {
   temperature?: number;
   /** false: only logp and entropy are written (default true) */
   withGrad?: boolean;
-  /** the kernel design (default: by adapter, see kernelVariant) */
+  /** the kernel design (default: by adapter, see Gpu.kernelVariant) */
   variant?: KernelVariant;
 }
 
@@ -70,7 +69,7 @@ export async function softmaxLogp(
   const params = gpu.uniform(paramsOf(opts.temperature ?? 1), 'softmax_logp.params');
   const bindings = [out.logp, out.entropy, dlogits, logits, targets, w, e, params];
   const dispatch =
-    kernelVariant(gpu, opts.variant) === 'direct'
+    gpu.kernelVariant(opts.variant) === 'direct'
       ? await gpu.kernel('softmax_logp_direct', bindings, grid1d(R, DIRECT_WG), { WG: DIRECT_WG, WITH_GRAD: withGrad ? 1 : 0 }) // one invocation per row
       : await gpu.kernel('softmax_logp', bindings, grid1d(R, 1), { WG: workgroupFor(V), WITH_GRAD: withGrad ? 1 : 0 }); // one workgroup per row
   return { dispatch, setTemperature: (t) => gpu.write(params, paramsOf(t)) };

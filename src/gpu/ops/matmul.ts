@@ -1,32 +1,10 @@
 // Matmul family: twins of shaders/matmul.wgsl (GEMM with fused alpha, accumulate and bias;
 // entry points `main` and `main_vec4`), shaders/matmul_direct.wgsl (the same product, batched and
-// strided, for CPU adapters) and shaders/matmul_bias_backward.wgsl (column sums).
-// Every linear layer, the tied LM head, the LoRA adapters and, on CPU adapters, attention's
-// products go through here. This file also owns the kernel-variant switch of all twins.
-import { Gpu, GpuError, requireElems, f32, packParams, u32, type Dispatch, type TensorRef } from '../runtime';
+// strided, for software adapters) and shaders/matmul_bias_backward.wgsl (column sums).
+// Every linear layer, the tied LM head, the LoRA adapters and, on software adapters, attention's
+// products go through here.
+import { Gpu, GpuError, requireElems, f32, packParams, u32, type Dispatch, type KernelVariant, type TensorRef } from '../runtime';
 import { ceilDiv, grid1d } from './grid';
-
-/**
- * Which design a twin records: 'tiled' (workgroup-memory tiles, vec4, tree reductions: the
- * default for real GPUs) or 'direct' (register blocks, no workgroup memory or barriers: for CPU
- * adapters such as SwiftShader, where those orderings invert). Both are correct everywhere.
- */
-export type KernelVariant = 'tiled' | 'direct';
-
-let variantOverride: KernelVariant | null = null;
-
-/**
- * Forces every twin recorded from now on to one variant (null: by adapter). For tests and
- * benchmarks that exercise the other variant on this machine; an explicit per-call variant wins.
- */
-export function setKernelVariant(v: KernelVariant | null): void {
-  variantOverride = v;
-}
-
-/** The variant a twin records: the explicit one, else the forced one, else by adapter. */
-export function kernelVariant(gpu: Gpu, explicit?: KernelVariant): KernelVariant {
-  return explicit ?? variantOverride ?? (gpu.cpuAdapter ? 'direct' : 'tiled');
-}
 
 export interface MatmulDims { M: number; K: number; N: number }
 export interface MatmulOpts {
@@ -82,7 +60,7 @@ export async function matmul(
   checkSize('matmul', 'a', a, M * K);
   checkSize('matmul', 'b', b, K * N);
   if (bias) checkSize('matmul', 'bias', bias, N);
-  if (kernelVariant(gpu, opts.variant) === 'direct') {
+  if (gpu.kernelVariant(opts.variant) === 'direct') {
     const layout = { lda: transA ? M : K, ldb: transB ? K : N, ldc: N };
     return matmulCpu(gpu, out, a, b, bias, { M, K, N, batch: 1, inner: 1 }, layout, { transA, transB, accumulate, alpha, gelu });
   }
@@ -233,7 +211,7 @@ export async function matmulBiasBackward(
   checkSize('matmulBiasBackward', 'dbias', dbias, N);
   checkSize('matmulBiasBackward', 'dout', dout, M * N);
   const params = gpu.uniform(packParams(u32(M), u32(N)), 'matmul_bias_backward.params');
-  if (kernelVariant(gpu, opts.variant) === 'direct') {
+  if (gpu.kernelVariant(opts.variant) === 'direct') {
     return gpu.kernel('matmul_bias_backward_direct', [dbias, dout, params], grid1d(N, DIRECT_WG), { WG: DIRECT_WG });
   }
   return gpu.kernel('matmul_bias_backward', [dbias, dout, params], grid1d(ceilDiv(N, BIAS_COLS), 1));

@@ -2,9 +2,9 @@
 // and shaders/adamw.wgsl; CPU references gradNormSqRef and adamwRef in src/reference/optim.ts.
 // Parameters live in one flat f32 buffer (n floats); grads, m and v share its layout, and a
 // per-element u32 `flags` buffer says what is trained (bit0) and decayed (bit1).
-import { Gpu, GpuError, requireElems, packParams, u32, f32, type Dispatch, type TensorRef } from '../runtime';
+import { Gpu, GpuError, requireElems, packParams, u32, f32, type Dispatch, type TensorRef, type KernelVariant } from '../runtime';
 import { grid1d } from './grid';
-import { kernelVariant, type KernelVariant } from './matmul';
+import type { AdamWHyper } from '../../rl/hyper';
 
 const WG = 256;
 /** Stage-1 workgroups at most: enough to fill a large GPU, few enough for one stage-2 workgroup. */
@@ -24,7 +24,7 @@ export async function gradNormSq(gpu: Gpu, normSq: TensorRef, grads: TensorRef, 
   if (!Number.isInteger(n) || n < 0) throw new GpuError(`gradNormSq: bad n=${n}`);
   need('gradNormSq', normSq, 1, 'normSq');
   need('gradNormSq', grads, n, 'grads');
-  if (kernelVariant(gpu, opts.variant) === 'direct') {
+  if (gpu.kernelVariant(opts.variant) === 'direct') {
     // one partial per invocation, a few hundred elements each; stage 2 is one invocation
     const groups = Math.min(CPU_MAX_GROUPS, Math.max(1, Math.ceil(n / (DIRECT_WG * 256))));
     const partials = gpu.createBuffer(groups * DIRECT_WG * 4, 'grad_norm_sq.partials'); // (P)
@@ -43,18 +43,6 @@ export async function gradNormSq(gpu: Gpu, normSq: TensorRef, grads: TensorRef, 
     await gpu.kernel('grad_norm_sq', [partials, grads, p1], [P], { WG, SQUARE: 1 }, 'grad_norm_sq.partials'),
     await gpu.kernel('grad_norm_sq', [normSq, partials, p2], [1], { WG, SQUARE: 0 }, 'grad_norm_sq.final'),
   ];
-}
-
-export interface AdamWHyper {
-  lr: number;
-  beta1: number;
-  beta2: number;
-  eps: number;
-  weightDecay: number;
-  /** global-norm clipping threshold; 0 = no clipping */
-  maxGradNorm: number;
-  /** t, 1-based, for bias correction */
-  step: number;
 }
 
 export interface AdamW {

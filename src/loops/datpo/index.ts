@@ -4,7 +4,7 @@ import { rlPresetList } from '../base_config';
 import { CORE_CHARTS } from '../charts';
 import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { DATPO_FIELDS, DATPO_PRESETS, DATPO_RL_UNUSED, validateDatpoConfig, type DatpoConfig } from './config';
-import { datpoBody } from './run';
+import { datpoBody } from './body';
 
 const DATPO_CHARTS: readonly MetricChartSpec[] = [
   {

@@ -5,6 +5,7 @@
 import type { Trajectory } from '../../rl/trajectory';
 import { EOS, STEP_END } from '../../world/index';
 import { decode, encode } from '../../world/index';
+import { mean } from '../../metrics/mean';
 
 export type ForkStrategy = 'sentence-entropy' | 'random' | 'fixed-segment' | 'token-entropy';
 
@@ -106,7 +107,6 @@ export interface Block {
   base: number;
 }
 
-const mean = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
 
 /**
  * The blocks of a problem's tree and their base advantages, with the released code's node values

@@ -4,7 +4,7 @@ import { rlPresetList } from '../base_config';
 import { CORE_CHARTS, REWARD_CHART } from '../charts';
 import type { LoopDefinition } from '../spec';
 import { GRPO_FIELDS, GRPO_PRESETS, validateGrpoConfig, type GrpoConfig } from './config';
-import { grpoBody } from './run';
+import { grpoBody } from './body';
 
 export const GRPO: LoopDefinition<GrpoConfig> = {
   spec: {

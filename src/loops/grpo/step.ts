@@ -3,11 +3,11 @@
 // metrics under TRL's names.
 import { answerOf } from '../../eval/score';
 import type { Rollout, RolloutOptions, RolloutPrompt } from '../../rl/rollout';
-import type { TrainStats } from '../../rl/trainer';
+import type { TrainStats } from '../../rl/update';
 import { EOS, makeRng, solvePrompt } from '../../world/index';
 import { groupIndices, std } from '../../rl/advantages';
 import { dynamicSamplingDecision, filterZeroVariance, takeGroups } from '../../rl/filter';
-import { meanEntropy } from '../stats';
+import { meanEntropy } from '../../metrics/entropy';
 import type { GrpoConfig } from './config';
 
 export interface StepRollout {

@@ -7,7 +7,7 @@ import { CORE_CHARTS } from '../charts';
 import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { OPENSIR_FIELDS, OPENSIR_PRESETS, OPENSIR_RL_UNUSED, validateOpensirConfig, type OpensirConfig } from './config';
 import { solvability } from './logic';
-import { opensirBody } from './run';
+import { opensirBody } from './body';
 
 const OPENSIR_CHARTS: readonly MetricChartSpec[] = [
   {

@@ -1,11 +1,9 @@
 // OpenSIR's rules (LOOPS.md §4), pure and engine-free so they are tested by hand: the solvability
-// triangle, cosine diversity (top-k mean or nearest), majority vote with its tie rule, the
-// bag-of-n-grams embedder, the selection score and the two selection rules, the concept-token mask, and what the oracle
-// says of a teacher's problem (displayed, never rewarded).
+// triangle, cosine diversity (top-k mean or nearest, on src/metrics/diversity.ts's cosine), majority
+// vote with its tie rule, the selection score and the two selection rules, the concept-token
+// mask, and what the oracle says of a teacher's problem (displayed, never rewarded).
 import { conceptsOf, conceptTags, parseTeach, TAG_TOKEN, type ConceptTag } from '../../world/index';
-import { cosine } from '../stats';
-
-export { cosine };
+import { topKMeanCosine } from '../../metrics/diversity';
 
 /** Pass rates are k/n: the window's edges must count as inside whatever the rounding. */
 const EDGE = 1e-9;
@@ -34,10 +32,8 @@ export function solvability(s: number, sMin: number, sMax: number, n: number): n
  * cosine distance to the nearest. With nothing to compare against, 1/2 (cosine 0).
  */
 export function diversity(v: ArrayLike<number>, others: readonly ArrayLike<number>[], mode: 'top5' | 'min', k: number): number {
-  if (others.length === 0) return 0.5;
-  const sims = others.map((o) => cosine(v, o)).sort((a, b) => b - a);
-  const top = mode === 'min' ? sims.slice(0, 1) : sims.slice(0, k);
-  return (1 - top.reduce((a, x) => a + x, 0) / top.length) / 2;
+  // topKMeanCosine is 0 for no others: div = 1/2
+  return (1 - topKMeanCosine(v, others, mode === 'min' ? 1 : k)) / 2;
 }
 
 /**
@@ -50,19 +46,6 @@ export function majority(answers: readonly (number | null)[]): { label: number |
   let label: number | null = null, count = 0;
   for (const [a, n] of counts) if (n > count) (label = a), (count = n);
   return { label, count, parsable: [...counts.values()].reduce((x, n) => x + n, 0) };
-}
-
-/** The bag-of-n-grams fallback embedder: counts of character 1- to 3-grams, hashed into `dims` bins. */
-export function ngramEmbedding(text: string, dims = 64): Float32Array {
-  const v = new Float32Array(dims);
-  for (let n = 1; n <= 3; n++) {
-    for (let i = 0; i + n <= text.length; i++) {
-      let h = 2166136261 ^ n;
-      for (let j = i; j < i + n; j++) h = Math.imul(h ^ text.charCodeAt(j), 16777619);
-      v[(h >>> 0) % dims] += 1;
-    }
-  }
-  return v;
 }
 
 /** Population variance. */

@@ -6,7 +6,7 @@ import { CORE_CHARTS } from '../charts';
 import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { SPICE_FIELDS, SPICE_PRESETS, SPICE_RL_UNUSED, validateSpiceConfig, type SpiceConfig } from './config';
 import { frontierDots, frontierLabel, frontierPoints } from '../frontier';
-import { spiceBody } from './run';
+import { spiceBody } from './body';
 import { crossPlay } from './crossplay';
 
 const SPICE_CHARTS: readonly MetricChartSpec[] = [

@@ -5,7 +5,7 @@ import { rlPresetList } from '../base_config';
 import { CORE_CHARTS } from '../charts';
 import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { SVS_FIELDS, SVS_PRESETS, SVS_RL_UNUSED, validateSvsConfig, type SvsConfig } from './config';
-import { svsBody } from './run';
+import { svsBody } from './body';
 
 const SVS_CHARTS: readonly MetricChartSpec[] = [
   {

@@ -7,7 +7,7 @@ import { frontierDots, frontierLabel, frontierPoints } from '../frontier';
 import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { LORA_TARGET_SETS, TTSP_FIELDS, TTSP_PRESETS, TTSP_RL_UNUSED, validateTtspConfig, type TtspConfig } from './config';
 import type { LoraSpec } from '../../model/lora';
-import { PROPOSER, SOLVER, ttspBody } from './run';
+import { PROPOSER, SOLVER, ttspBody } from './body';
 
 const TTSP_CHARTS: readonly MetricChartSpec[] = [
   {

@@ -3,7 +3,7 @@
 // A target is named `midhard:N` or `veryhard:N` (N from 1, in the list's order) or given as a
 // problem's text; either way the run's config gets its text and, when the list measured it, the
 // base's mean@512 as the reference line.
-import { ConfigError } from '../../model/config';
+import { ConfigError } from '../../util/errors';
 
 export interface ShippedTarget {
   /** midhard:N or veryhard:N */

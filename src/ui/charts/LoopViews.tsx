@@ -6,7 +6,7 @@ import { memo, useMemo, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Cell, ComposedChart, Line, Scatter, ScatterChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { CurveSpec, MapSpec, MultiLineChartSpec, StackedChartSpec } from '../../loops/spec';
 import type { RecordsEvent } from '../../lab/protocol';
-import { project2d } from '../../state/pca';
+import { pca2d } from '../../metrics/diversity';
 import type { BaseLoopConfig } from '../../loops/base_config';
 import { clockFor } from '../../state/wallTime';
 import type { RunData } from '../../state/runData';
@@ -139,7 +139,8 @@ export function RecordMap({ spec, events }: { spec: MapSpec; events: readonly Re
   const [tooltip, tooltipOn] = useTooltipOn();
   const records = useMemo(() => events.flatMap((e) => e.records).filter((r) => r.kind === spec.record && Array.isArray(r[spec.vector])), [events, spec]);
   const points = useMemo(() => {
-    const xy = project2d(records.map((r) => r[spec.vector] as number[]));
+    const vectors = records.map((r) => r[spec.vector] as number[]);
+    const xy = vectors.length ? pca2d(vectors).points.map(([x, y]) => ({ x, y })) : [];
     const cs = records.map((r) => Number(r[spec.colorBy]));
     const lo = Math.min(...cs), hi = Math.max(...cs);
     return xy.map((p, i) => ({ ...p, c: cs[i], f: hi > lo ? (cs[i] - lo) / (hi - lo) : 0, label: String(records[i][spec.label]) }));

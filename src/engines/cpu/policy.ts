@@ -1,22 +1,22 @@
-// The policy on the CPU, in float64: the engine of CPU mode (a browser without WebGPU). Training
+// The CPU engine's policy, in float64 (CPU mode: a browser without WebGPU). Training
 // batches go through the whole-model reference (src/reference/gpt.ts); sampling is a KV-cache
 // decoder composed from the decode references (src/reference/decode.ts), one sequence at a time.
 // It mirrors src/model/decoder.ts: same sampling distribution (temperature, top-k, top-p), the
 // same Philox draw for (seed, row, position), the same Generation layout, so the RL code and
 // the evaluation take either decoder.
-import type { GPTConfig } from '../model/config';
-import { buildTensorTable, type TensorTable } from '../model/params';
-import type { GenerateOpts, Generation } from '../model/decoder';
-import type { SamplingDecoder } from '../rl/rollout';
-import { gptForwardRef, tensorViews } from '../reference/gpt';
-import { geluForwardRef, layernormForwardRef } from '../reference/layers';
-import { matmulForwardRef, matmulRef } from '../reference/matmul';
-import { residualForwardRef } from '../reference/elementwise';
+import type { GPTConfig } from '../../model/config';
+import { buildTensorTable, type TensorTable } from '../../model/params';
+import type { GenerateOpts, Generation } from '../../model/decoder';
+import type { SamplingDecoder } from '../../rl/rollout';
+import { gptForwardRef, tensorViews } from '../../reference/gpt';
+import { geluForwardRef, layernormForwardRef } from '../../reference/layers';
+import { matmulForwardRef, matmulRef } from '../../reference/matmul';
+import { residualForwardRef } from '../../reference/elementwise';
 import {
   attentionDecodeRef, drawTokenRef, encoderDecodeRef, entropyRef, kvCacheWriteRef, policyDistributionRef,
   type DecodeDimsRef,
-} from '../reference/decode';
-import { breathe } from '../util/breathe';
+} from '../../reference/decode';
+import { breathe } from '../../util/breathe';
 
 type Views = Record<string, Float64Array>;
 

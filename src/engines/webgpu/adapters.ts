@@ -5,22 +5,23 @@
 // block (the rest of the copy never changes: the base is frozen). A rollout or an update names
 // its set through its role; the held-out evaluation samples with the set that serves `solve`
 // (or the frozen base, EvalOptions.frozenBase).
-import type { Dispatch, Gpu } from '../gpu/runtime';
-import { view } from '../gpu/runtime';
-import { matmul } from '../gpu/ops/matmul';
-import { residualForward } from '../gpu/ops/elementwise';
-import { buildTensorTable, type TensorTable } from '../model/params';
-import { Decoder } from '../model/decoder';
-import { loraViews, paramViews } from '../model/buffers';
-import { buildLoraTable, initLora, LORA_TARGETS, loraScale, sameShape, specTargets, targetDims, type LoraTarget } from '../model/lora';
-import { fill } from '../gpu/ops/layers';
-import { PolicyTrainer, prepareUpdate, trainRowsFor, type TrainStats } from '../rl/trainer';
-import { FrozenPolicy } from '../rl/frozen_policy';
-import { rollout } from '../rl/rollout';
-import { evaluateSet } from '../eval/evaluate';
-import type { Trajectory } from '../rl/trajectory';
-import type { AdapterSetInit, AdapterState, EngineInit, LoopEngine, TrainSettings } from '../loops/engine';
-import type { Role } from '../world/index';
+import type { Dispatch, Gpu } from '../../gpu/runtime';
+import { view } from '../../gpu/runtime';
+import { matmul } from '../../gpu/ops/matmul';
+import { residualForward } from '../../gpu/ops/elementwise';
+import { buildTensorTable, type TensorTable } from '../../model/params';
+import { Decoder } from '../../model/decoder';
+import { loraViews, paramViews } from '../../model/buffers';
+import { buildLoraTable, initLora, LORA_TARGETS, loraScale, sameShape, specTargets, targetDims, type LoraTarget } from '../../model/lora';
+import { fill } from '../../gpu/ops/layers';
+import { PolicyTrainer, trainRowsFor } from './trainer';
+import { prepareUpdate, type TrainStats } from '../../rl/update';
+import { FrozenPolicy } from './frozen_policy';
+import { rollout } from '../../rl/rollout';
+import { evaluateSet } from '../../eval/evaluate';
+import type { Trajectory } from '../../rl/trajectory';
+import type { AdapterSetInit, AdapterState, EngineInit, LoopEngine, TrainSettings } from '../../loops/engine';
+import type { Role } from '../../world/index';
 
 interface AdapterSet {
   name: string;

@@ -4,10 +4,11 @@
 //   const model = await GPT.create(gpu, gptCfg, init, { B, T }, { lossHead: head.lossHead });
 //   per mini-batch: model.setBatch(p.tokens, p.targets); head.setBatch(p); model.step();
 //   metrics after the step: await head.readMetrics()  (one readback of B×PG_NSTATS floats)
-import { GpuError, view, type Gpu, type TensorRef } from '../gpu/runtime';
-import { checkPgHyper, pgLoss, pgMetrics, PG_NSTATS, type PgHyper, type PgLoss, type PgMetrics } from '../gpu/ops/pg';
-import type { LossHead } from '../model/gpt';
-import type { PackedBatch } from './trajectory';
+import { GpuError, view, type Gpu, type TensorRef } from '../../gpu/runtime';
+import { pgLoss, type PgLoss } from '../../gpu/ops/pg';
+import { checkPgHyper, pgMetrics, PG_NSTATS, type PgHyper, type PgMetrics } from '../../rl/hyper';
+import type { LossHead } from '../../model/gpt';
+import type { PackedBatch } from '../../rl/trajectory';
 
 export type PgBatchInputs = Pick<PackedBatch, 'B' | 'T' | 'oldLogp' | 'refLogp' | 'adv' | 'coef'>;
 

@@ -1,13 +1,14 @@
-// The frozen policy (π_ref of the KL term) in CPU mode: src/rl/frozen_policy.ts's FrozenPolicy on the float64
-// whole-model reference forward (gptForwardRef), the engine CpuTrainer computes log π with. A
-// copy of the base parameters taken at construction, never updated.
-import type { GPTConfig } from '../model/config';
-import { buildTensorTable, type TensorTable } from '../model/params';
-import { gptForwardRef } from '../reference/gpt';
-import { embedRows, meanPool, referenceRows, withReferenceLogp, type WithRefLogp } from '../rl/frozen_policy';
-import { PAD } from '../world/tokenizer';
-import type { Trajectory } from '../rl/trajectory';
-import { breathe } from '../util/breathe';
+// The frozen policy (π_ref of the KL term) of the CPU engine: the WebGPU engine's FrozenPolicy
+// (src/engines/webgpu/frozen_policy.ts) on the float64 whole-model reference forward
+// (gptForwardRef), the one CpuTrainer computes log π with. A copy of the base parameters taken
+// at construction, never updated.
+import type { GPTConfig } from '../../model/config';
+import { buildTensorTable, type TensorTable } from '../../model/params';
+import { gptForwardRef } from '../../reference/gpt';
+import { embedRows, meanPool, referenceRows, withReferenceLogp, type WithRefLogp } from '../../rl/reference_rows';
+import { PAD } from '../../world/tokenizer';
+import type { Trajectory } from '../../rl/trajectory';
+import { breathe } from '../../util/breathe';
 
 export class CpuFrozenPolicy {
   private readonly table: TensorTable;

@@ -21,10 +21,13 @@ import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine } from '../engine';
 import { samplesOf } from '../samples';
-import { mean, meanEntropy, rateOf, renameEntropy } from '../stats';
+import { renameEntropy } from '../stats';
+import { mean, rateOf } from '../../metrics/mean';
+import { meanEntropy } from '../../metrics/entropy';
+import { ngramEmbedding } from '../../metrics/diversity';
 import type { OpensirConfig } from './config';
 import { filterZeroVariance } from '../../rl/filter';
-import { conceptMask, conceptsRight, diagnoseTeach, diversity, majority, ngramEmbedding, selectionScore, selectStudentProblem, selectTeacherGroup, solvability, variance, type TeachDiagnostics } from './logic';
+import { conceptMask, conceptsRight, diagnoseTeach, diversity, majority, selectionScore, selectStudentProblem, selectTeacherGroup, solvability, variance, type TeachDiagnostics } from './logic';
 
 /** A pool problem, as saved with the run (its embedding is recomputed: the embedder is frozen). */
 export interface PoolEntry {

@@ -1,22 +1,22 @@
-// The policy-gradient trainer of CPU mode, src/rl/trainer.ts step for step: advantages →
-// filtering → μ epochs over mini-batches of packed trajectories, each one optimiser step. The
+// The policy-gradient trainer of the CPU engine, src/engines/webgpu/trainer.ts step for step:
+// advantages → filtering → μ epochs over mini-batches of packed trajectories, each one optimiser step. The
 // GPU's fused step (forward, pg_loss head, backward, grad-norm clip, AdamW) is composed here from
 // the float64 references: gptForwardRef, pgLossRef, softmaxLogpRef, gptBackwardRef, adamwRef.
-import type { AdamWHyper } from '../gpu/ops/optim';
-import type { PgHyper, PgMetrics } from '../gpu/ops/pg';
-import type { OptimiserState } from '../loops/events';
-import { DEFAULT_ADAMW } from '../model/gpt';
-import { decayFlags } from '../model/params';
-import { constantNormOf, pgHyperOf, type RlCoreConfig } from '../rl/config';
-import { prepareUpdate, type TrainStats } from '../rl/trainer';
-import { packBatch, type PackedBatch, type Trajectory } from '../rl/trajectory';
-import { gptBackwardRef, gptForwardRef } from '../reference/gpt';
-import { softmaxLogpRef } from '../reference/loss';
-import { adamwRef, gradNormSqRef } from '../reference/optim';
-import { pgLossRef } from '../reference/pg';
-import { PAD } from '../world/tokenizer';
-import { breathe } from '../util/breathe';
-import { combineUpdateMetrics, type OptimiserStepMetrics } from '../rl/update_metrics';
+import type { AdamWHyper } from '../../rl/hyper';
+import type { PgHyper, PgMetrics } from '../../rl/hyper';
+import type { OptimiserState } from '../../loops/events';
+import { DEFAULT_ADAMW } from '../../model/gpt';
+import { decayFlags } from '../../model/params';
+import { constantNormOf, pgHyperOf, type RlCoreConfig } from '../../rl/config';
+import { prepareUpdate, type TrainStats } from '../../rl/update';
+import { packBatch, type PackedBatch, type Trajectory } from '../../rl/trajectory';
+import { gptBackwardRef, gptForwardRef } from '../../reference/gpt';
+import { softmaxLogpRef } from '../../reference/loss';
+import { adamwRef, gradNormSqRef } from '../../reference/optim';
+import { pgLossRef } from '../../reference/pg';
+import { PAD } from '../../world/tokenizer';
+import { breathe } from '../../util/breathe';
+import { combineUpdateMetrics, type OptimiserStepMetrics } from '../../rl/update_metrics';
 import type { CpuPolicy } from './policy';
 
 export interface PgGradients {

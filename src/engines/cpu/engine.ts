@@ -1,13 +1,13 @@
-// CPU mode's engine: the LoopEngine (src/loops/engine.ts) on the float64 op references, for
-// browsers without WebGPU and for checking the WebGPU engine. Sequences are sampled one after
+// The CPU engine: the LoopEngine (src/loops/engine.ts) on the float64 op references, for CPU
+// mode (browsers without WebGPU) and for checking the WebGPU engine. Sequences are sampled one after
 // another, so it is slow and meant for the `tiny` policy. Parameters live in float64 inside;
 // checkpoints take them as float32, like the WebGPU engine's.
-import { CpuPolicy } from '../cpu/policy';
-import { CpuTrainer } from '../cpu/trainer';
-import { CpuFrozenPolicy } from '../cpu/frozen_policy';
-import { rollout } from '../rl/rollout';
-import { evaluateWith } from '../eval/evaluate';
-import type { EngineInit, LoopEngine, TrainSettings } from '../loops/engine';
+import { CpuPolicy } from './policy';
+import { CpuTrainer } from './trainer';
+import { CpuFrozenPolicy } from './frozen_policy';
+import { rollout } from '../../rl/rollout';
+import { evaluateWith } from '../../eval/evaluate';
+import type { EngineInit, LoopEngine, TrainSettings } from '../../loops/engine';
 
 export function createCpuEngine(init: EngineInit, settings: TrainSettings): LoopEngine {
   const { cfg } = init;

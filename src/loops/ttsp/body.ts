@@ -21,7 +21,7 @@ import { answerOf } from '../../eval/score';
 import type { Rollout } from '../../rl/rollout';
 import { countedRng, mulberry32, type CountedRng } from '../../util/rng';
 import { filterZeroVariance } from '../../rl/filter';
-import { cosine as cosine64, vendiScore } from '../../metrics/diversity';
+import { cosine, vendiScore } from '../../metrics/diversity';
 import { BOS, encode, EOS, loadSet, proposePrompt, readProblem, responseText, solvePrompt } from '../../world/index';
 import type { Expr } from '../../world/expr';
 import type { LoopBody, StepContext, StepResult } from '../body';
@@ -29,7 +29,9 @@ import type { CurriculumRecord } from '../events';
 import type { LoopEngine, RewardFn } from '../engine';
 import { frontierReward } from '../frontier';
 import { samplesOf } from '../samples';
-import { mean, meanEntropy, rateOf, renameEntropy } from '../stats';
+import { renameEntropy } from '../stats';
+import { mean, rateOf } from '../../metrics/mean';
+import { meanEntropy } from '../../metrics/entropy';
 import type { TtspConfig } from './config';
 import { containsTarget, gate, GATE_VERDICTS, keepReplayed, problemForm, ReplayBuffer, verdictCounts, type GateResult, type ReplayEntry } from './gate';
 
@@ -147,7 +149,7 @@ class TtspRun {
   async step(step: number, c: TtspConfig, ctx?: StepContext): Promise<StepResult> {
     this.base ??= await this.evalTarget(c, true);
     const targetVector = (this.targetVector ??= (await this.embed([c.target]))[0]);
-    const relatedBase = (this.relatedBase ??= mean((await this.embed(relatedBaseProblems(c.seed, c.target))).map((v) => cosine64(v, targetVector))));
+    const relatedBase = (this.relatedBase ??= mean((await this.embed(relatedBaseProblems(c.seed, c.target))).map((v) => cosine(v, targetVector))));
     if (this.vectors.length < this.seen.size) this.vectors.push(...(await this.embed([...this.seen].slice(this.vectors.length))));
     // ---- propose: each context is the target and a sample of earlier valid problems
     const earlier = this.replay.toJSON();
@@ -190,7 +192,7 @@ class TtspRun {
       q.p = mean(group.map((t) => t.reward));
       q.answers = group.map((t) => `${answerOf(t.responseTokens).answer ?? '–'}${t.reward === 1 ? '✓' : ''}`).join(' ');
       q.reward = frontierReward(q.p, c.proposerReward, c.tau);
-      q.related = cosine64(vectors[j], targetVector);
+      q.related = cosine(vectors[j], targetVector);
     });
     const basePass = c.basePassRate && valid.length
       ? await this.basePassRate(c, step, valid.map((q) => ({ text: q.verdict.problem as string, answer: q.verdict.answer as number })))

@@ -24,8 +24,10 @@ import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine, RewardFn } from '../engine';
 import { samplesOf } from '../samples';
-import { cosine, mean, meanEntropy, renameEntropy } from '../stats';
-import { ngramEmbedding } from '../opensir/logic';
+import { renameEntropy } from '../stats';
+import { mean } from '../../metrics/mean';
+import { meanEntropy } from '../../metrics/entropy';
+import { meanCosine, ngramEmbedding } from '../../metrics/diversity';
 import type { DatpoConfig } from './config';
 import { alphaAt, blockText, blockTrajectories, budget, choosePositions, localisation, siblingGroups, treeBlocks, type Block, type RootPath } from './tree';
 
@@ -161,7 +163,7 @@ class DatpoRun {
       const bonus = new Array<number>(blocks.length).fill(0);
       for (const g of groups[i]) for (const bi of g) {
         const vec = (bj: number) => vecOf.get(`${i}/${bj}`) as Float32Array;
-        const d = 1 - mean(g.filter((bj) => bj !== bi).map((bj) => cosine(vec(bi), vec(bj))));
+        const d = 1 - meanCosine(vec(bi), g.filter((bj) => bj !== bi).map(vec));
         sibDivs.push(d);
         if (c.diversityOn === 'all' || blocks[bi].base > 0) bonus[bi] = alpha * d;
       }

@@ -67,7 +67,7 @@ function RunDevicesLost() {
   );
 }
 
-export function EngineAlerts() {
+export function DeviceAlerts() {
   const lost = useLab((s) => s.engine.deviceLost !== null);
   const runsLost = useLab((s) => Object.keys(s.engine.lostRuns).length > 0);
   const errors = useLab((s) => s.engine.gpuErrors);

@@ -1,48 +1,16 @@
 // The policy-gradient trainer: advantages → filtering → μ epochs over mini-batches of packed
 // trajectories, each one GPU step (forward, loss head, backward, AdamW). It only orchestrates;
-// the math lives in advantages.ts, trajectory.ts and the pg_loss kernel.
-import type { Gpu } from '../gpu/runtime';
-import { GPT, lengthBuckets, type GPTOptions } from '../model/gpt';
-import type { GPTConfig } from '../model/config';
-import { assignAdvantages } from './advantages';
-import { filterZeroVariance } from './filter';
+// the math lives in src/rl (update.ts, advantages.ts, trajectory.ts) and the pg_loss kernel.
+import type { Gpu } from '../../gpu/runtime';
+import { GPT, lengthBuckets, type GPTOptions } from '../../model/gpt';
+import type { GPTConfig } from '../../model/config';
+import { prepareUpdate, type TrainStats } from '../../rl/update';
 import { makePgLossHead, type PgLossHead } from './loss_head';
-import { lengthOrder, packBatch, packedRows, positionsOf, rowPositions, type PackedBatch, type Trajectory } from './trajectory';
-import type { PgMetrics } from '../gpu/ops/pg';
-import { constantNormOf, pgHyperOf, type RlCoreConfig } from './config';
-import { PAD } from '../world/tokenizer';
-import { combineUpdateMetrics, type OptimiserStepMetrics } from './update_metrics';
-
-export interface TrainStats {
-  /** the update's loss-head metrics over its optimiser steps (rl/update_metrics.ts) */
-  metrics: Record<string, number>;
-  keptGroups: number;
-  droppedGroups: number;
-  fracZeroStd: number;
-  trajectories: number;
-  optimiserSteps: number;
-  rejectedSteps: number;
-}
-
-/**
- * The part of an RL update before any mini-batch: advantages (unless external), the
- * zero-variance count, and the trajectories kept; `stats` starts with no optimiser steps.
- * Shared by the GPU trainer and CPU mode's (cpu/trainer.ts).
- */
-export function prepareUpdate(trajs: readonly Trajectory[], rl: RlCoreConfig): { kept: Trajectory[]; stats: TrainStats } {
-  const withAdv = assignAdvantages(trajs, rl);
-  // zero-variance groups are always counted (frac_reward_zero_std); dropped only when filtering
-  const filtered = filterZeroVariance(withAdv);
-  const kept = rl.filterZeroVariance ? filtered.kept : withAdv;
-  const stats: TrainStats = {
-    metrics: {},
-    keptGroups: rl.filterZeroVariance ? filtered.keptGroups : filtered.keptGroups + filtered.droppedGroups,
-    droppedGroups: rl.filterZeroVariance ? filtered.droppedGroups : 0,
-    fracZeroStd: filtered.fracZeroStd,
-    trajectories: kept.length, optimiserSteps: 0, rejectedSteps: 0,
-  };
-  return { kept, stats };
-}
+import { lengthOrder, packBatch, packedRows, positionsOf, rowPositions, type PackedBatch, type Trajectory } from '../../rl/trajectory';
+import type { PgMetrics } from '../../rl/hyper';
+import { constantNormOf, pgHyperOf, type RlCoreConfig } from '../../rl/config';
+import { PAD } from '../../world/tokenizer';
+import { combineUpdateMetrics, type OptimiserStepMetrics } from '../../rl/update_metrics';
 
 export class PolicyTrainer {
   private constructor(readonly model: GPT, private readonly head: PgLossHead, private rl: RlCoreConfig, private maxNewTokens: number) {}
@@ -143,15 +111,15 @@ function byLength(trajs: readonly Trajectory[]): Trajectory[] {
 }
 
 /**
- * Rows the trainer's forward takes for a loop that asks for `rows`. On CPU adapters at most
- * CPU_TRAIN_ROWS: a batch of more rows then trains as micro-batches sorted by length, each at its
+ * Rows the trainer's forward takes for a loop that asks for `rows`. On software adapters at most
+ * SOFTWARE_TRAIN_ROWS: a batch of more rows then trains as micro-batches sorted by length, each at its
  * own length bucket (the same gradient, accumulated), where one forward of every row would run
  * at the longest row's length. GRPO's default update on `small` (64 rows of 15 to 51 positions)
  * measured 15–35 % faster at 32 rows than at 64 on SwiftShader, and no faster at 16. GPUs keep the
  * loop's rows: there the padded positions cost little and every micro-batch costs its launches.
  */
-export const CPU_TRAIN_ROWS = 32;
+export const SOFTWARE_TRAIN_ROWS = 32;
 
 export function trainRowsFor(gpu: Gpu, rows: number): number {
-  return gpu.cpuAdapter ? Math.min(rows, CPU_TRAIN_ROWS) : rows;
+  return gpu.softwareAdapter ? Math.min(rows, SOFTWARE_TRAIN_ROWS) : rows;
 }

@@ -2,14 +2,14 @@
 // run, the trainable policy (PolicyTrainer: forward, pg-loss head, backward, AdamW in one
 // command buffer), a KV-cache decoder over the same parameter buffer, the frozen KL reference
 // (made when β first turns positive) and the evaluations.
-import type { Gpu } from '../gpu/runtime';
-import { buildTensorTable, type TensorTable } from '../model/params';
-import { Decoder } from '../model/decoder';
-import { PolicyTrainer, trainRowsFor } from '../rl/trainer';
-import { FrozenPolicy } from '../rl/frozen_policy';
-import { rollout } from '../rl/rollout';
-import { evaluateSet } from '../eval/evaluate';
-import type { EngineInit, LoopEngine, TrainSettings } from '../loops/engine';
+import type { Gpu } from '../../gpu/runtime';
+import { buildTensorTable, type TensorTable } from '../../model/params';
+import { Decoder } from '../../model/decoder';
+import { PolicyTrainer, trainRowsFor } from './trainer';
+import { FrozenPolicy } from './frozen_policy';
+import { rollout } from '../../rl/rollout';
+import { evaluateSet } from '../../eval/evaluate';
+import type { EngineInit, LoopEngine, TrainSettings } from '../../loops/engine';
 import { createAdapterEngine } from './adapters';
 
 export async function createWebGpuEngine(gpu: Gpu, init: EngineInit, settings: TrainSettings): Promise<LoopEngine> {
