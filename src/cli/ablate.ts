@@ -19,7 +19,7 @@ import type { LoopEvent } from '../loops/events';
 import { LOOP_NAMES, loopNamed } from '../loops/registry';
 import { evalEvent, evalOptions, trainSettings } from '../loops/driver';
 import type { BaseLoopConfig } from '../loops/base_config';
-import { RunManager } from '../lab/runs';
+import { RunManager } from '../lab/worker/runs';
 import { createWebGpuEngine } from '../engines/webgpu';
 import { haltOf, stopOnHalt } from './halts';
 import { passAtK } from '../metrics/passk';

@@ -2,8 +2,8 @@
 // lands on step boundaries (after the step's samples and evaluation), a single step runs exactly
 // one step, stop ends a paused run, config errors reject, and batches carry metrics as a matrix.
 import { describe, expect, it } from 'vitest';
-import { RunManager } from '../../src/lab/runs';
-import { RunBatcher } from '../../src/lab/runBatcher';
+import { RunManager } from '../../src/lab/worker/runs';
+import { RunBatcher } from '../../src/lab/worker/runBatcher';
 import type { RunBatch, RunStatus } from '../../src/lab/protocol';
 import type { Gpu } from '../../src/gpu/runtime';
 import { GPT_PRESETS } from '../../src/model/config';

@@ -5,21 +5,21 @@
 // engine and interleaves with the others at GPU waits. Checkpoint events go to the checkpoint
 // store (a run resumes from its latest one after a reload or a lost device); a save that fails
 // pauses the run and is tried again on resume.
-import { withStartAdapters } from '../loops/adapter_start';
-import { parseAdapterFile } from '../model/lora';
-import type { Gpu } from '../gpu/runtime';
-import type { GPTConfig } from '../model/config';
-import type { LoopCheckpoint, LoopEvent } from '../loops/events';
-import { driveLoop, evalDue, trainSettings, type LiveKnobs, type LoopControls } from '../loops/driver';
-import type { EngineInit, LoopEngine, TrainSettings } from '../loops/engine';
-import { loopNamed } from '../loops/registry';
-import type { BaseLoopConfig } from '../loops/base_config';
-import type { CrossPlayOptions, CrossPlayResult, LoopDefinition } from '../loops/spec';
-import { ROLE_LIMITS } from '../world/index';
+import { withStartAdapters } from '../../loops/adapter_start';
+import { parseAdapterFile } from '../../model/lora';
+import type { Gpu } from '../../gpu/runtime';
+import type { GPTConfig } from '../../model/config';
+import type { LoopCheckpoint, LoopEvent } from '../../loops/events';
+import { driveLoop, evalDue, trainSettings, type LiveKnobs, type LoopControls } from '../../loops/driver';
+import type { EngineInit, LoopEngine, TrainSettings } from '../../loops/engine';
+import { loopNamed } from '../../loops/registry';
+import type { BaseLoopConfig } from '../../loops/base_config';
+import type { CrossPlayOptions, CrossPlayResult, LoopDefinition } from '../../loops/spec';
+import { ROLE_LIMITS } from '../../world/index';
 import { RunBatcher } from './runBatcher';
 import { isQuotaError, type CheckpointStore, type RunCheckpoint, type RunHistory } from './checkpoints';
 import { checkpointFailedHalt, deviceLostHalt, stepHalt, storageFullHalt } from './halts';
-import type { RunBatch, RunHalt, RunSpec, RunState, RunStatus } from './protocol';
+import type { RunBatch, RunHalt, RunSpec, RunState, RunStatus } from '../protocol';
 
 /** What runs compute on: the GPU, or CPU mode's reference engine (never lost). */
 export interface RunDevice {
