@@ -84,18 +84,23 @@ export type Connected<T> = Client<T> & {
  */
 export function connect<T extends object>(worker: Worker, name: string): Connected<T> {
   const remote = Comlink.wrap<Record<string, Callback>>(worker);
+  // why the worker can no longer answer (null while it can)
+  let down: Error | null = null;
   let closed: (e: Error) => void = () => undefined;
   const crashed = new Promise<never>((_, reject) => {
-    closed = reject;
+    closed = (e) => reject((down ??= e));
     worker.addEventListener('error', (ev) => {
       ev.preventDefault();
-      reject(new Error(`the ${name} failed: ${ev.message || 'it could not be loaded'}`));
+      closed(new Error(`the ${name} failed: ${ev.message || 'it could not be loaded'}`));
     });
   });
   // the crash promise only matters through a call; keep it from being reported as unhandled
   crashed.catch(() => undefined);
+  let released = false;
   const terminate = () => {
     closed(new Error(`the ${name} was closed`));
+    if (released) return;
+    released = true;
     remote[Comlink.releaseProxy]();
     worker.terminate();
   };
@@ -104,7 +109,7 @@ export function connect<T extends object>(worker: Worker, name: string): Connect
       if (key === 'terminate') return terminate;
       // not a thenable: awaiting the client itself must not call the worker
       if (typeof key !== 'string' || key === 'then') return undefined;
-      return (...args: unknown[]) => Promise.race([remote[key](...args) as Promise<unknown>, crashed]);
+      return (...args: unknown[]) => (down ? Promise.reject(down) : Promise.race([remote[key](...args) as Promise<unknown>, crashed]));
     },
   });
 }
