@@ -22,7 +22,7 @@ import type { LoopDefinition } from '../loops/spec';
 import type { AdapterState } from '../loops/engine';
 import { readTargetFlag } from './target';
 import type { LoopEvent } from '../loops/events';
-import { LOOP_NAMES, loopNamed } from '../loops/registry';
+import { CONTROL_LOOP, LOOP_NAMES, loopNamed } from '../loops/registry';
 import { RunManager } from '../lab/worker/runs';
 import { createWebGpuEngine } from '../engines/webgpu';
 import { fileCheckpointStore, type CheckpointStore, type RunCheckpoint } from '../lab/worker/checkpoints';
@@ -120,7 +120,7 @@ function warnClamp(c: BaseLoopConfig & { maxNewTokens?: number }, nPositions: nu
 
 export async function runCommand(argv: string[]): Promise<void> {
   const f = parseArgs(argv, {
-    loop: { type: 'string', default: 'grpo' },
+    loop: { type: 'string', default: CONTROL_LOOP },
     preset: { type: 'string', default: 'small' },
     ckpt: { type: 'string', default: '' },
     steps: { type: 'number' },
