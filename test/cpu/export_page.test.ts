@@ -62,7 +62,7 @@ describe('checkpoint exports as zipped folders', () => {
   });
 
   it('the shared builders import nothing from node: (they run in the page\'s worker)', () => {
-    const files = [...readdirSync('src/export').map((f) => join('src/export', f)), 'src/lab/folderExport.ts', 'src/lab/checkpointExport.ts'];
+    const files = [...readdirSync('src/export').map((f) => join('src/export', f)), 'src/lab/worker/folderExport.ts', 'src/lab/worker/checkpointExport.ts'];
     for (const f of files) expect(readFileSync(f, 'utf8'), f).not.toMatch(/from ['"]node:/);
   });
 });

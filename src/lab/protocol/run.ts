@@ -54,7 +54,7 @@ export interface RunStatus {
   phase?: { kind: RunPhaseKind; step: number; detail: string; progress?: { done: number; total: number } };
 }
 
-/** A step the run stopped at by itself, with a message for the page (see lab/halts.ts). */
+/** A step the run stopped at by itself, with a message for the page (see src/lab/worker/halts.ts). */
 export interface RunHalt {
   /** the step it concerns (for device loss: the last completed step) */
   step: number;

@@ -1,6 +1,6 @@
-// CPU mode's runs, free of Comlink like host.ts: the lab's RunManager (pause, single step,
+// CPU mode's runs, free of Comlink like the hosts: the lab's RunManager (pause, single step,
 // knobs and stop at step boundaries) driving the registry's loops on the float64 engine
-// (src/engines/cpu.ts) with the tiny policy only. cpu.worker.ts exposes it to the page.
+// (src/engines/cpu.ts) with the tiny policy only. runHost.ts serves it to the page.
 import { createCpuEngine } from '../../engines/cpu';
 import { CPU_MODE } from '../protocol/cpuMode';
 import { RunManager, type BasePolicy, type RunDeps, type RunDevice } from './runs';
