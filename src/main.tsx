@@ -2,10 +2,7 @@
 // read from and written to the URL; runs are kept in IndexedDB across reloads.
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createLabClient } from './lab/client';
-import { createCpuRunClient } from './lab/cpuClient';
-import { withCpuMode } from './lab/modeClient';
-import { withRunWorkers } from './lab/runWorkers';
+import { createLab } from './lab/page/lab';
 import { indexedDbArchive } from './state/archive';
 import { indexedDbPolicyArchive } from './state/policyArchive';
 import { indexedDbCorpusArchive } from './state/corpusArchive';
@@ -24,7 +21,7 @@ let runCounter = 0;
 // the main engine worker serves the adapter panel, self-test, demo and checkpoints; each run
 // trains in an engine worker of its own; CPU mode's workers start only if the user picks CPU
 // mode (no WebGPU)
-const { client, cpuMode } = withCpuMode(withRunWorkers(createLabClient(), createLabClient), createCpuRunClient);
+const { client, cpuMode } = createLab();
 const store = createLabStore(client, {
   fetchCatalog: () => fetchCatalog(base),
   archive: typeof indexedDB === 'undefined' ? null : indexedDbArchive(),

@@ -4,10 +4,8 @@
 import type { Gpu } from '../gpu/runtime';
 import { loadCheckpointDir } from '../model/checkpoint_node';
 import { createWebGpuEngine } from '../engines/webgpu/engine';
-import { loopNamed } from '../loops/registry';
+import { CONTROL_LOOP, controlStepRollout, loopNamed, type ControlConfig } from '../loops/registry';
 import { trainSettings } from '../loops/driver';
-import { stepRollout } from '../loops/grpo/step';
-import type { GrpoConfig } from '../loops/grpo/config';
 import { loadSet, makeRng } from '../world/index';
 import type { BenchPlan } from './plan';
 
@@ -29,8 +27,8 @@ export interface GrpoStepResult {
 }
 
 export async function benchGrpoStep(gpu: Gpu, plan: BenchPlan, policyDir: string, log: (s: string) => void): Promise<GrpoStepResult> {
-  const def = loopNamed('grpo');
-  const c = def.spec.validate({}) as GrpoConfig;
+  const def = loopNamed(CONTROL_LOOP);
+  const c = def.spec.validate({}) as ControlConfig;
   const base = await loadCheckpointDir(policyDir);
   log(`GRPO step of ${policyDir}: ${c.problemsPerStep} problems × ${c.groupSize} samples, default config (1 warm-up + ${plan.grpo.steps} timed steps)`);
   const engine = await createWebGpuEngine(gpu, { cfg: base.cfg, params: base.params, reference: base.params, ...def.spec.shape(c) }, trainSettings(c, c.maxNewTokens));
@@ -39,7 +37,7 @@ export async function benchGrpoStep(gpu: Gpu, plan: BenchPlan, policyDir: string
     const rand = makeRng(plan.seed);
     let rolloutS = 0, trainS = 0, tokens = 0, seqLen = 0, seqs = 0;
     for (let step = 0; step <= plan.grpo.steps; step++) {
-      const r = stepRollout(c, step + 1, train, rand);
+      const r = controlStepRollout(c, step + 1, train, rand);
       const t0 = performance.now();
       const trajs = await engine.rollout(r.prompts, r.opts, r.reward);
       const t1 = performance.now();

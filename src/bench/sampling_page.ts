@@ -13,7 +13,7 @@ import { createBrowserGpu } from '../gpu/browser';
 import { Decoder } from '../model/decoder';
 import { buildTensorTable } from '../model/params';
 import { exportOnnxWithPast } from '../onnx/export';
-import { fetchPolicy } from '../lab/policies';
+import { fetchPolicy } from '../lab/worker/policies';
 import { solvePrompt } from '../world/index';
 import { loadSet } from '../world/index';
 

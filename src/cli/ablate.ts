@@ -16,10 +16,10 @@ import type { Gpu } from '../gpu/runtime';
 import { loadCheckpointDir } from '../model/checkpoint_node';
 import type { GPTConfig } from '../model/config';
 import type { LoopEvent } from '../loops/events';
-import { LOOP_NAMES, loopNamed } from '../loops/registry';
+import { CONTROL_LOOP, LOOP_NAMES, loopNamed } from '../loops/registry';
 import { evalEvent, evalOptions, trainSettings } from '../loops/driver';
 import type { BaseLoopConfig } from '../loops/base_config';
-import { RunManager } from '../lab/runs';
+import { RunManager } from '../lab/worker/runs';
 import { createWebGpuEngine } from '../engines/webgpu/engine';
 import { haltOf, stopOnHalt } from './halts';
 import { passAtK } from '../metrics/passk';
@@ -180,7 +180,7 @@ async function savedResults(files: string, flag = '--from-json'): Promise<{ loop
 export async function ablateCommand(argv: string[]): Promise<void> {
   if (argv.some((a) => a === '--from-json' || a.startsWith('--from-json='))) return fromJson(argv);
   const f = parseArgs(argv, {
-    loop: { type: 'string', default: 'grpo' },
+    loop: { type: 'string', default: CONTROL_LOOP },
     preset: { type: 'string', default: 'small' },
     ckpt: { type: 'string', default: '' },
     seeds: { type: 'string', default: '1,2,3' },

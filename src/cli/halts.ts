@@ -1,6 +1,6 @@
 // A headless run has nobody to press Resume: a run that halts itself (a rejected or non-finite
 // step, a failed checkpoint save) says why on stderr and stops, keeping its last checkpoint.
-import type { RunManager } from '../lab/runs';
+import type { RunManager } from '../lab/worker/runs';
 import type { RunBatch, RunStatus } from '../lab/protocol';
 
 /** A headless run that halted itself: its checkpoint is kept; the command exits with code 3. */

@@ -15,18 +15,18 @@ import { createNodeGpu } from '../gpu/node';
 import { loadAdapterDir, loadCheckpointDir, saveAdapterDir, saveCheckpointDir } from '../model/checkpoint_node';
 import type { TensorTable } from '../model/params';
 import { buildLoraTable } from '../model/lora';
-import { policyOf } from '../lab/checkpointExport';
+import { policyOf } from '../lab/worker/checkpointExport';
 import type { GPTConfig } from '../model/config';
 import { withStartAdapters, type AdapterStart } from '../loops/adapter_start';
 import type { LoopDefinition } from '../loops/spec';
 import type { AdapterState } from '../loops/engine';
 import { readTargetFlag } from './target';
 import type { LoopEvent } from '../loops/events';
-import { LOOP_NAMES, loopNamed } from '../loops/registry';
-import { RunManager } from '../lab/runs';
+import { CONTROL_LOOP, LOOP_NAMES, loopNamed } from '../loops/registry';
+import { RunManager } from '../lab/worker/runs';
 import { createWebGpuEngine } from '../engines/webgpu/engine';
-import { fileCheckpointStore, type CheckpointStore, type RunCheckpoint } from '../lab/checkpoints';
-import { nodeCheckpointFs } from '../lab/nodeFs';
+import { fileCheckpointStore, type CheckpointStore, type RunCheckpoint } from '../lab/worker/checkpoints';
+import { nodeCheckpointFs } from '../lab/worker/storage/nodeFs';
 import { whyModelCannotServe } from '../eval/evaluate';
 import { ROLE_LIMITS } from '../world/index';
 import type { BaseLoopConfig } from '../loops/base_config';
@@ -120,7 +120,7 @@ function warnClamp(c: BaseLoopConfig & { maxNewTokens?: number }, nPositions: nu
 
 export async function runCommand(argv: string[]): Promise<void> {
   const f = parseArgs(argv, {
-    loop: { type: 'string', default: 'grpo' },
+    loop: { type: 'string', default: CONTROL_LOOP },
     preset: { type: 'string', default: 'small' },
     ckpt: { type: 'string', default: '' },
     steps: { type: 'number' },

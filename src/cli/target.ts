@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { CliError } from './args';
 import type { BaseLoopConfig } from '../loops/base_config';
 import type { LoopDefinition } from '../loops/spec';
-import { parseTargetList, resolveTarget } from '../loops/ttsp/targets';
+import { parseTargetList, resolveTarget, TARGET_LIST_FILE } from '../loops/registry';
 import { ConfigError } from '../util/errors';
 import { readInputText } from './paths';
 import { showText } from '../util/show';
@@ -20,7 +20,7 @@ export const MAX_TARGET_TEXT = 1000;
 export async function readTargetFlag(arg: string, def: LoopDefinition<BaseLoopConfig>, ckptDir: string): Promise<Record<string, unknown>> {
   if (!('target' in def.spec.fields)) throw new CliError(`--target: loop ${def.spec.name} has no target (TTSP has)`);
   if (arg.length > MAX_TARGET_TEXT) throw new CliError(`--target ${showText(arg)}: a problem's text is at most ${MAX_TARGET_TEXT} characters`);
-  const file = join(ckptDir, 'ttsp_targets.json');
+  const file = join(ckptDir, TARGET_LIST_FILE);
   let list = null;
   if (existsSync(file)) {
     const text = await readInputText(`--target: the target list`, file, MAX_TARGETS_BYTES);

@@ -1,7 +1,7 @@
 // Typed configuration fields shared by every config object of the lab (the RL core, each loop):
 // a default, help text, the papers' value, and a type; one validator that rejects unknown keys
 // with the closest known name and says what to change.
-import { ConfigError, didYouMean } from '../model/config';
+import { ConfigError, didYouMean } from '../util/errors';
 import { showValue } from '../util/show';
 
 /** The largest float32: the GPU computes in float32, so a number beyond it cannot reach a kernel. */

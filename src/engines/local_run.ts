@@ -1,7 +1,7 @@
 // A loop of the registry on an engine made for it, outside the run manager: the engine is sized
 // by the loop's spec, driven by the loop driver and freed when the generator ends (also when it
 // is abandoned). For tests, fixtures and scripts; the page and the CLI go through the run
-// manager (src/lab/runs.ts), which adds pause, checkpoints and halts.
+// manager (src/lab/worker/runs.ts), which adds pause, checkpoints and halts.
 import type { BaseLoopConfig } from '../loops/base_config';
 import { driveLoop, trainSettings, type DriveOptions } from '../loops/driver';
 import type { EngineInit, LoopEngine, TrainSettings } from '../loops/engine';

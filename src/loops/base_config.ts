@@ -4,7 +4,7 @@
 // say what to change, and the result is frozen.
 import { showValue } from '../util/show';
 import { count, isPlainObject, num, validateFields, type Field, type FieldSpec, type FieldSpecs } from '../config/fields';
-import { ConfigError } from '../model/config';
+import { ConfigError } from '../util/errors';
 import { RL_CORE_PRESETS, validateRlConfig, resolveRlConfig, type RlCoreConfig, type RlCorePresetName } from '../rl/config';
 import { listSets } from '../world/index';
 

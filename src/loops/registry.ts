@@ -22,6 +22,14 @@ export const LOOPS: readonly LoopDefinition<BaseLoopConfig>[] = [
 
 export const LOOP_NAMES: readonly string[] = LOOPS.map((l) => l.spec.name);
 
+/** The control every loop is compared with (GRPO): the CLI's default loop; the benchmark times its step. */
+export const CONTROL_LOOP: string = GRPO.spec.name;
+export { stepRollout as controlStepRollout } from './grpo/step';
+export type { GrpoConfig as ControlConfig } from './grpo/config';
+
+/** The shipped targets of a loop with a target field (TTSP's), read from a base policy's folder. */
+export { TARGET_LIST_FILE, parseTargetList, resolveTarget, type TargetList } from './ttsp/targets';
+
 /** The papers' loops not written yet: the launcher lists them, disabled. A loop leaves this list when it joins LOOPS. */
 export const COMING_LOOPS: readonly { name: string; title: string }[] = [];
 

@@ -10,6 +10,8 @@ import type { RlCoreConfig, RlCorePresetName } from '../rl/config';
 import type { LoopBody } from './body';
 import type { AdapterSetInit, LoopEngine } from './engine';
 import type { BaseLoopConfig } from './base_config';
+import type { AdapterStart } from './adapter_start';
+import type { GPTConfig } from '../model/config';
 
 /** A metric chart: one line per run of `key` from the step events (TRL's names where they exist). */
 export interface MetricChartSpec {
@@ -229,5 +231,14 @@ export interface LoopDefinition<C extends BaseLoopConfig = BaseLoopConfig> {
    * The cross-play matrix of a run from its snapshots (oldest first; step 0 the starting policy),
    * each on an engine made from its parameters; reports progress as it goes.
    */
-  crossPlay?(config: C, snapshots: readonly { step: number; params: Float32Array }[], engineFor: (params: Float32Array) => Promise<LoopEngine>, opts: CrossPlayOptions, onProgress?: (done: number, total: number) => void): Promise<CrossPlayResult>;
+  crossPlay?(config: C, snapshots: readonly { step: number; params: Float32Array }[], engineFor: CrossPlayEngineFor, opts: CrossPlayOptions, onProgress?: (done: number, total: number) => void): Promise<CrossPlayResult>;
+  /**
+   * A loop that trains adapter sets: the starting values of its sets read from adapter files the
+   * page exported (safetensors with their config inside), checked against the base policy `cfg`.
+   * Without it the loop refuses such files.
+   */
+  adapterFiles?(files: readonly { file: string; bytes: Uint8Array }[], cfg: GPTConfig): AdapterStart[];
 }
+
+/** An engine for a snapshot's parameters, decoding `decodeBatch` sequences at a time (the loop sizes its own passes). */
+export type CrossPlayEngineFor = (params: Float32Array, decodeBatch: number) => Promise<LoopEngine>;

@@ -3,10 +3,6 @@
 import { showValue } from '../util/show';
 import { ConfigError, didYouMean } from '../util/errors';
 
-// Kept for the loop config files (src/loops/*/config.ts, base_config.ts, src/config/fields.ts),
-// which another branch is reshaping; new code imports ConfigError from src/util/errors.
-export { ConfigError, didYouMean };
-
 export interface GPTConfig {
   /** V: token vocabulary size (rows of wte, columns of the tied LM head). */
   readonly vocabSize: number;

@@ -11,7 +11,7 @@ import { buildTensorTable } from '../model/params';
 import { exportOnnx } from '../onnx/export';
 import { compareClose, type Tolerance } from '../util/tolerance';
 import { loadSet, solvePrompt } from '../world/index';
-import type { BasePolicy } from '../lab/runs';
+import type { BasePolicy } from '../lab/worker/runs';
 import type { OrtCheckResult } from '../lab/protocol';
 
 export type OrtBackend = 'webgpu' | 'wasm';

@@ -1,8 +1,8 @@
 // CPU mode slice: without WebGPU the page can still train, on the float64 reference engine in a
 // worker of its own (tiny policy only). The user turns it on; from then on new runs go there.
 import type { StateCreator } from 'zustand/vanilla';
-import { CPU_MODE } from '../lab/cpuMode';
-import type { CpuModeSwitch } from '../lab/modeClient';
+import { CPU_MODE } from '../lab/protocol/cpuMode';
+import type { CpuModeSwitch } from '../lab/page/lab';
 import { errorText } from './engineSlice';
 import type { LabState } from './store';
 

@@ -1,6 +1,6 @@
 // Engine slice: the adapter found by the main engine worker and what the GPU devices report on
 // their own: the main worker's device (adapter panel, self-test, demo), and each run's, whose
-// worker is the run's alone (lab/runWorkers.ts): its loss halts that run only, and the run's
+// worker is the run's alone (lab/page/lab.ts): its loss halts that run only, and the run's
 // status says so; the page lists such losses until the run resumes or is deleted.
 import type { StateCreator } from 'zustand/vanilla';
 import type { AdapterSummary } from '../gpu/device';

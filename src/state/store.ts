@@ -12,7 +12,7 @@ import { createRunsSlice, isComputing, type RunServices, type RunsSlice } from '
 import { createSelfTestSlice, type SelfTestSlice } from './selfTestSlice';
 import { createViewSlice, type ViewSlice } from './viewSlice';
 import { createCpuModeSlice, type CpuModeSlice } from './cpuModeSlice';
-import type { CpuModeSwitch } from '../lab/modeClient';
+import type { CpuModeSwitch } from '../lab/page/lab';
 import { createImportSlice, type ImportSlice } from './importSlice';
 import type { PolicyArchive } from './policyArchive';
 import { createPolicySlice, type PolicySlice } from './policySlice';

@@ -1,6 +1,6 @@
 // CPU mode at the top of the page. Without a GPU engine the page says why and offers CPU mode;
 // once on, a banner that stays in view says what every run now computes on.
-import { CPU_MODE } from '../lab/cpuMode';
+import { CPU_MODE } from '../lab/protocol/cpuMode';
 import { selectCpuModeOffered } from '../state/cpuModeSlice';
 import type { AdapterState } from '../state/engineSlice';
 import { useLab } from './LabStore';

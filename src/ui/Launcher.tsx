@@ -7,7 +7,7 @@ import type { Section } from '../state/launcher';
 import { LOOP_CHOICES, loopKeys, loopLabel, loopSpec, presetNames, rlKeys, setupNames } from '../state/launcher';
 import { selectExclusiveJob, selectRunsReady, type LabState } from '../state/store';
 import { selectCpuModeOffered } from '../state/cpuModeSlice';
-import { CPU_MODE } from '../lab/cpuMode';
+import { CPU_MODE } from '../lab/protocol/cpuMode';
 import { ConfigField } from './ConfigField';
 import { AdapterStart } from './AdapterStart';
 import { useLab } from './LabStore';

@@ -3,7 +3,7 @@
 // sets the target and the base rate the charts draw as a reference line; a typed problem sets the
 // rate the list measured for it, or −1 (not measured).
 import { useEffect, useState } from 'react';
-import { parseTargetList, resolveTarget, type TargetList } from '../loops/ttsp/targets';
+import { parseTargetList, resolveTarget, TARGET_LIST_FILE, type TargetList } from '../loops/registry';
 import { useLab } from './LabStore';
 
 type ListState = { status: 'loading' } | { status: 'none'; why: string } | { status: 'ready'; list: TargetList };
@@ -19,7 +19,7 @@ export function TargetInput({ id, value, disabled, invalid }: { id: string; valu
   useEffect(() => {
     if (!policy) return setState({ status: 'none', why: 'no base policy chosen' });
     let live = true;
-    const url = new URL(`models/${policy}/ttsp_targets.json`, new URL(import.meta.env.BASE_URL, window.location.origin));
+    const url = new URL(`models/${policy}/${TARGET_LIST_FILE}`, new URL(import.meta.env.BASE_URL, window.location.origin));
     fetch(url, { cache: 'no-cache' })
       .then(async (res) => {
         if (!res.ok || !(res.headers.get('content-type') ?? '').includes('json')) throw new Error(`${policy} ships no target list`);

@@ -12,8 +12,8 @@ import { initParams } from '../../src/model/init';
 import { buildTensorTable } from '../../src/model/params';
 import { encodeSafetensors } from '../../src/model/safetensors';
 import { DEFAULT_PRETRAIN, freshState } from '../../src/pretrain/run';
-import { fileCheckpointStore, type RunCheckpoint } from '../../src/lab/checkpoints';
-import { nodeCheckpointFs } from '../../src/lab/nodeFs';
+import { fileCheckpointStore, type RunCheckpoint } from '../../src/lab/worker/checkpoints';
+import { nodeCheckpointFs } from '../../src/lab/worker/storage/nodeFs';
 import { loopNamed } from '../../src/loops/registry';
 
 vi.mock('webgpu', () => ({ create: () => ({ requestAdapter: async () => null }), globals: {} }));

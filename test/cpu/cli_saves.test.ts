@@ -18,8 +18,8 @@ import { DEFAULT_PRETRAIN, freshState } from '../../src/pretrain/run';
 import { saveResume } from '../../src/cli/pretrain_resume';
 import { saveFinalPolicy } from '../../src/cli/run';
 import { takeLock } from '../../src/cli/lock';
-import { fileCheckpointStore, type RunCheckpoint } from '../../src/lab/checkpoints';
-import { nodeCheckpointFs } from '../../src/lab/nodeFs';
+import { fileCheckpointStore, type RunCheckpoint } from '../../src/lab/worker/checkpoints';
+import { nodeCheckpointFs } from '../../src/lab/worker/storage/nodeFs';
 import { loopNamed } from '../../src/loops/registry';
 import type { GPT } from '../../src/model/gpt';
 

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { checkField, type Field, type FieldSpec, type FieldSpecs } from '../../src/config/fields';
-import { ConfigError } from '../../src/model/config';
+import { ConfigError } from '../../src/util/errors';
 import { BASE_FIELDS, TOP_P } from '../../src/loops/base_config';
 import { LOOP_NAMES, loopNamed } from '../../src/loops/registry';
 import { RL_CORE_FIELDS, resolveRlConfig } from '../../src/rl/config';

@@ -5,8 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import type { RunCheckpoint } from '../../src/lab/checkpoints';
-import { checkpointFile } from '../../src/lab/checkpointExport';
+import type { RunCheckpoint } from '../../src/lab/worker/checkpoints';
+import { checkpointFile } from '../../src/lab/worker/checkpointExport';
 import { buildHfFolder } from '../../src/export/hf_folder';
 import { parseCheckpoint } from '../../src/model/checkpoint';
 import { GPT_PRESETS } from '../../src/model/config';
@@ -62,7 +62,7 @@ describe('checkpoint exports as zipped folders', () => {
   });
 
   it('the shared builders import nothing from node: (they run in the page\'s worker)', () => {
-    const files = [...readdirSync('src/export').map((f) => join('src/export', f)), 'src/lab/folderExport.ts', 'src/lab/checkpointExport.ts'];
+    const files = [...readdirSync('src/export').map((f) => join('src/export', f)), 'src/lab/worker/folderExport.ts', 'src/lab/worker/checkpointExport.ts'];
     for (const f of files) expect(readFileSync(f, 'utf8'), f).not.toMatch(/from ['"]node:/);
   });
 });

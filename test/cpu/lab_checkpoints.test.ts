@@ -4,9 +4,9 @@
 // run's metrics so far), pauses with a storage-full halt and saves again on resume, and resumes a
 // run from its checkpoint, sending the recorded metrics first.
 import { describe, expect, it } from 'vitest';
-import { fileCheckpointStore, isQuotaError, memoryCheckpointStore, memoryFs, type RunCheckpoint } from '../../src/lab/checkpoints';
-import { checkpointFile } from '../../src/lab/checkpointExport';
-import { RunManager } from '../../src/lab/runs';
+import { fileCheckpointStore, isQuotaError, memoryCheckpointStore, memoryFs, type RunCheckpoint } from '../../src/lab/worker/checkpoints';
+import { checkpointFile } from '../../src/lab/worker/checkpointExport';
+import { RunManager } from '../../src/lab/worker/runs';
 import { fakeEngine, fakeLoop, fakeSeen, type FakeSeen } from '../helpers/fakeLoop';
 import type { RunBatch, RunStatus } from '../../src/lab/protocol';
 import type { Gpu } from '../../src/gpu/runtime';

@@ -4,9 +4,9 @@
 // lab's step boundaries and refuses any other policy with what to pick.
 import { describe, expect, it, vi } from 'vitest';
 import type { AdapterReport, LabClient, RunBatch, RunSpec, RunStatus } from '../../src/lab/protocol';
-import { withCpuMode } from '../../src/lab/modeClient';
-import type { CpuRunClient } from '../../src/lab/cpuClient';
-import { CPU_DEVICE, createCpuRuns } from '../../src/lab/cpuRuns';
+import { withCpuMode } from '../../src/lab/page/lab';
+import type { CpuRunWorker } from '../../src/lab/page/lab';
+import { CPU_DEVICE, createCpuRuns } from '../../src/lab/worker/cpuRuns';
 import { createLabStore, selectRunsReady, type StoreServices } from '../../src/state/store';
 import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';
@@ -31,7 +31,7 @@ function fakeGpu(report: AdapterReport) {
 function fakeCpu(ready: () => Promise<void> = async () => undefined) {
   let finish: (s: RunStatus) => void = () => undefined;
   const cpu = {
-    ready: vi.fn(ready),
+    hello: vi.fn(async () => (await ready(), { engine: 'cpu' as const, policy: 'tiny' })),
     startRun: vi.fn((_spec: RunSpec, _onBatch: (b: RunBatch) => void) => new Promise<RunStatus>((r) => (finish = r))),
     pauseRun: vi.fn(async () => undefined),
     resumeRun: vi.fn(async () => undefined),
@@ -43,7 +43,7 @@ function fakeCpu(ready: () => Promise<void> = async () => undefined) {
   return { cpu, finish: (s: RunStatus) => finish(s) };
 }
 
-function labWith(gpu: ReturnType<typeof fakeGpu>, cpu: CpuRunClient) {
+function labWith(gpu: ReturnType<typeof fakeGpu>, cpu: CpuRunWorker) {
   const { client, cpuMode } = withCpuMode(gpu as unknown as LabClient, () => cpu);
   const services: StoreServices = {
     fetchCatalog: async () => ({ defaultPolicy: 'small', policies: [{ name: 'tiny', description: '', params: 1 }, { name: 'small', description: '', params: 2 }] }),
@@ -93,7 +93,7 @@ describe('CPU mode in the store', () => {
     expect(store.getState().runs.byId['run-1']).toMatchObject({ label: '#1 GRPO · small', status: { state: 'done' } });
     await store.getState().stopRun('run-1');
     expect(gpu.stopRun).toHaveBeenCalledWith('run-1');
-    expect(cpu.ready).not.toHaveBeenCalled();
+    expect(cpu.hello).not.toHaveBeenCalled();
     expect(cpu.stopRun).not.toHaveBeenCalled();
   });
 

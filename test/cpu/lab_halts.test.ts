@@ -3,8 +3,8 @@
 // every run, refuses resume and single steps, ends a paused run at once, and a step that then
 // fails ends the run with the plain-words message rather than the GPU's.
 import { describe, expect, it } from 'vitest';
-import { deviceLostHalt, stepHalt } from '../../src/lab/halts';
-import { RunManager } from '../../src/lab/runs';
+import { deviceLostHalt, stepHalt } from '../../src/lab/worker/halts';
+import { RunManager } from '../../src/lab/worker/runs';
 import { fakeEngine, fakeLoop, fakeSeen, type FakeLoopOptions } from '../helpers/fakeLoop';
 import type { RunBatch, RunStatus } from '../../src/lab/protocol';
 import type { Gpu } from '../../src/gpu/runtime';

@@ -1,8 +1,8 @@
 // The worker-side engine without a worker or a GPU: step batching, the one-job-at-a-time
 // rule, failing checks as rows, stop, and device events forwarded as typed messages.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LabHost, type LabHostDeps } from '../../src/lab/host';
-import { StepBatcher } from '../../src/lab/stepBatcher';
+import { MainHost, type MainHostDeps } from '../../src/lab/worker/mainHost';
+import { StepBatcher } from '../../src/lab/worker/stepBatcher';
 import type { DemoBatch, EngineEvent, SelfTestRow } from '../../src/lab/protocol';
 import type { Gpu, GpuEvent } from '../../src/gpu/runtime';
 
@@ -54,9 +54,9 @@ function fakeGpu() {
   return { gpu, emit: (e: GpuEvent) => listeners.forEach((cb) => cb(e)) };
 }
 
-function engineWith(over: Partial<LabHostDeps> = {}) {
+function engineWith(over: Partial<MainHostDeps> = {}) {
   const { gpu, emit } = fakeGpu();
-  const deps: LabHostDeps = {
+  const deps: MainHostDeps = {
     gpu: {
       requestAdapter: async () => ({
         adapter: {} as GPUAdapter,
@@ -76,7 +76,7 @@ function engineWith(over: Partial<LabHostDeps> = {}) {
     },
     ...over,
   };
-  return { engine: new LabHost(deps), emit };
+  return { engine: new MainHost(deps), emit };
 }
 
 describe('Engine', () => {
@@ -160,7 +160,7 @@ describe('Engine', () => {
     });
     await engine.init(() => undefined);
     const batches: DemoBatch[] = [];
-    const run = engine.runDemo(1, { phrase: 'x', steps: 10, seed: 0 }, (b) => batches.push(b));
+    const run = engine.startDemo(1, { phrase: 'x', steps: 10, seed: 0 }, (b) => batches.push(b));
     await expect(engine.runSelfTests(() => undefined)).rejects.toThrow(/busy with the demo/);
     await new Promise((r) => setTimeout(r, 20));
     engine.stopDemo();
@@ -176,6 +176,6 @@ describe('Engine', () => {
       },
     });
     await engine.init(() => undefined);
-    await expect(engine.runDemo(1, { phrase: 'x', steps: 1, seed: 0 }, () => undefined)).rejects.toThrow('not implemented');
+    await expect(engine.startDemo(1, { phrase: 'x', steps: 1, seed: 0 }, () => undefined)).rejects.toThrow('not implemented');
   });
 });

@@ -1,4 +1,4 @@
-// Each run in a worker of its own (src/lab/runWorkers.ts), with fake worker clients: a worker is
+// Each run in a worker of its own (src/lab/page/lab.ts, pool.ts), with fake worker clients: a worker is
 // opened per run and started up (adapter, device) before its run; commands reach the run's own
 // worker, in order even while it is still opening; the worker is closed when its run ends (done,
 // stopped, failed, or no device); uploaded policies are registered with a run's worker before it
@@ -6,11 +6,10 @@
 // which; the main worker keeps the jobs and rules it kept between runs. CPU mode likewise opens
 // a worker per run.
 import { describe, expect, it, vi } from 'vitest';
-import type { WorkerLabClient } from '../../src/lab/client';
-import type { CpuRunClient } from '../../src/lab/cpuClient';
-import { withCpuMode } from '../../src/lab/modeClient';
-import type { AdapterReport, EngineEvent, RunBatch, RunSpec, RunStatus } from '../../src/lab/protocol';
-import { withRunWorkers } from '../../src/lab/runWorkers';
+import type { CpuRunWorker } from '../../src/lab/page/lab';
+import { withCpuMode } from '../../src/lab/page/lab';
+import type { AdapterReport, EngineEvent, LabClient, RunBatch, RunSpec, RunStatus } from '../../src/lab/protocol';
+import { withRunWorkers } from '../../src/lab/page/lab';
 import { createLabStore, selectEngineReady, type LabStore } from '../../src/state/store';
 
 const READY: AdapterReport = { ok: true, adapter: { name: 'fake', vendor: 'v', architecture: 'a', description: '', features: [], limits: {} }, deviceLimits: {} };
@@ -63,7 +62,7 @@ function fakeWorker(report: AdapterReport = READY) {
     exportCheckpoint: vi.fn(async () => ({ filename: 'f', mime: 'm', bytes: new Uint8Array(1) })),
     crossPlay: vi.fn(async () => ({ steps: [], passRate: {}, valid: [], documents: 0, answers: 0, withDocuments: true })),
     terminate: vi.fn(() => void log.push('terminate')),
-  } satisfies WorkerLabClient;
+  } satisfies LabClient & { terminate(): void };
   return {
     client, log,
     emit: (e: EngineEvent) => onEvent(e),
@@ -271,8 +270,8 @@ describe('a device lost in one run\'s worker, in the store', () => {
 describe('CPU mode: a worker per run', () => {
   function fakeCpu() {
     const w = fakeWorker();
-    const client: CpuRunClient = {
-      ready: vi.fn(async () => undefined),
+    const client: CpuRunWorker = {
+      hello: vi.fn(async () => ({ engine: 'cpu' as const, policy: 'tiny' })),
       startRun: w.client.startRun, pauseRun: w.client.pauseRun, resumeRun: w.client.resumeRun, stepRun: w.client.stepRun,
       stopRun: w.client.stopRun, setRunKnobs: w.client.setRunKnobs, terminate: w.client.terminate,
     };

@@ -2,8 +2,8 @@
 // lands on step boundaries (after the step's samples and evaluation), a single step runs exactly
 // one step, stop ends a paused run, config errors reject, and batches carry metrics as a matrix.
 import { describe, expect, it } from 'vitest';
-import { RunManager } from '../../src/lab/runs';
-import { RunBatcher } from '../../src/lab/runBatcher';
+import { RunManager } from '../../src/lab/worker/runs';
+import { RunBatcher } from '../../src/lab/worker/runBatcher';
 import type { RunBatch, RunStatus } from '../../src/lab/protocol';
 import type { Gpu } from '../../src/gpu/runtime';
 import { GPT_PRESETS } from '../../src/model/config';
@@ -150,6 +150,26 @@ describe('RunManager', () => {
     });
     const final = await m.start(GPU, { runId: 'e', loop: 'fake', policy: 'tiny', config: {} }, () => undefined);
     expect(final).toMatchObject({ state: 'failed', error: 'device lost' });
+  });
+
+  it('reads adapter files through the loop\'s own hook, and fails a run of a loop without one, naming the files', async () => {
+    const seen = fakeSeen();
+    const files = [{ file: 'solver.safetensors', bytes: new Uint8Array(8) }];
+    const spec = { runId: 'f', loop: 'fake', policy: 'tiny', config: {}, adapterFiles: files };
+    const final = await manager(seen).start(GPU, spec, () => undefined);
+    expect(final).toMatchObject({ state: 'failed', error: 'fake trains no adapter sets, so it cannot start from saved ones (solver.safetensors)' });
+    // a loop with the hook gets the files and the base's config; what it returns starts its sets (here: none, so refused by name)
+    const def = fakeLoop(seen, { samplesPerStep: 1 });
+    const got: unknown[] = [];
+    const withHook = new RunManager({
+      loopNamed: () => ({ ...def, adapterFiles: (f, cfg) => (got.push(f, cfg), [{ spec: { name: 'solver', rank: 2, alpha: 2 }, params: new Float32Array(1) }]) }),
+      createEngine: async (_d, init) => fakeEngine(init, seen),
+      loadPolicy: async () => ({ cfg: GPT_PRESETS.tiny, params: new Float32Array(1) }),
+    });
+    const hooked = await withHook.start(GPU, { ...spec, runId: 'g' }, () => undefined);
+    expect(got).toEqual([files, GPT_PRESETS.tiny]);
+    expect(hooked).toMatchObject({ state: 'failed', error: 'fake trains no adapter sets, so it cannot start from saved ones (solver)' });
+    expect(seen.log).toEqual([]);
   });
 });
 

@@ -12,7 +12,7 @@ import { checkCheckpoint } from '../../src/state/policyUpload';
 import { adapterStartSet } from '../../src/state/adapterStartFile';
 import { corpusRefusal, corpusSizeProblem, corpusTextProblem } from '../../src/state/corpusFile';
 import { loopNamed } from '../../src/loops/registry';
-import { ConfigError } from '../../src/model/config';
+import { ConfigError } from '../../src/util/errors';
 import { DEFAULT_LAUNCHER, setField, setLoop } from '../../src/state/launcher';
 import { launcherToQuery, queryToLauncher, queryToLesson } from '../../src/state/url';
 import { syncExplorerWithUrl } from '../../src/state/explorerUrl';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkKnobs, currentKnobs, knobChanges, knobsOfConfig, parseKnobs } from '../../src/state/knobs';
 import { validateGrpoConfig } from '../../src/loops/grpo/config';
-import { RunManager } from '../../src/lab/runs';
+import { RunManager } from '../../src/lab/worker/runs';
 import { fakeEngine, fakeLoop, fakeSeen } from '../helpers/fakeLoop';
 import type { Gpu } from '../../src/gpu/runtime';
 import { GPT_PRESETS } from '../../src/model/config';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import type { LabClient } from '../../src/lab/protocol';
-import { PolicyLoader } from '../../src/lab/policies';
+import { PolicyLoader } from '../../src/lab/worker/policies';
 import { serializeCheckpoint } from '../../src/model/checkpoint';
 import { GPT_PRESETS } from '../../src/model/config';
 import { buildTensorTable } from '../../src/model/params';
@@ -49,7 +49,7 @@ describe('checkpoint upload: the files', () => {
   it('takes a .safetensors file the lab exported alone (its config rides in its metadata); asks for the config of one that carries none', async () => {
     const { parseCheckpoint } = await import('../../src/model/checkpoint');
     const tiny = parseCheckpoint(TINY, TINY_CONFIG);
-    const { checkpointFile } = await import('../../src/lab/checkpointExport');
+    const { checkpointFile } = await import('../../src/lab/worker/checkpointExport');
     const exported = checkpointFile({ runId: 'r1', loop: 'grpo', policy: 'tiny', cfg: tiny.cfg, step: 3, params: tiny.params, config: {} } as never, 'safetensors');
     const r = await readCheckpointFiles([weights(exported.bytes, exported.filename)]);
     if (!r.ok) throw new Error(r.message);

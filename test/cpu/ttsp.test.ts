@@ -15,6 +15,8 @@ import { validateTtspConfig, type TtspConfig } from '../../src/loops/ttsp/config
 import { gate } from '../../src/loops/ttsp/gate';
 import { parseTargetList, resolveTarget } from '../../src/loops/ttsp/targets';
 import { withStartAdapters } from '../../src/loops/adapter_start';
+import { buildLoraTable, serializeAdapter } from '../../src/model/lora';
+import { GPT_PRESETS } from '../../src/model/config';
 import { frontierReward } from '../../src/loops/frontier';
 import type { EvalOptions, EvalResult } from '../../src/eval/evaluate';
 import type { LoopEvent } from '../../src/loops/events';
@@ -288,5 +290,19 @@ describe('TTSP config, targets and adapter starts', () => {
     expect(() => withStartAdapters('ttsp', sets, [{ spec: { name: 'solver', rank: 8, alpha: 4 }, params: p }])).toThrow(/rank 8, α 4 and targets attn\.c_attn attn\.c_proj mlp\.c_fc mlp\.c_proj, the run's set rank 4/);
     expect(() => withStartAdapters('ttsp', sets, [{ spec: { name: 'critic', rank: 4, alpha: 4 }, params: p }])).toThrow(/no adapter set named "critic"/);
     expect(() => withStartAdapters('grpo', undefined, [{ spec: { name: 'solver', rank: 4, alpha: 4 }, params: p }])).toThrow(/trains no adapter sets/);
+  });
+
+  it('reads a run\'s starting adapter sets from the files the page exported (its hook for the run manager)', () => {
+    const cfg = GPT_PRESETS.tiny;
+    const spec = { name: 'solver', rank: 2, alpha: 4 };
+    const table = buildLoraTable(cfg, spec);
+    const params = Float32Array.from({ length: table.totalFloats }, (_, i) => (i % 7) / 8);
+    // as the lab exports it (src/lab/worker/checkpointExport.ts): its adapter_config in the metadata
+    const { configJson } = serializeAdapter(spec, params, table);
+    const bytes = serializeAdapter(spec, params, table, { adapter_config: configJson }).safetensors;
+    const [start] = TTSP.adapterFiles!([{ file: 'solver.safetensors', bytes }], cfg);
+    expect([start.spec.name, start.spec.rank, start.spec.alpha]).toEqual(['solver', 2, 4]);
+    expect(Array.from(start.params)).toEqual(Array.from(params));
+    expect(() => TTSP.adapterFiles!([{ file: 'broken.safetensors', bytes: new Uint8Array(4) }], cfg)).toThrow(/broken\.safetensors/);
   });
 });

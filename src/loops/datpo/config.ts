@@ -3,7 +3,7 @@
 // diversity's α schedule, reach and embedder, each with the paper's value as its default;
 // presets; a validator that names the field to change.
 import { count, defaultsOf, num, type FieldSpecs } from '../../config/fields';
-import { ConfigError } from '../../model/config';
+import { ConfigError } from '../../util/errors';
 import { ROLE_LIMITS } from '../../world/index';
 import { BOUNDS, checkSet, checkSetSize, dataSetField, loopFields, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';

@@ -2,7 +2,7 @@
 // help text and the paper's value, presets, and a validator that says what to change. Engine-free:
 // the page builds its forms from it.
 import { count, defaultsOf, type FieldSpecs } from '../../config/fields';
-import { ConfigError } from '../../model/config';
+import { ConfigError } from '../../util/errors';
 import { ROLE_LIMITS } from '../../world/index';
 import { BOUNDS, checkSet, checkSetSize, dataSetField, loopFields, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';

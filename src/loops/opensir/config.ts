@@ -3,7 +3,7 @@
 // the embedder, the length scale and the ablations (no diversity, s_min, student-only), each with
 // the paper's value as its default; presets; a validator that names the field to change.
 import { count, defaultsOf, num, RATE, type FieldSpecs } from '../../config/fields';
-import { ConfigError } from '../../model/config';
+import { ConfigError } from '../../util/errors';
 import { readProblem, ROLE_LIMITS } from '../../world/index';
 import { BOUNDS, loopFields, str, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';

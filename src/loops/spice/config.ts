@@ -3,7 +3,7 @@
 // reward, the corpus and the two ablations (no corpus, frozen challenger), each with the paper's
 // value as its default; presets; a validator that names the field to change.
 import { count, defaultsOf, num, type FieldSpecs } from '../../config/fields';
-import { ConfigError } from '../../model/config';
+import { ConfigError } from '../../util/errors';
 import { ROLE_LIMITS } from '../../world/index';
 import { BOUNDS, loopFields, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';

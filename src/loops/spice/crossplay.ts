@@ -12,8 +12,7 @@
 import { answerOf } from '../../eval/score';
 import { countedRng } from '../../util/rng';
 import { EOS, responseText, solvePrompt } from '../../world/index';
-import type { LoopEngine } from '../engine';
-import type { CrossPlayOptions, CrossPlayResult } from '../spec';
+import type { CrossPlayEngineFor, CrossPlayOptions, CrossPlayResult } from '../spec';
 import type { SpiceConfig } from './config';
 import { challengerPrompt, corpusDocuments, usableDocuments } from './corpus';
 import { diagnoseQuestion } from './logic';
@@ -30,10 +29,12 @@ interface Question {
 }
 
 export async function crossPlay(
-  c: SpiceConfig, snapshots: readonly Snapshot[], engineFor: (params: Float32Array) => Promise<LoopEngine>, o: CrossPlayOptions,
+  c: SpiceConfig, snapshots: readonly Snapshot[], engineFor: CrossPlayEngineFor, o: CrossPlayOptions,
   onProgress: (done: number, total: number) => void = () => undefined,
 ): Promise<CrossPlayResult> {
   if (snapshots.length === 0) throw new Error('cross-play needs at least one checkpoint');
+  // the challenger writes one question per document, the reasoner answers each `answers` times (up to 16 questions at once)
+  const decodeBatch = Math.min(64, Math.max(o.documents, o.answers * Math.min(o.documents, 16)));
   const total = 2 * snapshots.length;
   let done = 0;
   const sampling = (task: number, maxNew: number) => ({ seed: (o.seed * 7919 + task) >>> 0, temperature: c.rl.temperature, topK: 0, topP: c.topP, eosToken: EOS, maxNew });
@@ -43,7 +44,7 @@ export async function crossPlay(
   const questions: Question[][] = [];
   let docs: number[] | null = null;
   for (const s of snapshots) {
-    const engine = await engineFor(s.params);
+    const engine = await engineFor(s.params, decodeBatch);
     try {
       if (!docs) {
         const usable = usableDocuments(corpus, engine.cfg.nPositions, 'cross-play');
@@ -63,7 +64,7 @@ export async function crossPlay(
   const byGold: (number | null)[][] = [];
   const byValue: (number | null)[][] = [];
   for (const s of snapshots) {
-    const engine = await engineFor(s.params);
+    const engine = await engineFor(s.params, decodeBatch);
     const gold: (number | null)[] = [];
     const value: (number | null)[] = [];
     try {

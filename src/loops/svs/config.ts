@@ -2,7 +2,7 @@
 // shared loop fields plus the bands, group sizes, variant reward and cost guard, each with the
 // paper's value as its default; presets; a validator that names the field to change.
 import { count, defaultsOf, num, RATE, type FieldSpecs } from '../../config/fields';
-import { ConfigError } from '../../model/config';
+import { ConfigError } from '../../util/errors';
 import { ROLE_LIMITS, VARIANT_CONTEXTS, type VariantContext } from '../../world/index';
 import { BOUNDS, checkSet, checkSetSize, dataSetField, loopFields, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';

@@ -4,7 +4,7 @@
 // evaluation, each with the paper's value as its default where the paper gives one; presets; a
 // validator that names the field to change.
 import { count, defaultsOf, num, type FieldSpecs } from '../../config/fields';
-import { ConfigError } from '../../model/config';
+import { ConfigError } from '../../util/errors';
 import { PROPOSE_EARLIER_MAX, proposePrompt, readProblem, ROLE_LIMITS } from '../../world/index';
 import { BOUNDS, loopFields, MAX_STEPS, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import { FRONTIER_SHAPES, frontierHelp, type FrontierShape } from '../frontier';

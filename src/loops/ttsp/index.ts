@@ -6,7 +6,7 @@ import { CORE_CHARTS } from '../charts';
 import { frontierDots, frontierLabel, frontierPoints } from '../frontier';
 import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { LORA_TARGET_SETS, TTSP_FIELDS, TTSP_PRESETS, TTSP_RL_UNUSED, validateTtspConfig, type TtspConfig } from './config';
-import type { LoraSpec } from '../../model/lora';
+import { parseAdapterFile, type LoraSpec } from '../../model/lora';
 import { PROPOSER, SOLVER, ttspBody } from './body';
 
 const TTSP_CHARTS: readonly MetricChartSpec[] = [
@@ -142,4 +142,6 @@ export const TTSP: LoopDefinition<TtspConfig> = {
     },
   },
   body: ttspBody,
+  // a run continued from another's exported adapters (PEFT files, each with its rank, α and targets)
+  adapterFiles: (files, cfg) => files.map((f) => parseAdapterFile(f.bytes, cfg, f.file)),
 };

@@ -5,6 +5,9 @@
 // base's mean@512 as the reference line.
 import { ConfigError } from '../../util/errors';
 
+/** The target list's file in a base policy's folder. */
+export const TARGET_LIST_FILE = 'ttsp_targets.json';
+
 export interface ShippedTarget {
   /** midhard:N or veryhard:N */
   id: string;

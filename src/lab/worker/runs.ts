@@ -5,21 +5,20 @@
 // engine and interleaves with the others at GPU waits. Checkpoint events go to the checkpoint
 // store (a run resumes from its latest one after a reload or a lost device); a save that fails
 // pauses the run and is tried again on resume.
-import { withStartAdapters } from '../loops/adapter_start';
-import { parseAdapterFile } from '../model/lora';
-import type { Gpu } from '../gpu/runtime';
-import type { GPTConfig } from '../model/config';
-import type { LoopCheckpoint, LoopEvent } from '../loops/events';
-import { driveLoop, evalDue, trainSettings, type LiveKnobs, type LoopControls } from '../loops/driver';
-import type { EngineInit, LoopEngine, TrainSettings } from '../loops/engine';
-import { loopNamed } from '../loops/registry';
-import type { BaseLoopConfig } from '../loops/base_config';
-import type { CrossPlayOptions, CrossPlayResult, LoopDefinition } from '../loops/spec';
-import { ROLE_LIMITS } from '../world/index';
+import { withStartAdapters, type AdapterStart } from '../../loops/adapter_start';
+import type { Gpu } from '../../gpu/runtime';
+import type { GPTConfig } from '../../model/config';
+import type { LoopCheckpoint, LoopEvent } from '../../loops/events';
+import { driveLoop, evalDue, trainSettings, type LiveKnobs, type LoopControls } from '../../loops/driver';
+import type { EngineInit, LoopEngine, TrainSettings } from '../../loops/engine';
+import { loopNamed } from '../../loops/registry';
+import type { BaseLoopConfig } from '../../loops/base_config';
+import type { CrossPlayOptions, CrossPlayResult, LoopDefinition } from '../../loops/spec';
+import { ROLE_LIMITS } from '../../world/index';
 import { RunBatcher } from './runBatcher';
 import { isQuotaError, type CheckpointStore, type RunCheckpoint, type RunHistory } from './checkpoints';
 import { checkpointFailedHalt, deviceLostHalt, stepHalt, storageFullHalt } from './halts';
-import type { RunBatch, RunHalt, RunSpec, RunState, RunStatus } from './protocol';
+import type { RunBatch, RunHalt, RunSpec, RunState, RunStatus } from '../protocol';
 
 /** What runs compute on: the GPU, or CPU mode's reference engine (never lost). */
 export interface RunDevice {
@@ -154,6 +153,14 @@ async function* observed(gen: AsyncGenerator<LoopEvent>, observe: (e: LoopEvent)
   }
 }
 
+/** The adapter sets a new run starts from, read from its files by its loop (one that trains adapter sets). */
+function adapterFileStarts(def: LoopDefinition<BaseLoopConfig>, spec: RunSpec, cfg: GPTConfig): AdapterStart[] {
+  const files = spec.adapterFiles ?? [];
+  if (files.length === 0) return [];
+  if (!def.adapterFiles) throw new Error(`${spec.loop} trains no adapter sets, so it cannot start from saved ones (${files.map((f) => f.file).join(', ')})`);
+  return def.adapterFiles(files, cfg);
+}
+
 function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -211,7 +218,7 @@ export class RunManager<D extends RunDevice = Gpu> {
         const reference = from ? await this.baseOf(from) : policy.params;
         const shape = def.spec.shape(config);
         // a new run may start its adapter sets from saved ones; a resumed run loads its checkpoint's
-        const starts = from ? undefined : [...(spec.adapters ?? []), ...(spec.adapterFiles ?? []).map((f) => parseAdapterFile(f.bytes, policy.cfg, f.file))];
+        const starts = from ? undefined : [...(spec.adapters ?? []), ...adapterFileStarts(def, spec, policy.cfg)];
         const adapters = withStartAdapters(spec.loop, shape.adapters, starts);
         engine = await this.deps.createEngine(device, { cfg: policy.cfg, params: policy.params, reference, ...shape, ...(adapters ? { adapters } : {}) }, trainSettings(config, policy.cfg.nPositions));
         // a resumed run's token budget counts on from the tokens its recorded steps generated
@@ -394,8 +401,8 @@ export class RunManager<D extends RunDevice = Gpu> {
     }
     if (snapshots.length < 2) throw new Error(`run ${runId} kept no snapshot beyond its start (it ran before snapshots were kept, or saved no checkpoint)`);
     const settings = trainSettings(config, ROLE_LIMITS.solve.response);
-    const decodeBatch = Math.min(64, Math.max(opts.documents, opts.answers * Math.min(opts.documents, 16)));
-    const engineFor = (params: Float32Array) => this.deps.createEngine(device, { cfg: c.cfg, params, reference: params, trainRows: 1, decodeBatch }, settings);
+    // the loop sizes its passes (decodeBatch); cross-play only samples, so one training row
+    const engineFor = (params: Float32Array, decodeBatch: number) => this.deps.createEngine(device, { cfg: c.cfg, params, reference: params, trainRows: 1, decodeBatch }, settings);
     return def.crossPlay(config, snapshots, engineFor, opts, onProgress);
   }
 

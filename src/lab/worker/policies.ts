@@ -1,8 +1,8 @@
 // Base policies as the worker fetches them: public/models/<name>/ holds model.safetensors and
 // config.json (Hugging Face GPT-2 layout); public/models/index.json lists the folders. Checkpoints
 // the user uploads are registered under `upload:<file>` and served before the shipped ones.
-import { firstNonFinite, parseCheckpoint } from '../model/checkpoint';
-import { VOCAB_SIZE } from '../world/tokenizer';
+import { firstNonFinite, parseCheckpoint } from '../../model/checkpoint';
+import { VOCAB_SIZE } from '../../world/tokenizer';
 import type { BasePolicy } from './runs';
 
 const NAME = /^[a-z0-9][a-z0-9_-]*$/i;

@@ -7,15 +7,15 @@
 // checkpoint, so nothing is missing when the page archived less than the worker saved).
 // The store works on a small file-system interface: the origin-private file system in the
 // worker (opfs.ts), a Map in tests.
-import { showValue } from '../util/show';
-import { parseCheckpoint, serializeCheckpoint, CONFIG_FILE, MODEL_FILE } from '../model/checkpoint';
-import type { GPTConfig } from '../model/config';
-import { buildTensorTable } from '../model/params';
-import { CheckpointError, decodeSafetensors, encodeSafetensors } from '../model/safetensors';
-import type { LoopEvent, OptimiserState } from '../loops/events';
-import type { AdapterState } from '../loops/engine';
-import { adapterFileNames, buildLoraTable, parseAdapter, serializeAdapter } from '../model/lora';
-import type { CheckpointInfo, EvalEvent, RecordsEvent } from './protocol';
+import { showValue } from '../../util/show';
+import { parseCheckpoint, serializeCheckpoint, CONFIG_FILE, MODEL_FILE } from '../../model/checkpoint';
+import type { GPTConfig } from '../../model/config';
+import { buildTensorTable } from '../../model/params';
+import { CheckpointError, decodeSafetensors, encodeSafetensors } from '../../model/safetensors';
+import type { LoopEvent, OptimiserState } from '../../loops/events';
+import type { AdapterState } from '../../loops/engine';
+import { adapterFileNames, buildLoraTable, parseAdapter, serializeAdapter } from '../../model/lora';
+import type { CheckpointInfo, EvalEvent, RecordsEvent } from '../protocol';
 import { checkStoredHistory, checkStoredState, checkStoredValues } from './checkpointSchema';
 
 /** What a run recorded up to its checkpoint, for the charts and views of its resumed run. */

@@ -2,7 +2,7 @@
 // a step metric that is not finite, the loss of the GPU device, or a checkpoint that could not be
 // saved. The worker pauses the run on the step's boundary, so nothing after it runs until the
 // user decides.
-import type { RunHalt } from './protocol';
+import type { RunHalt } from '../protocol';
 
 /** The halt a step's metrics call for, or null when the step is sound. */
 export function stepHalt(step: number, metrics: Readonly<Record<string, number>>): RunHalt | null {

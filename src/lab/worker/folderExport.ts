@@ -3,13 +3,13 @@
 // The same builders as the CLI's export-hf and export-recipe; here the files go into one zip
 // (fflate, stored uncompressed for the weights: they do not compress).
 import { zipSync, type Zippable } from 'fflate';
-import { buildHfFolder, type HfFolderSource } from '../export/hf_folder';
-import { buildRecipe } from '../export/recipe';
-import { solveCore, type Framework } from '../export/recipe_map';
-import type { BaseLoopConfig } from '../loops/base_config';
-import { loopNamed } from '../loops/registry';
+import { buildHfFolder, type HfFolderSource } from '../../export/hf_folder';
+import { buildRecipe } from '../../export/recipe';
+import { solveCore, type Framework } from '../../export/recipe_map';
+import type { BaseLoopConfig } from '../../loops/base_config';
+import { loopNamed } from '../../loops/registry';
 import type { RunCheckpoint } from './checkpoints';
-import type { CheckpointFile } from './protocol';
+import type { CheckpointFile } from '../protocol';
 
 export type FolderFormat = 'hf' | `recipe:${Framework}`;
 

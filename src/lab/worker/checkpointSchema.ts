@@ -4,8 +4,8 @@
 // entry of null, no loop, NaN in the optimiser, a step past the config's steps, a fractional
 // step) is refused in one line, "damaged checkpoint: <where>: <what>", instead of failing in a
 // kernel or resuming silently wrong.
-import { CheckpointError } from '../model/safetensors';
-import { showValue } from '../util/show';
+import { CheckpointError } from '../../model/safetensors';
+import { showValue } from '../../util/show';
 
 /** A run of more steps than this is no run the lab made (a day at 10 steps a second is 864,000). */
 export const MAX_STORED_STEP = 10_000_000;

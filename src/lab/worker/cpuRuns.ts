@@ -1,8 +1,8 @@
-// CPU mode's runs, free of Comlink like host.ts: the lab's RunManager (pause, single step,
+// CPU mode's runs, free of Comlink like the hosts: the lab's RunManager (pause, single step,
 // knobs and stop at step boundaries) driving the registry's loops on the float64 engine
-// (src/engines/cpu/engine.ts) with the tiny policy only. cpu.worker.ts exposes it to the page.
-import { createCpuEngine } from '../engines/cpu/engine';
-import { CPU_MODE } from './cpuMode';
+// (src/engines/cpu/engine.ts) with the tiny policy only. runHost.ts serves it to the page.
+import { createCpuEngine } from '../../engines/cpu/engine';
+import { CPU_MODE } from '../protocol/cpuMode';
 import { RunManager, type BasePolicy, type RunDeps, type RunDevice } from './runs';
 
 /** The CPU as a run device: it cannot be lost. */

@@ -1,8 +1,8 @@
 // Worker side of a run's event batching: step metrics, samples, curriculum records and evaluations are gathered and
 // sent about every `intervalMs`, step metrics as one transferable matrix. A change of the run's
 // state is sent at once, so pause and stop show on the page without waiting for the timer.
-import type { LoopEvent } from '../loops/events';
-import type { EvalEvent, RecordsEvent, RunBatch, RunStatus, SamplesEvent } from './protocol';
+import type { LoopEvent } from '../../loops/events';
+import type { EvalEvent, RecordsEvent, RunBatch, RunStatus, SamplesEvent } from '../protocol';
 
 type StepEvent = Extract<LoopEvent, { type: 'step' }>;
 

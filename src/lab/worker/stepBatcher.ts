@@ -1,7 +1,7 @@
 // Worker side of event batching: training steps are gathered and sent to the page about every
 // `intervalMs`, as typed arrays the caller transfers. A step loop that never yields to the event
 // loop still gets its batches out, because `push` checks the clock as well as arming a timer.
-import type { DemoBatch } from './protocol';
+import type { DemoBatch } from '../protocol';
 
 export interface StepEvent {
   step: number;

@@ -4,7 +4,7 @@
 // manifest (written last) make a whole checkpoint atomic on top of that.
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { CheckpointFs } from './checkpoints';
+import type { CheckpointFs } from '../checkpoints';
 
 export function nodeCheckpointFs(root: string): CheckpointFs {
   const at = (path: readonly string[]) => join(root, ...path);

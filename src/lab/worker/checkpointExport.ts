@@ -2,14 +2,14 @@
 // tensor names (the file carries its config.json in the metadata, so it stands alone), or as an
 // ONNX model, or zipped folders: a Hugging Face model folder, a TRL or veRL recipe (folderExport.ts). The optimiser state stays behind: these files are for using the policy elsewhere.
 // A run that trains adapter sets over a frozen base (TTSP) exports the base with its solver merged.
-import { EMBEDDED_CONFIG_KEY, serializeCheckpoint } from '../model/checkpoint';
-import { toHfConfig } from '../model/config';
-import { buildTensorTable, type TensorTable } from '../model/params';
-import { buildLoraTable, mergeLora, serializeAdapter, specTargets } from '../model/lora';
-import { isLoopName, loopNamed } from '../loops/registry';
-import { exportOnnx } from '../onnx/export';
+import { EMBEDDED_CONFIG_KEY, serializeCheckpoint } from '../../model/checkpoint';
+import { toHfConfig } from '../../model/config';
+import { buildTensorTable, type TensorTable } from '../../model/params';
+import { buildLoraTable, mergeLora, serializeAdapter, specTargets } from '../../model/lora';
+import { isLoopName, loopNamed } from '../../loops/registry';
+import { exportOnnx } from '../../onnx/export';
 import type { RunCheckpoint } from './checkpoints';
-import type { CheckpointFile, CheckpointFormat } from './protocol';
+import type { CheckpointFile, CheckpointFormat } from '../protocol';
 import { folderFile } from './folderExport';
 
 function baseName(c: RunCheckpoint): string {

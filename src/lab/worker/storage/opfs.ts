@@ -2,7 +2,7 @@
 // which a worker can write without asking the user. A file is written through createWritable,
 // which fills a swap file and replaces the old content only when closed: a write the disk cannot
 // hold throws (QuotaExceededError) and leaves the old file as it was.
-import type { CheckpointFs } from './checkpoints';
+import type { CheckpointFs } from '../checkpoints';
 
 type Dir = FileSystemDirectoryHandle;
 
