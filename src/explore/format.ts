@@ -17,7 +17,8 @@ export const SWEEP_VERSION = 1;
 /** Files larger than this are refused before they are parsed (as run files are). */
 export const MAX_SWEEP_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_STEPS = 100_000;
-const MAX_SEEDS = 64;
+/** Seeds of one ablation: `ablate --seeds` takes at most this many, so every file it writes reads back. */
+export const MAX_SEEDS = 1000;
 const MAX_ARMS = 256;
 const MAX_EVALS = 10_000;
 const MAX_PROBLEMS = 100_000;

@@ -127,12 +127,13 @@ describe('--target and ttsp-targets', () => {
 describe('ablate', () => {
   it('--match-tokens and --from-json on files that are no ablation output', async () => {
     const files: [string, string, string][] = [
-      ['{}', '--match-tokens', 'loop = undefined'], ['null', '--match-tokens', 'holds null'],
-      ['{"loop":"grpo","base":"b"}', '--from-json', 'results = undefined'],
-      ['{"loop":"grpo","base":"b","results":[null]}', '--from-json', 'results[0] = null'],
-      ['{"loop":"grpo","base":"b","results":[{"seed":1}]}', '--from-json', 'results[0].start = undefined'],
-      ['{"loop":"grpo","base":"b","results":[{"seed":"1"}]}', '--from-json', 'results[0].seed = "1"'],
-      ['{"loop":"grpo","base":"b","results":[{"seed":1,"start":{"step":0,"set":"s","passAtK":{"1":0.5},"meanEntropy":1},"end":{"step":1,"set":"s","passAtK":{}}}]}', '--from-json', 'results[0].end.passAtK'],
+      ['{}', '--match-tokens', 'loop: missing'], ['null', '--match-tokens', 'holds null'],
+      ['{"loop":"grpo","base":"b"}', '--from-json', 'config: missing'],
+      ['{"loop":"grpo","base":"b","config":{},"partial":false}', '--from-json', 'results: missing'],
+      ['{"loop":"grpo","base":"b","config":{},"partial":false,"results":[null]}', '--from-json', 'results[0]: expected Object, got null'],
+      ['{"loop":"grpo","base":"b","config":{},"partial":false,"results":[{"seed":1}]}', '--from-json', 'results[0].start: missing'],
+      ['{"loop":"grpo","base":"b","config":{},"partial":false,"results":[{"seed":"1"}]}', '--from-json', 'results[0].seed: expected number, got "1"'],
+      ['{"loop":"grpo","base":"b","config":{},"partial":false,"results":[{"seed":1,"start":{"type":"eval","step":0,"set":"s","passAtK":{"1":0.5},"meanEntropy":1},"end":{"type":"eval","step":1,"set":"s","passAtK":{},"meanEntropy":1},"steps":1,"generatedTokens":5,"seconds":1,"report":{}}]}', '--from-json', 'results[0].end.passAtK: expected pass@k with k = 1'],
     ];
     for (const [i, [text, flag, said]] of files.entries()) {
       const file = join(dir, `abl-${i}.json`);
