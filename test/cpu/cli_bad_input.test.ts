@@ -58,14 +58,27 @@ describe('flags', () => {
       expectUserError(await cli('run', flag, '', '--out', join(dir, 'e.jsonl')), `${flag} is empty`);
     }
   });
-  it('--help on every subcommand prints its usage from its flags, exit 0', async () => {
-    for (const command of ['init', 'inspect', 'pretrain', 'run', 'ablate', 'bench', 'eval', 'ttsp-targets', 'sets', 'export-onnx']) {
+  it('--help on every subcommand prints its usage from its flags, exit 0, listing every flag the parser knows', async () => {
+    const top = await cli('--help');
+    const commands = [...top.stdout.matchAll(/^ {2}([a-z-]+) {3,}/gm)].map((m) => m[1]);
+    expect(commands).toEqual(['init', 'inspect', 'pretrain', 'run', 'ablate', 'bench', 'eval', 'ttsp-targets', 'sets', 'export-onnx', 'export-hf', 'export-recipe']);
+    for (const command of commands) {
       const r = await cli(command, '--help');
       expect(r.code, `${command}: ${r.stderr}`).toBe(0);
       expect(r.stdout).toContain(`usage: rlvr-lab ${command}`);
       expect(r.stdout).toMatch(/flags:\n {2}--/);
+      // the parser names every flag it knows when it meets one it does not: each is in --help
+      const refused = await cli(command, '--no-such-flag');
+      const known = /\(known: ([^)]*)\)/.exec(refused.stderr)?.[1].split(', ') ?? [];
+      expect(known.length, `${command}: ${refused.stderr}`).toBeGreaterThan(0);
+      for (const flag of known) expect(r.stdout, `${command} --help lists ${flag}`).toMatch(new RegExp(`^ {2}${flag}\\b`, 'm'));
     }
     expect((await cli('run', '--help')).stdout).toContain('--out <string>   (required)');
+    expect((await cli('export-hf', '--help')).stdout).toMatch(/^usage: rlvr-lab export-hf --ckpt <string> --out <string> \[flags\]$/m);
+    for (const flag of ['--resume', '--force']) expect((await cli('run', '--help')).stdout).toContain(flag);
+    expect((await cli('pretrain', '--help')).stdout).toContain('--resume');
+    for (const flag of ['--skip-page', '--skip-ort']) expect((await cli('bench', '--help')).stdout).toContain(flag);
+    expect((await cli('ablate', '--help')).stdout).toContain('--from-json');
   });
   it('presets are looked up as names, not as properties', async () => {
     expectUserError(await cli('init', '--preset', '__proto__', '--out', join(dir, 'p')), 'unknown preset "__proto__"'.replace(/"/g, ''));
