@@ -2,7 +2,9 @@
 // which run of the run list is whose (the runs themselves are in the run archive). One grid at a
 // time: a new grid replaces it (its runs stay in the run list). IndexedDB in the page; tests use
 // memoryGridArchive.
+import type { DBSchema, IDBPDatabase, IDBPObjectStore } from 'idb';
 import type { GridState } from '../explore/queue';
+import { openVersioned, type Upgrade } from './idb';
 
 export interface GridArchive {
   load(): Promise<GridState | null>;
@@ -26,40 +28,28 @@ export function memoryGridArchive(): GridArchive & { saved: () => GridState | nu
   };
 }
 
-const STORE = 'grid';
 const KEY = 'current';
 
-function request<T>(r: IDBRequest<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    r.onsuccess = () => resolve(r.result);
-    r.onerror = () => reject(r.error ?? new Error('IndexedDB request failed'));
-  });
+interface GridDb extends DBSchema {
+  grid: { key: string; value: GridState };
 }
+
+/** Version 1 (the first release): one store, the grid under the key `current`. */
+const UPGRADES: readonly Upgrade<GridDb>[] = [(db) => void db.createObjectStore('grid')];
 
 /** A database of its own: the run archive's schema stays as it is. */
 export function indexedDbGridArchive(name = 'rlvr-lab-explorer'): GridArchive {
-  let db: Promise<IDBDatabase> | null = null;
-  const get = () =>
-    (db ??= (() => {
-      const open = indexedDB.open(name, 1);
-      open.onupgradeneeded = () => void open.result.createObjectStore(STORE);
-      return request(open);
-    })());
-  const write = async (f: (s: IDBObjectStore) => void) => {
-    const tx = (await get()).transaction(STORE, 'readwrite');
-    f(tx.objectStore(STORE));
-    await new Promise<void>((resolve, reject) => {
-      tx.oncomplete = () => resolve();
-      tx.onerror = () => reject(tx.error ?? new Error('IndexedDB transaction failed'));
-      tx.onabort = () => reject(tx.error ?? new Error('IndexedDB transaction aborted'));
-    });
+  let db: Promise<IDBPDatabase<GridDb>> | null = null;
+  const get = () => (db ??= openVersioned(name, UPGRADES));
+  const write = async (f: (s: IDBPObjectStore<GridDb, ['grid'], 'grid', 'readwrite'>) => Promise<unknown>) => {
+    const tx = (await get()).transaction('grid', 'readwrite');
+    await Promise.all([f(tx.store), tx.done]);
   };
   return {
     async load() {
-      const tx = (await get()).transaction(STORE, 'readonly');
-      return ((await request(tx.objectStore(STORE).get(KEY))) as GridState | undefined) ?? null;
+      return (await (await get()).get('grid', KEY)) ?? null;
     },
-    save: (g) => write((s) => void s.put(g, KEY)),
-    clear: () => write((s) => void s.delete(KEY)),
+    save: (g) => write((s) => s.put(g, KEY)),
+    clear: () => write((s) => s.delete(KEY)),
   };
 }
