@@ -14,7 +14,7 @@ import { createViewSlice, type ViewSlice } from './viewSlice';
 import { createCpuModeSlice, type CpuModeSlice } from './cpuModeSlice';
 import type { CpuModeSwitch } from '../lab/modeClient';
 import { createImportSlice, type ImportSlice } from './importSlice';
-import type { PolicyArchive } from './policyArchive';
+import type { PolicyArchive } from './persist/policyArchive';
 import { createPolicySlice, type PolicySlice } from './policySlice';
 import { createAnalysisSlice, type AnalysisSlice } from './analysisSlice';
 import { createExplorerSlice, type ExplorerServices, type ExplorerSlice } from './explorerSlice';

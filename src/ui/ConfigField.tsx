@@ -1,7 +1,7 @@
 // One knob of the launcher, generated from its FieldSpec: the input suits the field's type,
 // the paper's value sits beside it, the help is one line (all of it on hover), and the field's
 // own validation message shows under it. Fields the user changed can be reset to the layer below.
-import { corpusSizeProblem, corpusTextProblem } from '../state/corpusFile';
+import { corpusSizeProblem, corpusTextProblem } from '../state/files/corpusFile';
 import { useEffect, useId, useState } from 'react';
 import type { Field } from '../config/fields';
 import { listSets } from '../world/index';

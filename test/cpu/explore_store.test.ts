@@ -5,8 +5,8 @@
 // a malformed file is refused naming the field and leaves the explorer as it was.
 import { describe, expect, it } from 'vitest';
 import type { AdapterReport, RunBatch, RunSpec, RunStatus } from '../../src/lab/protocol';
-import { memoryArchive, type RunArchive } from '../../src/state/archive';
-import { memoryGridArchive, type GridArchive } from '../../src/state/gridArchive';
+import { memoryArchive, type RunArchive } from '../../src/state/persist/archive';
+import { memoryGridArchive, type GridArchive } from '../../src/state/persist/gridArchive';
 import { createLabStore, type LabStore } from '../../src/state/store';
 import { sweepOfGrid } from '../../src/explore/live';
 import { readSweepText, sweepText } from '../../src/explore/format';

@@ -15,7 +15,7 @@ import { parseConfigJson } from '../../src/model/checkpoint';
 import { buildLoraTable, initLora, parseAdapter, parseAdapterFile, serializeAdapter, validateLoraSpec } from '../../src/model/lora';
 import { LOOP_NAMES, loopNamed } from '../../src/loops/registry';
 import { CliError, parseArgs } from '../../src/cli/args';
-import { importRunText } from '../../src/state/importRun';
+import { importRunText } from '../../src/state/files/importRun';
 import { queryToLauncher, queryToLesson } from '../../src/state/url';
 import { parseTargetList } from '../../src/loops/ttsp/targets';
 import { checkStoredHistory, checkStoredState } from '../../src/lab/checkpointSchema';

@@ -8,9 +8,9 @@ import { serializeCheckpoint } from '../../src/model/checkpoint';
 import { buildTensorTable } from '../../src/model/params';
 import { initParams } from '../../src/model/init';
 import { encodeSafetensors } from '../../src/model/safetensors';
-import { checkCheckpoint } from '../../src/state/policyUpload';
-import { adapterStartSet } from '../../src/state/adapterStartFile';
-import { corpusSizeProblem, corpusTextProblem } from '../../src/state/corpusFile';
+import { checkCheckpoint } from '../../src/state/files/policyUpload';
+import { adapterStartSet } from '../../src/state/files/adapterStartFile';
+import { corpusSizeProblem, corpusTextProblem } from '../../src/state/files/corpusFile';
 import { DEFAULT_LAUNCHER, setField, setLoop } from '../../src/state/launcher';
 import { launcherToQuery, queryToLauncher } from '../../src/state/url';
 

@@ -2,7 +2,7 @@
 // component is the direction of the largest spread and the second the next, both unit length
 // and orthogonal; the projection recovers each point's coordinates along them.
 import { describe, expect, it } from 'vitest';
-import { principalComponents, project2d } from '../../src/state/pca';
+import { principalComponents, project2d } from '../../src/state/charts/pca';
 
 describe('principal components', () => {
   const u = [0.6, 0.8, 0, 0];

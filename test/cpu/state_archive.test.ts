@@ -3,9 +3,9 @@
 // the first release's raw-IndexedDB code (version 1) opens with its data kept.
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { indexedDbArchive, type RunRecord } from '../../src/state/archive';
-import { indexedDbPolicyArchive, type SavedPolicy } from '../../src/state/policyArchive';
-import { indexedDbGridArchive } from '../../src/state/gridArchive';
+import { indexedDbArchive, type RunRecord } from '../../src/state/persist/archive';
+import { indexedDbPolicyArchive, type SavedPolicy } from '../../src/state/persist/policyArchive';
+import { indexedDbGridArchive } from '../../src/state/persist/gridArchive';
 import type { RunChunk } from '../../src/state/runData';
 import type { GridState } from '../../src/explore/queue';
 import { defaultConfig } from '../../src/state/launcher';

@@ -4,9 +4,9 @@
 // bad one changes nothing.
 import { describe, expect, it } from 'vitest';
 import type { EvalEvent, LabClient, RunStatus } from '../../src/lab/protocol';
-import { memoryArchive } from '../../src/state/archive';
-import { runFile } from '../../src/state/exportRun';
-import { importRunText, MAX_RUN_FILE_BYTES } from '../../src/state/importRun';
+import { memoryArchive } from '../../src/state/persist/archive';
+import { runFile } from '../../src/state/files/exportRun';
+import { importRunText, MAX_RUN_FILE_BYTES } from '../../src/state/files/importRun';
 import { chunkOfData } from '../../src/state/runData';
 import { defaultConfig } from '../../src/state/launcher';
 import { appendChunk, EMPTY_RUN_DATA, type RunData } from '../../src/state/runData';

@@ -7,8 +7,8 @@
 import { createContext, memo, useContext, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { meanBand } from '../../state/compare';
-import { chartSeries, smooth } from '../../state/series';
-import { placeOnAxis, type RunClock, type XAxisMode } from '../../state/wallTime';
+import { chartSeries, smooth } from '../../state/charts/series';
+import { placeOnAxis, type RunClock, type XAxisMode } from '../../state/charts/wallTime';
 import { formatValue } from '../format';
 import { useLab } from '../LabStore';
 import type { MetricChartSpec } from './specs';

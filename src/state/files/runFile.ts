@@ -3,8 +3,8 @@
 // status either appears here or fails to compile (the importer once refused the page's own
 // export for a `checkpointStep` its hand-kept list of fields did not know).
 import * as v from 'valibot';
-import type { EvalEvent, RunHalt, RunState, RunStatus } from '../lab/protocol';
-import type { RunPhaseKind, SampleRecord } from '../loops/events';
+import type { EvalEvent, RunHalt, RunState, RunStatus } from '../../lab/protocol';
+import type { RunPhaseKind, SampleRecord } from '../../loops/events';
 
 /** The JSON export's `format` field; importRun.ts reads files of this format only. */
 export const RUN_FILE_FORMAT = 'rlvr-lab run 1';

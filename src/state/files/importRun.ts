@@ -4,17 +4,17 @@
 // naming the file, the place and what is wrong (`run.json: metrics.step[12]: expected number,
 // got "2"`). Nothing here touches the store.
 import * as v from 'valibot';
-import type { RunStatus } from '../lab/protocol';
-import type { CurriculumRecord } from '../loops/events';
-import { ConfigError } from '../model/config';
-import type { BaseLoopConfig } from '../loops/base_config';
-import { LOOP_NAMES, isLoopName, loopNamed } from '../loops/registry';
-import { showValue } from '../util/show';
-import { issueLine, parseJsonStrict } from '../util/valibot';
-import type { RunRecord } from './archive';
+import type { RunStatus } from '../../lab/protocol';
+import type { CurriculumRecord } from '../../loops/events';
+import { ConfigError } from '../../model/config';
+import type { BaseLoopConfig } from '../../loops/base_config';
+import { LOOP_NAMES, isLoopName, loopNamed } from '../../loops/registry';
+import { showValue } from '../../util/show';
+import { issueLine, parseJsonStrict } from '../../util/valibot';
+import type { RunRecord } from '../persist/archive';
 import { RunFileSchema, type RunFileRead } from './runFile';
-import { MAX_SAMPLE_EVENTS, type RunData } from './runData';
-import { loopLabel } from './launcher';
+import { MAX_SAMPLE_EVENTS, type RunData } from '../runData';
+import { loopLabel } from '../launcher';
 
 /** Larger files are refused before they are read (a real run's export is a few MB at most). */
 export const MAX_RUN_FILE_BYTES = 64 * 1024 * 1024;

@@ -1,8 +1,8 @@
 // A run as a file: its step metrics as CSV, or everything (set-up, status, metrics,
 // evaluations, recent samples, curriculum records) as JSON. NaN (a metric a step did not report) becomes null in JSON.
-import type { RunRecord } from './archive';
+import type { RunRecord } from '../persist/archive';
 import { metricsCsv } from './csv';
-import type { RunData } from './runData';
+import type { RunData } from '../runData';
 import { RUN_FILE_FORMAT, type RunFileJson } from './runFile';
 
 export interface RunFile {

@@ -3,7 +3,7 @@
 // time: a new grid replaces it (its runs stay in the run list). IndexedDB in the page; tests use
 // memoryGridArchive.
 import type { DBSchema, IDBPDatabase, IDBPObjectStore } from 'idb';
-import type { GridState } from '../explore/queue';
+import type { GridState } from '../../explore/queue';
 import { openVersioned, type Upgrade } from './idb';
 
 export interface GridArchive {

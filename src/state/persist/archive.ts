@@ -1,11 +1,11 @@
 // Runs kept across reloads: one record per run (set-up, label, last status) and its events as
 // append-only chunks, in IndexedDB. The store sees only the RunArchive interface; tests use
 // memoryArchive.
-import type { BaseLoopConfig } from '../loops/base_config';
-import type { RunStatus } from '../lab/protocol';
+import type { BaseLoopConfig } from '../../loops/base_config';
+import type { RunStatus } from '../../lab/protocol';
 import type { DBSchema, IDBPDatabase } from 'idb';
 import { openVersioned, type Upgrade } from './idb';
-import type { RunChunk } from './runData';
+import type { RunChunk } from '../runData';
 
 export interface RunRecord {
   id: string;
