@@ -72,7 +72,7 @@ export function ChartFrame({ id, title, value, note, points, children, extra, le
   const figure = useRef<HTMLElement>(null);
   const waiting = useContext(Waiting);
   const subject = useContext(ChartSubject);
-  // a lesson's chart to watch is marked (styles.css)
+  // a lesson's chart to watch is marked (styles/lessons.css)
   const focus = useContext(LessonFocus).includes(id);
   const [pngError, setPngError] = useState<string | null>(null);
   const pngTitle = run ? `${title} · ${run.label}` : subject ? `${title} · ${subject}` : title;

@@ -38,7 +38,7 @@ export function seriesClass(i: number, n: number): string {
 
 /**
  * Colours of a loop's categories (stacked bands, a multi-line chart's series): one palette for
- * bars, lines and legend swatches (styles.css `.cat-c<i>`), as long as the longest category list
+ * bars, lines and legend swatches (styles/compare.css `.cat-c<i>`), as long as the longest category list
  * of any loop's views (a cpu test checks), and apart from the run palette.
  */
 export const CATEGORY_COLOURS = 8;
