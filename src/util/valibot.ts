@@ -27,14 +27,18 @@ const OBJECTS = new Set(['object', 'strict_object', 'loose_object', 'object_with
  * The first issue in one short line: `path: expected …, got …`. A check or a pattern words its
  * own message (it says what is wrong); a field that is missing or unknown says so.
  */
-export function issueLine(issues: readonly v.BaseIssue<unknown>[], top = '(top level)'): string {
+export function issueLine(issues: readonly v.BaseIssue<unknown>[], root?: string): string {
   const first = issues[0];
-  const path = cut(issuePath(first) || top, 80);
+  const inner = issuePath(first);
+  // `root` names the document the path starts in (`state.json.step`)
+  const rooted = root === undefined ? inner : inner === '' || inner.startsWith('[') ? root + inner : `${root}.${inner}`;
+  const path = cut(rooted || '(top level)', 80);
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
   if (first.type === 'check' || first.type === 'regex') return `${path}: ${cut(first.message, 120)}${more}`;
   if (OBJECTS.has(first.type) && first.path?.length && first.expected === 'never') return `${path}: unknown field${more}`;
   if (OBJECTS.has(first.type) && first.path?.length && first.input === undefined) return `${path}: missing${more}`;
-  const want = first.expected ?? WANTED[first.type] ?? first.type;
+  // a custom schema's message is what it wants (`v.custom(isNumber, 'a number')`)
+  const want = first.type === 'custom' ? first.message : (first.expected ?? WANTED[first.type] ?? first.type);
   return `${path}: expected ${cut(want, 60)}, got ${showValue(first.input)}${more}`;
 }
 
@@ -52,9 +56,9 @@ export function parseJsonStrict(text: string): unknown {
   });
 }
 
-/** `schema`'s output for `input`, or `fail` called with the first issue's line (`fail` throws the caller's error type). */
-export function parseOr<S extends v.GenericSchema>(schema: S, input: unknown, fail: (line: string) => never, top?: string): v.InferOutput<S> {
+/** `schema`'s output for `input`, or `fail` called with the first issue's line (`fail` throws the caller's error type); `root` names the document in paths. */
+export function parseOr<S extends v.GenericSchema>(schema: S, input: unknown, fail: (line: string) => never, root?: string): v.InferOutput<S> {
   const r = v.safeParse(schema, input);
-  if (!r.success) fail(issueLine(r.issues, top));
+  if (!r.success) fail(issueLine(r.issues, root));
   return r.output;
 }

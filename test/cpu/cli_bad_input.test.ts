@@ -230,15 +230,15 @@ describe('run --resume on a damaged state', () => {
     return out;
   }
   const cases: [string, (c: RunCheckpoint) => void, ((f: { state: string; history: string }) => void) | undefined, string][] = [
-    ['history-null', () => {}, (f) => (f.history = '{"steps":[null],"evals":[]}'), 'history.json.steps[0] = null'],
-    ['history-string', () => {}, (f) => (f.history = '{"steps":["x"],"evals":[]}'), 'history.json.steps[0] = "x"'],
-    ['no-loop', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), loop: undefined })), 'state.json.loop = undefined'],
+    ['history-null', () => {}, (f) => (f.history = '{"steps":[null],"evals":[]}'), 'history.json.steps[0]: expected Object, got null'],
+    ['history-string', () => {}, (f) => (f.history = '{"steps":["x"],"evals":[]}'), 'history.json.steps[0]: expected Object, got "x"'],
+    ['no-loop', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), loop: undefined })), 'state.json.loop: missing'],
     ['nan-optimiser', (c) => (c.optimiser.v[5] = NaN), undefined, 'optimizer.safetensors exp_avg_sq holds NaN at index 5'],
     ['nan-model', (c) => (c.params[tableOf.tensors[0].offset] = NaN), undefined, 'model.safetensors holds NaN'],
     ['steps-below', (c) => (c.config = { ...(c.config as object), steps: 1 }), undefined, 'step 2 is past config.steps = 1'],
-    ['negative-step', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), step: -1 })), 'state.json.step = -1'],
-    ['fraction-step', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), step: 1.5 })), 'state.json.step = 1.5'],
-    ['huge-step', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), step: 1e300 })), 'state.json.step = 1e+300'],
+    ['negative-step', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), step: -1 })), 'state.json.step: expected >=0, got -1'],
+    ['fraction-step', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), step: 1.5 })), 'state.json.step: expected a whole number, got 1.5'],
+    ['huge-step', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), step: 1e300 })), 'state.json.step: expected a whole number, got 1e+300'],
   ];
   for (const [name, poke, edit, said] of cases) {
     it(name, async () => expectUserError(await cli('run', '--out', await stored(name, poke, edit), '--resume'), 'damaged checkpoint', said));

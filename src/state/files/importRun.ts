@@ -66,7 +66,7 @@ function readRunFile(body: unknown): ParsedRunFile {
   // valibot's objects accept arrays (their keys then read as missing): say what the file is
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Invalid(`the file: expected a run (a JSON object), got ${Array.isArray(body) ? 'an array' : showValue(body)}`);
   const parsed = v.safeParse(RunFileSchema, body);
-  if (!parsed.success) throw new Invalid(issueLine(parsed.issues, 'the file'));
+  if (!parsed.success) throw new Invalid(issueLine(parsed.issues));
   const { run, metrics, evals, samples, records } = parsed.output;
   const shownLoop = JSON.stringify(run.loop.slice(0, 60));
   if (!isLoopName(run.loop)) throw new Invalid(`run.loop is ${shownLoop}; this page reads runs of ${LOOP_NAMES.join(', ')}`);
