@@ -24,13 +24,13 @@ const StepEvent = v.looseObject({ type: v.literal('step'), step, seconds: metric
 const EvalEvent = v.looseObject({ type: v.literal('eval'), step, set: name, passAtK: metrics, avgAtK: metrics, majAtK: metrics, meanEntropy: metric, meanLength: metric });
 const RecordsEvent = v.looseObject({ type: v.literal('records'), step, records: list(v.looseObject({}), MAX_HISTORY) });
 
-export const StoredHistorySchema = v.looseObject({
+const StoredHistorySchema = v.looseObject({
   steps: list(StepEvent, MAX_HISTORY),
   evals: list(EvalEvent, MAX_HISTORY),
   records: v.optional(list(RecordsEvent, MAX_HISTORY)),
 });
 
-export const StoredStateSchema = v.looseObject({
+const StoredStateSchema = v.looseObject({
   format: name, runId: name, policy: name, step, savedAt: metric,
   // the run manager knows its loops (tests register fakes): the name is checked where it is looked up
   loop: name,

@@ -8,7 +8,7 @@ const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** `results[0].start.passAtK["1"]`: a field path as JavaScript writes it; '' for the top level. */
-export function issuePath(issue: v.BaseIssue<unknown>): string {
+function issuePath(issue: v.BaseIssue<unknown>): string {
   let out = '';
   for (const item of issue.path ?? []) {
     const key: unknown = item.key;

@@ -48,7 +48,7 @@ const PhaseSchema = v.strictObject({
   progress: v.optional(v.strictObject({ done: count, total: count })),
 });
 
-export const StatusSchema = v.pipe(
+const StatusSchema = v.pipe(
   v.strictObject({
     state: v.picklist(keysOf(RUN_STATE_SET)),
     step: count,
@@ -66,7 +66,7 @@ export const StatusSchema = v.pipe(
 const increasing = (xs: number[]) => xs.every((x, i) => i === 0 || x > xs[i - 1]);
 const firstDecrease = (xs: number[]) => xs.findIndex((x, i) => i > 0 && x <= xs[i - 1]);
 
-export const MetricsSchema = v.pipe(
+const MetricsSchema = v.pipe(
   v.strictObject({
     step: v.pipe(list(count, MAX_STEPS), v.check(increasing, (i) => {
       const xs = i.input as number[], at = firstDecrease(xs);
@@ -86,7 +86,7 @@ export const MetricsSchema = v.pipe(
   }),
 );
 
-export const EvalSchema = v.strictObject({
+const EvalSchema = v.strictObject({
   type: v.literal('eval'),
   step: count,
   set: name,
@@ -110,7 +110,7 @@ const SampleSchema = v.strictObject({
   role: v.optional(name),
 });
 
-export const SamplesSchema = v.strictObject({ type: v.literal('samples'), step: count, samples: list(SampleSchema, MAX_SAMPLES_PER_EVENT) });
+const SamplesSchema = v.strictObject({ type: v.literal('samples'), step: count, samples: list(SampleSchema, MAX_SAMPLES_PER_EVENT) });
 
 /** A record field: plain JSON values only (text, numbers, flags, null, and lists of them). */
 const scalar = v.union([v.null(), v.boolean(), v.pipe(v.number(), v.finite()), text(MAX_TEXT)]);
@@ -119,7 +119,7 @@ const RecordSchema = v.pipe(
   v.check((r) => Object.keys(r).length <= MAX_RECORD_FIELDS, `has more than ${MAX_RECORD_FIELDS} fields`),
 );
 /** The loop's record kinds are checked by the importer, which knows the loop. */
-export const RecordsSchema = v.strictObject({ type: v.literal('records'), step: count, records: list(RecordSchema, MAX_RECORDS_PER_EVENT) });
+const RecordsSchema = v.strictObject({ type: v.literal('records'), step: count, records: list(RecordSchema, MAX_RECORDS_PER_EVENT) });
 
 export const RunFileSchema = v.strictObject({
   format: v.literal(RUN_FILE_FORMAT, `"${RUN_FILE_FORMAT}" (a run exported as JSON by RLVR Lab)`),
