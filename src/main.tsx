@@ -3,14 +3,14 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createLab } from './lab/page/lab';
-import { indexedDbArchive } from './state/archive';
-import { indexedDbPolicyArchive } from './state/policyArchive';
-import { indexedDbCorpusArchive } from './state/corpusArchive';
+import { indexedDbArchive } from './state/persist/archive';
+import { indexedDbPolicyArchive } from './state/persist/policyArchive';
+import { indexedDbCorpusArchive } from './state/persist/corpusArchive';
 import { fetchCatalog } from './state/catalog';
 import { createLabStore } from './state/store';
 import { webLockOwnership } from './state/ownership';
 import { syncExplorerWithUrl } from './state/explorerUrl';
-import { indexedDbGridArchive } from './state/gridArchive';
+import { indexedDbGridArchive } from './state/persist/gridArchive';
 import { broadcastRunChannel } from './state/runChannel';
 import { openAddress, syncLauncherWithUrl } from './state/urlSync';
 import { App } from './ui/App';

@@ -195,6 +195,8 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     report: { type: 'string', default: '' },
     markdown: { type: 'string', default: '' },
     json: { type: 'string', default: '' },
+    // read before this spec (fromJson); declared so that --help lists it
+    'from-json': { type: 'string', default: '', help: 'table earlier --json outputs (a.json,b.json) instead of running' },
   });
   if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop ${showText(String(f.loop))} (available: ${LOOP_NAMES.join(', ')})`);
   const def = loopNamed(f.loop);

@@ -15,12 +15,19 @@ export function parseArgs<S extends FlagSpec>(argv: string[], spec: S): Flags<S>
   return readArgs(argv, spec).flags;
 }
 
-/** `--help` (or `-h`) on a command: main prints `usage` on stdout and exits 0. */
+/** `--help` (or `-h`) on a command: main prints the usage made from `spec` on stdout and exits 0. */
 export class HelpRequest extends Error {
   override name = 'HelpRequest';
-  constructor(readonly usage: string) {
+  constructor(readonly spec: FlagSpec) {
     super('help');
   }
+}
+
+/** `--ckpt <string> --out <string> [flags]`: the required flags, then the rest as `[flags]`. */
+export function synopsis(spec: FlagSpec): string {
+  const required = Object.entries(spec).filter(([, s]) => s.required).map(([name, s]) => `--${name} <${s.type}>`);
+  const optional = Object.values(spec).some((s) => !s.required);
+  return [...required, ...(optional ? ['[flags]'] : [])].join(' ');
 }
 
 /** The flags of a spec, one a line, for `<command> --help`. */
@@ -41,7 +48,7 @@ const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
  * `--target=--x` for text that does); numbers are decimal; `--help` prints the usage.
  */
 export function readArgs<S extends FlagSpec>(argv: string[], spec: S): { flags: Flags<S>; given: ReadonlySet<string> } {
-  if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequest(flagUsage(spec));
+  if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequest(spec);
   const out: Record<string, string | number | boolean | undefined> = {};
   const given = new Set<string>();
   for (const [k, s] of Object.entries(spec)) out[k] = s.default;

@@ -1,6 +1,6 @@
 // rlvr-lab: the Node command line over the same engine the page runs in its worker.
 import { RunHaltedError } from './halts';
-import { CliError, HelpRequest } from './args';
+import { CliError, flagUsage, HelpRequest, synopsis } from './args';
 import { CheckpointError } from '../model/safetensors';
 import { showText } from '../util/show';
 import { ConfigError } from '../util/errors';
@@ -11,23 +11,26 @@ const USER_ERRORS = [CliError, CheckpointError, ConfigError, GpuUnavailableError
 
 type Command = (argv: string[]) => Promise<void>;
 
+// What each command does; its flags come from its own flag spec (`<command> --help`), so no
+// list of flags is kept here to drift from the parser.
 const COMMANDS: Record<string, { help: string; load: () => Promise<Command> }> = {
-  init: { help: 'init --preset tiny|small|base --seed S --out DIR   write a randomly initialised policy', load: async () => (await import('./init')).initCommand },
-  inspect: { help: 'inspect --ckpt DIR --tokens 3,1,4 [--json]      logits, loss and per-tensor gradient norms', load: async () => (await import('./inspect')).inspectCommand },
-  pretrain: { help: 'pretrain --preset small --seed S [--steps N] [--resume] [--card-only]   train a base policy into public/models/<preset>/', load: async () => (await import('./pretrain')).pretrainCommand },
-  run: { help: 'run --loop grpo --preset small --steps N --seed S --out run.jsonl [--config f.json] [--corpus docs.txt] [--target midhard:1|TEXT] [--adapters DIR] [--ckpt DIR]', load: async () => (await import('./run')).runCommand },
-  ablate: { help: 'ablate --loop grpo [--seeds 1,2,3] [--steps N] [--markdown FILE]   start/end entropy and pass@k over seeds', load: async () => (await import('./ablate')).ablateCommand },
-  bench: { help: 'bench [--quick]                                   kernel, training and sampling benchmarks vs TF.js', load: async () => (await import('./bench')).benchCommand },
-  eval: { help: 'eval --ckpt DIR [--set NAME] [--n 64] [--k 1,2,4,...] [--seed S] [--limit M] [--json]   pass@k, avg@k, maj@k by sampling', load: async () => (await import('./eval')).evalCommand },
-  'ttsp-targets': { help: 'ttsp-targets --ckpt DIR [--n 512] [--limit M] [--seed S] [--out FILE]   MidHard / VeryHard TTSP targets by the base mean@n', load: async () => (await import('./ttsp_targets')).ttspTargetsCommand },
-  sets: { help: 'sets [--json]                                     list the data sets (eval --set NAME)', load: async () => (await import('./sets')).setsCommand },
-  'export-onnx': { help: 'export-onnx --ckpt DIR --out model.onnx [--with-past]   the policy as ONNX (opset 17, int32 input_ids; --with-past: the KV-cache decoder, Hugging Face names)', load: async () => (await import('./export_onnx')).exportOnnxCommand },
-  'export-hf': { help: 'export-hf --ckpt DIR --out DIR [--temperature T] [--top-p P]   a Hugging Face model folder: config, safetensors, tokenizer, ONNX with past key values, README', load: async () => (await import('./export_hf')).exportHfCommand },
-  'export-recipe': { help: 'export-recipe --to trl|verl --out DIR (--run run.jsonl | --loop L [--setup S] [--preset P] [--config C]) [--ckpt DIR]   a folder that runs the set-up in TRL or veRL', load: async () => (await import('./export_recipe')).exportRecipeCommand },
+  init: { help: 'write a randomly initialised policy', load: async () => (await import('./init')).initCommand },
+  inspect: { help: 'logits, loss and per-tensor gradient norms of a checkpoint on given tokens', load: async () => (await import('./inspect')).inspectCommand },
+  pretrain: { help: 'train a base policy into public/models/<preset>/', load: async () => (await import('./pretrain')).pretrainCommand },
+  run: { help: 'run a loop headless, its events as JSON lines', load: async () => (await import('./run')).runCommand },
+  ablate: { help: 'start/end entropy and pass@k over seeds (or table earlier --json outputs)', load: async () => (await import('./ablate')).ablateCommand },
+  bench: { help: 'kernel, training and sampling benchmarks vs TF.js', load: async () => (await import('./bench')).benchCommand },
+  eval: { help: 'pass@k, avg@k, maj@k of a checkpoint by sampling', load: async () => (await import('./eval')).evalCommand },
+  'ttsp-targets': { help: 'MidHard / VeryHard TTSP targets by the base mean@n', load: async () => (await import('./ttsp_targets')).ttspTargetsCommand },
+  sets: { help: 'list the data sets (eval --set NAME)', load: async () => (await import('./sets')).setsCommand },
+  'export-onnx': { help: 'the policy as ONNX (opset 17, int32 input_ids; --with-past: the KV-cache decoder, Hugging Face names)', load: async () => (await import('./export_onnx')).exportOnnxCommand },
+  'export-hf': { help: 'a Hugging Face model folder: config, safetensors, tokenizer, ONNX with past key values, README', load: async () => (await import('./export_hf')).exportHfCommand },
+  'export-recipe': { help: 'a folder that runs the set-up in TRL or veRL', load: async () => (await import('./export_recipe')).exportRecipeCommand },
 };
 
 function usage(): string {
-  return ['usage: rlvr-lab <command> [options]', '', ...Object.values(COMMANDS).map((c) => `  ${c.help}`)].join('\n');
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  return ['usage: rlvr-lab <command> [flags]', '', ...Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(width)}   ${c.help}`), '', 'rlvr-lab <command> --help lists the command\'s flags.'].join('\n');
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -47,7 +50,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     // `<command> --help`: its summary, then its flags as its spec declares them
     if (e instanceof HelpRequest) {
-      process.stdout.write(`usage: rlvr-lab ${cmd.help}\n\nflags:\n${e.usage}\n`);
+      process.stdout.write(`usage: rlvr-lab ${name} ${synopsis(e.spec)}\n\n${cmd.help}\n\nflags:\n${flagUsage(e.spec)}\n`);
       return 0;
     }
     // a run that stopped itself is no mistake of the user's: its own code, one line

@@ -4,7 +4,7 @@
 // defaults; ablate itself sets the seed, steps and evaluation size from its flags, evaluates only
 // at the start and the end, and saves no checkpoints or samples.
 import { isLoopName, loopNamed } from '../loops/registry';
-import { isUploadName } from '../state/policyUpload';
+import { isUploadName } from '../state/files/policyUpload';
 import type { ArmPlan, RunPlan } from './grid';
 
 /** Fields `ablate` sets itself (from its flags, or fixed): left out of an arm's --config file. */

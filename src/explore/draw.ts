@@ -6,7 +6,7 @@
 import { armBand, type BandKind, type BandPoint, type SeedSeries } from '../metrics/bands';
 import { isLoopName, loopNamed } from '../loops/registry';
 import type { MetricChartSpec } from '../loops/spec';
-import { lttb } from '../state/series';
+import { lttb } from '../state/charts/series';
 import type { Sweep, SweepEval, SweepSeed } from './format';
 import { meanSe } from '../metrics/bands';
 

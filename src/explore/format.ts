@@ -6,6 +6,7 @@
 // Types and checks come from one valibot schema each, so the reader and the writer cannot drift;
 // a refused file says what and where (the field path) and loads nothing.
 import * as v from 'valibot';
+import { issueLine } from '../util/valibot';
 
 export const ABLATION_FORMAT = 'rlvr-lab.ablation';
 export const SWEEP_FORMAT = 'rlvr-lab.sweep';
@@ -16,7 +17,8 @@ export const SWEEP_VERSION = 1;
 /** Files larger than this are refused before they are parsed (as run files are). */
 export const MAX_SWEEP_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_STEPS = 100_000;
-const MAX_SEEDS = 64;
+/** Seeds of one ablation: `ablate --seeds` takes at most this many, so every file it writes reads back. */
+export const MAX_SEEDS = 1000;
 const MAX_ARMS = 256;
 const MAX_EVALS = 10_000;
 const MAX_PROBLEMS = 100_000;
@@ -123,25 +125,10 @@ export class SweepFileError extends Error {
   }
 }
 
-/** A value as an error line shows it: cut to 80 characters, control characters escaped. */
-function shown(x: unknown): string {
-  const s = typeof x === 'string' ? JSON.stringify(x) : (JSON.stringify(x) ?? String(x));
-  return s.length > 80 ? `${s.slice(0, 77)}…` : s;
-}
-
 const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
-/**
- * The first problem of a refused file in one short line: the field path, what was expected, what
- * was there. Built from the issue's parts, not valibot's message, which quotes the value whole.
- */
-function issueText(name: string, issues: readonly v.BaseIssue<unknown>[]): string {
-  const first = issues[0];
-  const path = cut(v.getDotPath(first) ?? '(top level)', 80);
-  const want = first.expected ? `expected ${cut(first.expected, 60)}` : cut(first.message, 60);
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-  return `${cut(name, 60)}: ${path}: ${want}, got ${shown(first.input)}${more}`;
-}
+/** The first problem of a refused file in one short line (src/util/valibot.ts words it). */
+const issueText = (name: string, issues: readonly v.BaseIssue<unknown>[]): string => `${cut(name, 60)}: ${issueLine(issues)}`;
 
 /** An ablation (`ablate --json`, any version) or a sweep, from a file's text; throws SweepFileError naming the field. */
 export function readSweepText(name: string, body: string): Sweep {

@@ -4,7 +4,7 @@
 // it trains, so an arm's band at a step uses the seeds that reached it.
 import type { EvalEvent, RunStatus } from '../lab/protocol';
 import type { RunData } from '../state/runData';
-import { TOKENS_METRIC } from '../state/wallTime';
+import { TOKENS_METRIC } from '../state/charts/wallTime';
 import { ABLATION_FORMAT, ABLATION_VERSION, SWEEP_FORMAT, SWEEP_VERSION, type Sweep, type SweepArm, type SweepEval, type SweepSeed, type SweepSeries } from './format';
 import type { GridState } from './queue';
 import { ablateCommands } from './commands';

@@ -7,7 +7,9 @@
 // orientation, lora_A.weight [r, in] and lora_B.weight [out, r], so Python's PEFT reads the
 // values as they are (prefix the names with "base_model.model.transformer."); the JSON beside
 // it uses PEFT's LoraConfig field names.
+import * as v from 'valibot';
 import { showValue } from '../util/show';
+import { parseOr } from '../util/valibot';
 import type { GPTConfig } from './config';
 import { ConfigError, didYouMean } from '../util/errors';
 import { fillUniform, mulberry32 } from './init';
@@ -158,13 +160,24 @@ function diskTable(table: TensorTable): TensorTable {
 }
 
 // ---- adapter_<name>.json: PEFT LoraConfig field names, fixed fields checked on reading.
-const FIXED_JSON: Readonly<Record<string, unknown>> = {
-  peft_type: 'LORA',
-  task_type: 'CAUSAL_LM',
-  fan_in_fan_out: true,
-  bias: 'none',
-  lora_dropout: 0,
-};
+const FIXED_JSON = { peft_type: 'LORA', task_type: 'CAUSAL_LM', fan_in_fan_out: true, bias: 'none', lora_dropout: 0 } as const;
+
+/**
+ * The adapter JSON (PEFT's adapter_config.json, one per set): its shape here, what serializeAdapter
+ * writes as its input type; the values that depend on the model (rank ≤ nEmbd, the modules) are
+ * checked after, by checkSpec and targetsOfModules.
+ */
+const AdapterJsonSchema = v.strictObject({
+  adapter_name: v.pipe(v.string(), v.maxLength(200)),
+  r: v.number(),
+  lora_alpha: v.number(),
+  target_modules: v.pipe(v.array(v.pipe(v.string(), v.maxLength(64))), v.maxLength(8)),
+  peft_type: v.literal(FIXED_JSON.peft_type),
+  task_type: v.literal(FIXED_JSON.task_type),
+  fan_in_fan_out: v.literal(FIXED_JSON.fan_in_fan_out),
+  bias: v.literal(FIXED_JSON.bias),
+  lora_dropout: v.literal(FIXED_JSON.lora_dropout),
+});
 
 export function serializeAdapter(
   spec: LoraSpec,
@@ -182,7 +195,7 @@ export function serializeAdapter(
     data: transpose(tensorData(params, t), t.shape[0], t.shape[1]),
   }));
   const safetensors = encodeSafetensors(tensors, { format: 'pt', ...meta });
-  const json = { adapter_name: spec.name, r: spec.rank, lora_alpha: spec.alpha, target_modules: peftModules(specTargets(spec)), ...FIXED_JSON };
+  const json: v.InferInput<typeof AdapterJsonSchema> = { adapter_name: spec.name, r: spec.rank, lora_alpha: spec.alpha, target_modules: peftModules(specTargets(spec)), ...FIXED_JSON };
   return { safetensors, configJson: JSON.stringify(json, null, 2) + '\n' };
 }
 
@@ -194,16 +207,9 @@ function parseAdapterJson(text: string, cfg: GPTConfig, what: string): LoraSpec 
     throw new CheckpointError(`${what}: not JSON (${(err as Error).message})`);
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CheckpointError(`${what}: expected a JSON object`);
-  const o = raw as Record<string, unknown>;
-  const known = [...Object.values(JSON_NAMES), 'target_modules', ...Object.keys(FIXED_JSON)];
-  for (const key of Object.keys(o)) {
-    if (!known.includes(key)) throw new CheckpointError(`${what}: unknown key ${showValue(key)}${didYouMean(key, known)}`);
-  }
-  for (const [key, want] of Object.entries(FIXED_JSON)) {
-    if (JSON.stringify(o[key]) !== JSON.stringify(want)) {
-      throw new CheckpointError(`${what}.${key} = ${showValue(o[key])}: unsupported; must be ${showValue(want)}`);
-    }
-  }
+  const o = parseOr(AdapterJsonSchema, raw, (line) => {
+    throw new CheckpointError(`${what}: ${line}`);
+  });
   const targets = targetsOfModules(o.target_modules);
   if (!targets) throw new CheckpointError(`${what}.target_modules = ${showValue(o.target_modules)}: unsupported; use a list of c_attn, c_proj (both projections), attn.c_proj, mlp.c_proj and c_fc`);
   try {

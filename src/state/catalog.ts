@@ -2,6 +2,8 @@
 // and updated by the pretraining script. Format:
 //   { "default": "small", "policies": [ { "name": "small", "description": "...", "params": 112000 } ] }
 // Each name is a folder public/models/<name>/ with model.safetensors and config.json.
+import * as v from 'valibot';
+import { parseOr } from '../util/valibot';
 
 export interface PolicyInfo {
   name: string;
@@ -15,25 +17,27 @@ export interface PolicyCatalog {
   policies: PolicyInfo[];
 }
 
-const NAME = /^[a-z0-9][a-z0-9_-]*$/i;
+const MAX_POLICIES = 1_000;
+const Entry = v.strictObject({
+  name: v.pipe(v.string(), v.maxLength(200), v.regex(/^[a-z0-9][a-z0-9_-]*$/i, 'a policy name is a folder name (letters, digits, - and _)')),
+  description: v.optional(v.pipe(v.string(), v.maxLength(4_000))),
+  params: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
+});
+const CatalogSchema = v.pipe(
+  v.strictObject({ default: v.optional(v.string()), policies: v.pipe(v.array(Entry), v.maxLength(MAX_POLICIES)) }),
+  v.check((c) => c.default === undefined || c.policies.some((p) => p.name === c.default), (i) => {
+    const c = i.input as { policies: { name: string }[] };
+    return `"default" must be one of the listed policies (${c.policies.map((p) => p.name).join(', ')})`;
+  }),
+);
 
 /** Checks the manifest's shape; every problem names the entry and what is wrong. */
 export function parseCatalog(raw: unknown, what = 'models/index.json'): PolicyCatalog {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error(`${what}: expected an object with "policies"`);
-  const obj = raw as Record<string, unknown>;
-  if (!Array.isArray(obj.policies)) throw new Error(`${what}: "policies" must be an array`);
-  const policies = obj.policies.map((p, i): PolicyInfo => {
-    const e = p as Record<string, unknown>;
-    if (typeof e?.name !== 'string' || !NAME.test(e.name)) throw new Error(`${what}: policies[${i}].name must be a folder name (letters, digits, - and _)`);
-    if (e.description !== undefined && typeof e.description !== 'string') throw new Error(`${what}: policies[${i}].description must be a string`);
-    if (e.params !== undefined && typeof e.params !== 'number') throw new Error(`${what}: policies[${i}].params must be a number`);
-    return { name: e.name, description: (e.description as string | undefined) ?? '', params: (e.params as number | undefined) ?? null };
+  const c = parseOr(CatalogSchema, raw, (line) => {
+    throw new Error(`${what}: ${line}`);
   });
-  const names = policies.map((p) => p.name);
-  if (obj.default !== undefined && (typeof obj.default !== 'string' || !names.includes(obj.default))) {
-    throw new Error(`${what}: "default" must be one of the listed policies (${names.join(', ')})`);
-  }
-  return { defaultPolicy: (obj.default as string | undefined) ?? names[0] ?? null, policies };
+  const policies = c.policies.map((p): PolicyInfo => ({ name: p.name, description: p.description ?? '', params: p.params ?? null }));
+  return { defaultPolicy: c.default ?? policies[0]?.name ?? null, policies };
 }
 
 /** Fetches the manifest relative to the app's base URL. */

@@ -3,7 +3,7 @@
 // an address naming one is read after its corpus is loaded, so a reload keeps the corpus.
 import type { StateCreator } from 'zustand/vanilla';
 import { errorText } from './engineSlice';
-import { corpusRef, type CorpusArchive } from './corpusArchive';
+import { corpusRef, type CorpusArchive } from './persist/corpusArchive';
 import type { LabState } from './store';
 
 export interface KnownCorpus {

@@ -5,7 +5,7 @@ import type { StateCreator } from 'zustand/vanilla';
 import type { DemoBatch, DemoOptions, LabClient } from '../lab/protocol';
 import { errorText } from './engineSlice';
 import { FrameQueue, type FrameScheduler } from './frameQueue';
-import { appendBatches, type LossPoint } from './points';
+import { appendBatches, type LossPoint } from './charts/points';
 import type { LabState } from './store';
 
 export type DemoStatus = 'idle' | 'running' | 'stopping' | 'done' | 'stopped' | 'failed';

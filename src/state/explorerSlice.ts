@@ -10,7 +10,7 @@ import type { XMode } from '../explore/draw';
 import { newEntries, defaultConcurrency, type GridState } from '../explore/queue';
 import { plansOfSweep } from '../explore/replay';
 import { errorText } from './engineSlice';
-import type { GridArchive } from './gridArchive';
+import type { GridArchive } from './persist/gridArchive';
 import type { TextFile } from './importSlice';
 import type { LabState } from './store';
 import { startGridDriver } from './gridDriver';

@@ -9,7 +9,7 @@ import { reconcile, type GridState, type RunLook } from '../explore/queue';
 import { isInterrupted } from './resume';
 import type { RunView } from './runsSlice';
 import { selectExclusiveJob, selectRunsReady, type LabState } from './store';
-import { TOKENS_METRIC } from './wallTime';
+import { TOKENS_METRIC } from './charts/wallTime';
 
 const tokenSums = new WeakMap<readonly number[], number>();
 

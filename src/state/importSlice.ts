@@ -4,7 +4,7 @@
 // archive like any other run; a bad one leaves everything as it was and says what is wrong.
 import type { StateCreator } from 'zustand/vanilla';
 import { errorText } from './engineSlice';
-import { importedRecord, importRunText, MAX_RUN_FILE_BYTES } from './importRun';
+import { importedRecord, importRunText, MAX_RUN_FILE_BYTES } from './files/importRun';
 import { chunkOfData } from './runData';
 import { runDiff } from './launcher';
 import type { RunServices, RunView } from './runsSlice';

@@ -4,7 +4,7 @@
 // what docs/results.md measured here. Loops are named only by their registry names; a cpu test
 // checks that every name, set-up and chart named here exists.
 import { LOOP_NAMES } from '../loops/registry';
-import type { XAxisMode } from './wallTime';
+import type { XAxisMode } from './charts/wallTime';
 import { setField, setLoop, setSetup, type LauncherState } from './launcher';
 
 /** A link that changes part of the set-up (kept with the page's lesson parameters: links.ts). */

@@ -7,8 +7,8 @@ import type { LabClient } from '../lab/protocol';
 import type { GPTConfig } from '../model/config';
 import type { PolicyInfo } from './catalog';
 import { errorText } from './engineSlice';
-import type { PolicyArchive } from './policyArchive';
-import { checkCheckpoint, readCheckpointFiles, uploadName, type BinaryFile, type CheckedCheckpoint } from './policyUpload';
+import type { PolicyArchive } from './persist/policyArchive';
+import { checkCheckpoint, readCheckpointFiles, uploadName, type BinaryFile, type CheckedCheckpoint } from './files/policyUpload';
 import type { LabState } from './store';
 
 export interface PolicySlice {

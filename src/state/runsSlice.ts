@@ -3,7 +3,7 @@
 // once per animation frame; each applied batch is also appended to the archive.
 import type { StateCreator } from 'zustand/vanilla';
 import type { LabClient, LiveKnobs, RunBatch, RunHalt, RunSpec, RunState, RunStatus } from '../lab/protocol';
-import type { RunArchive, RunRecord } from './archive';
+import type { RunArchive, RunRecord } from './persist/archive';
 import type { BaseLoopConfig } from '../loops/base_config';
 import type { RunChunk } from './runData';
 import { errorText } from './engineSlice';

@@ -14,11 +14,11 @@ import { createViewSlice, type ViewSlice } from './viewSlice';
 import { createCpuModeSlice, type CpuModeSlice } from './cpuModeSlice';
 import type { CpuModeSwitch } from '../lab/page/lab';
 import { createImportSlice, type ImportSlice } from './importSlice';
-import type { PolicyArchive } from './policyArchive';
+import type { PolicyArchive } from './persist/policyArchive';
 import { createPolicySlice, type PolicySlice } from './policySlice';
 import { createAnalysisSlice, type AnalysisSlice } from './analysisSlice';
 import { createExplorerSlice, type ExplorerServices, type ExplorerSlice } from './explorerSlice';
-import type { CorpusArchive } from './corpusArchive';
+import type { CorpusArchive } from './persist/corpusArchive';
 import { createCorpusSlice, type CorpusSlice } from './corpusSlice';
 
 export type LabState = EngineSlice & SelfTestSlice & DemoSlice & LauncherSlice & RunsSlice & ViewSlice & ImportSlice & PolicySlice & CpuModeSlice & CheckpointsSlice & AnalysisSlice & ExplorerSlice & CorpusSlice;

@@ -22,8 +22,8 @@ import {
 import { LOOPS, isLoopName } from '../loops/registry';
 import { showText } from '../util/show';
 import type { RlCorePresetName } from '../rl/config';
-import { isUploadName } from './policyUpload';
-import { corpusRef, isCorpusRef } from './corpusArchive';
+import { isUploadName } from './files/policyUpload';
+import { corpusRef, isCorpusRef } from './persist/corpusArchive';
 import { PAPER_LESSONS, paperLesson } from './lessons';
 
 /** Query parameters the page reads elsewhere (the explorer's `grid` and `explore`: src/explore/gridUrl.ts; a paper's `lesson`); never reported as unknown. */

@@ -2,7 +2,7 @@
 // which evaluation the pass@k curve shows). Not part of a run's set-up, so not in the URL.
 import type { StateCreator } from 'zustand/vanilla';
 import type { LabState } from './store';
-import { X_AXIS_MODES, type XAxisMode } from './wallTime';
+import { X_AXIS_MODES, type XAxisMode } from './charts/wallTime';
 
 export interface ViewSlice {
   view: {

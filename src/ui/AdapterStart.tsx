@@ -3,7 +3,7 @@
 // and config here; the worker checks it against the base policy and the run's rank, α and
 // targets when the run starts. The files stay in this page, never in the address.
 import { useId, useState } from 'react';
-import { adapterStartSet, MAX_ADAPTER_FILE_BYTES } from '../state/adapterStartFile';
+import { adapterStartSet, MAX_ADAPTER_FILE_BYTES } from '../state/files/adapterStartFile';
 import { isLoopName, loopNamed } from '../loops/registry';
 import { useLab } from './LabStore';
 

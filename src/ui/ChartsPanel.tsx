@@ -6,7 +6,7 @@ import { shownRuns, visibleRuns, type ShownRun } from '../state/compare';
 import type { RunView } from '../state/runsSlice';
 import { MAX_SMOOTHING } from '../state/viewSlice';
 import { knobChanges, knobsOfConfig } from '../state/knobs';
-import { clockEnd, clockFor, evalTimes, placeMarks, type XAxisMode } from '../state/wallTime';
+import { clockEnd, clockFor, evalTimes, placeMarks, type XAxisMode } from '../state/charts/wallTime';
 import { formatValue } from './format';
 import { EvalCharts } from './charts/EvalCharts';
 import { ChartSubject, MetricChart, type ChangeLine, type RunBadge } from './charts/MetricChart';

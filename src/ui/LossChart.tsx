@@ -1,7 +1,7 @@
 // The live loss curve. Points come from the store, already batched to one update per frame;
 // animation is off so each update draws at once.
 import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import type { LossPoint } from '../state/points';
+import type { LossPoint } from '../state/charts/points';
 import { formatLoss } from './format';
 
 /** Axis ticks: three significant digits, no trailing zeros. */

@@ -1,6 +1,6 @@
 // Keyboard shortcuts: one keydown listener for the page, running the commands of
-// state/commands.ts, and the help overlay that lists them (a modal dialog: focus stays inside
-// while it is open, Escape or the close button closes it, focus then returns where it was).
+// state/commands.ts, and the help that lists them in the browser's own modal <dialog>
+// (showModal makes the page behind it inert and closes on Escape; focus then returns where it was).
 import { useEffect, useRef } from 'react';
 import { COMMANDS, commandForKey } from '../state/commands';
 import type { LabStore } from '../state/store';
@@ -31,43 +31,34 @@ function handleKey(store: LabStore, e: KeyboardEvent): void {
   c.run(s);
 }
 
-const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
-
-function trapTab(dialog: HTMLElement, e: React.KeyboardEvent): void {
-  const items = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
-  if (items.length === 0) return;
-  const first = items[0];
-  const last = items[items.length - 1];
-  if (e.shiftKey && document.activeElement === first) {
-    e.preventDefault();
-    last.focus();
-  } else if (!e.shiftKey && document.activeElement === last) {
-    e.preventDefault();
-    first.focus();
-  }
-}
-
 export function HelpOverlay() {
   const open = useLab((s) => s.view.helpOpen);
   const setOpen = useLab((s) => s.setHelpOpen);
-  const dialog = useRef<HTMLDivElement>(null);
+  const dialog = useRef<HTMLDialogElement>(null);
   const closeButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
-    if (!open) return;
+    const d = dialog.current;
+    if (!d || !open) return;
     const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (!d.open) d.showModal();
     closeButton.current?.focus();
-    return () => before?.focus();
+    return () => {
+      if (d.open) d.close();
+      before?.focus();
+    };
   }, [open]);
-  if (!open) return null;
-  const onKeyDown = (e: React.KeyboardEvent) => {
-    if (e.key === 'Escape') {
-      e.preventDefault();
-      setOpen(false);
-    } else if (e.key === 'Tab' && dialog.current) trapTab(dialog.current, e);
-  };
   return (
-    <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && setOpen(false)}>
-      <div ref={dialog} className="dialog" role="dialog" aria-modal="true" aria-labelledby="shortcuts-title" data-testid="shortcuts-help" onKeyDown={onKeyDown}>
+    // Escape closes the dialog itself (its `close` event tells the store); a click on the
+    // backdrop lands on the <dialog> element, outside its content
+    <dialog
+      ref={dialog}
+      className="dialog"
+      aria-labelledby="shortcuts-title"
+      data-testid="shortcuts-help"
+      onClose={() => setOpen(false)}
+      onMouseDown={(e) => e.target === e.currentTarget && setOpen(false)}
+    >
+      <div className="dialog-body">
         <h2 id="shortcuts-title">Keyboard shortcuts</h2>
         <p className="detail">They act on the selected run, and do nothing while you type in a form field.</p>
         <dl className="shortcut-list">
@@ -92,6 +83,6 @@ export function HelpOverlay() {
           </button>
         </div>
       </div>
-    </div>
+    </dialog>
   );
 }

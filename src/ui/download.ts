@@ -1,5 +1,5 @@
 // Saves files (a run's export, a chart's picture) through a temporary object URL and a download link.
-import { runFile } from '../state/exportRun';
+import { runFile } from '../state/files/exportRun';
 import type { RunView } from '../state/runsSlice';
 
 export function downloadBlob(blob: Blob, filename: string): void {

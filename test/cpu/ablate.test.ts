@@ -71,8 +71,8 @@ describe('ablate --from-json', () => {
   it('tables the seeds of several earlier ablations together, and refuses a seed twice', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rlvr-ablate-'));
     const r = (seed: number): SeedResult => ({ seed, start: ev([1, 1]), end: ev([2, 2]), steps: 5, generatedTokens: 100 * seed, seconds: 1, report: { 'vps/leak': seed / 10 } });
-    await writeFile(join(dir, 'a.json'), JSON.stringify({ loop: 'svs', base: 'b', partial: true, results: [r(1)] }));
-    await writeFile(join(dir, 'b.json'), JSON.stringify({ loop: 'svs', base: 'b', partial: false, results: [r(3), r(2)] }));
+    await writeFile(join(dir, 'a.json'), JSON.stringify({ loop: 'svs', base: 'b', config: {}, partial: true, results: [r(1)] }));
+    await writeFile(join(dir, 'b.json'), JSON.stringify({ loop: 'svs', base: 'b', config: {}, partial: false, results: [r(3), r(2)] }));
     let out = '';
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
     try {

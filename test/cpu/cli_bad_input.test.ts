@@ -58,14 +58,27 @@ describe('flags', () => {
       expectUserError(await cli('run', flag, '', '--out', join(dir, 'e.jsonl')), `${flag} is empty`);
     }
   });
-  it('--help on every subcommand prints its usage from its flags, exit 0', async () => {
-    for (const command of ['init', 'inspect', 'pretrain', 'run', 'ablate', 'bench', 'eval', 'ttsp-targets', 'sets', 'export-onnx']) {
+  it('--help on every subcommand prints its usage from its flags, exit 0, listing every flag the parser knows', async () => {
+    const top = await cli('--help');
+    const commands = [...top.stdout.matchAll(/^ {2}([a-z-]+) {3,}/gm)].map((m) => m[1]);
+    expect(commands).toEqual(['init', 'inspect', 'pretrain', 'run', 'ablate', 'bench', 'eval', 'ttsp-targets', 'sets', 'export-onnx', 'export-hf', 'export-recipe']);
+    for (const command of commands) {
       const r = await cli(command, '--help');
       expect(r.code, `${command}: ${r.stderr}`).toBe(0);
       expect(r.stdout).toContain(`usage: rlvr-lab ${command}`);
       expect(r.stdout).toMatch(/flags:\n {2}--/);
+      // the parser names every flag it knows when it meets one it does not: each is in --help
+      const refused = await cli(command, '--no-such-flag');
+      const known = /\(known: ([^)]*)\)/.exec(refused.stderr)?.[1].split(', ') ?? [];
+      expect(known.length, `${command}: ${refused.stderr}`).toBeGreaterThan(0);
+      for (const flag of known) expect(r.stdout, `${command} --help lists ${flag}`).toMatch(new RegExp(`^ {2}${flag}\\b`, 'm'));
     }
     expect((await cli('run', '--help')).stdout).toContain('--out <string>   (required)');
+    expect((await cli('export-hf', '--help')).stdout).toMatch(/^usage: rlvr-lab export-hf --ckpt <string> --out <string> \[flags\]$/m);
+    for (const flag of ['--resume', '--force']) expect((await cli('run', '--help')).stdout).toContain(flag);
+    expect((await cli('pretrain', '--help')).stdout).toContain('--resume');
+    for (const flag of ['--skip-page', '--skip-ort']) expect((await cli('bench', '--help')).stdout).toContain(flag);
+    expect((await cli('ablate', '--help')).stdout).toContain('--from-json');
   });
   it('presets are looked up as names, not as properties', async () => {
     expectUserError(await cli('init', '--preset', '__proto__', '--out', join(dir, 'p')), 'unknown preset "__proto__"'.replace(/"/g, ''));
@@ -127,12 +140,13 @@ describe('--target and ttsp-targets', () => {
 describe('ablate', () => {
   it('--match-tokens and --from-json on files that are no ablation output', async () => {
     const files: [string, string, string][] = [
-      ['{}', '--match-tokens', 'loop = undefined'], ['null', '--match-tokens', 'holds null'],
-      ['{"loop":"grpo","base":"b"}', '--from-json', 'results = undefined'],
-      ['{"loop":"grpo","base":"b","results":[null]}', '--from-json', 'results[0] = null'],
-      ['{"loop":"grpo","base":"b","results":[{"seed":1}]}', '--from-json', 'results[0].start = undefined'],
-      ['{"loop":"grpo","base":"b","results":[{"seed":"1"}]}', '--from-json', 'results[0].seed = "1"'],
-      ['{"loop":"grpo","base":"b","results":[{"seed":1,"start":{"step":0,"set":"s","passAtK":{"1":0.5},"meanEntropy":1},"end":{"step":1,"set":"s","passAtK":{}}}]}', '--from-json', 'results[0].end.passAtK'],
+      ['{}', '--match-tokens', 'loop: missing'], ['null', '--match-tokens', 'holds null'],
+      ['{"loop":"grpo","base":"b"}', '--from-json', 'config: missing'],
+      ['{"loop":"grpo","base":"b","config":{},"partial":false}', '--from-json', 'results: missing'],
+      ['{"loop":"grpo","base":"b","config":{},"partial":false,"results":[null]}', '--from-json', 'results[0]: expected Object, got null'],
+      ['{"loop":"grpo","base":"b","config":{},"partial":false,"results":[{"seed":1}]}', '--from-json', 'results[0].start: missing'],
+      ['{"loop":"grpo","base":"b","config":{},"partial":false,"results":[{"seed":"1"}]}', '--from-json', 'results[0].seed: expected number, got "1"'],
+      ['{"loop":"grpo","base":"b","config":{},"partial":false,"results":[{"seed":1,"start":{"type":"eval","step":0,"set":"s","passAtK":{"1":0.5},"meanEntropy":1},"end":{"type":"eval","step":1,"set":"s","passAtK":{},"meanEntropy":1},"steps":1,"generatedTokens":5,"seconds":1,"report":{}}]}', '--from-json', 'results[0].end.passAtK: expected pass@k with k = 1'],
     ];
     for (const [i, [text, flag, said]] of files.entries()) {
       const file = join(dir, `abl-${i}.json`);
@@ -216,15 +230,15 @@ describe('run --resume on a damaged state', () => {
     return out;
   }
   const cases: [string, (c: RunCheckpoint) => void, ((f: { state: string; history: string }) => void) | undefined, string][] = [
-    ['history-null', () => {}, (f) => (f.history = '{"steps":[null],"evals":[]}'), 'history.json.steps[0] = null'],
-    ['history-string', () => {}, (f) => (f.history = '{"steps":["x"],"evals":[]}'), 'history.json.steps[0] = "x"'],
-    ['no-loop', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), loop: undefined })), 'state.json.loop = undefined'],
+    ['history-null', () => {}, (f) => (f.history = '{"steps":[null],"evals":[]}'), 'history.json.steps[0]: expected Object, got null'],
+    ['history-string', () => {}, (f) => (f.history = '{"steps":["x"],"evals":[]}'), 'history.json.steps[0]: expected Object, got "x"'],
+    ['no-loop', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), loop: undefined })), 'state.json.loop: missing'],
     ['nan-optimiser', (c) => (c.optimiser.v[5] = NaN), undefined, 'optimizer.safetensors exp_avg_sq holds NaN at index 5'],
     ['nan-model', (c) => (c.params[tableOf.tensors[0].offset] = NaN), undefined, 'model.safetensors holds NaN'],
     ['steps-below', (c) => (c.config = { ...(c.config as object), steps: 1 }), undefined, 'step 2 is past config.steps = 1'],
-    ['negative-step', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), step: -1 })), 'state.json.step = -1'],
-    ['fraction-step', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), step: 1.5 })), 'state.json.step = 1.5'],
-    ['huge-step', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), step: 1e300 })), 'state.json.step = 1e+300'],
+    ['negative-step', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), step: -1 })), 'state.json.step: expected >=0, got -1'],
+    ['fraction-step', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), step: 1.5 })), 'state.json.step: expected a whole number, got 1.5'],
+    ['huge-step', () => {}, (f) => (f.state = JSON.stringify({ ...JSON.parse(f.state), step: 1e300 })), 'state.json.step: expected a whole number, got 1e+300'],
   ];
   for (const [name, poke, edit, said] of cases) {
     it(name, async () => expectUserError(await cli('run', '--out', await stored(name, poke, edit), '--resume'), 'damaged checkpoint', said));

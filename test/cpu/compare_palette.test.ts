@@ -2,7 +2,7 @@
 // the axes to the others; one category palette, as long as the longest category list of any
 // loop's views, styles bars, lines and swatches alike.
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { visibleRuns } from '../../src/state/compare';
 import { CATEGORY_COLOURS, categoryClass } from '../../src/ui/charts/overlay';
@@ -24,7 +24,9 @@ describe('the runs the axes scale to', () => {
 });
 
 describe('the category palette', () => {
-  const css = readFileSync(path.join(__dirname, '../../src/ui/styles.css'), 'utf8');
+  // styles.css imports one stylesheet per area (src/ui/styles/)
+  const dir = path.join(__dirname, '../../src/ui/styles');
+  const css = readdirSync(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('\n');
 
   it('is as long as the longest category list of any loop\'s views', () => {
     const longest = Math.max(...LOOPS.flatMap((d) => [...(d.spec.views.stacked ?? []), ...(d.spec.views.multiLine ?? [])].map((v) => v.series.length)));

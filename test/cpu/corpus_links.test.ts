@@ -4,7 +4,7 @@
 // uses the generated corpus; a short corpus still travels inline.
 import { describe, expect, it } from 'vitest';
 import type { LabClient } from '../../src/lab/protocol';
-import { checkSavedCorpus, corpusRef, memoryCorpusArchive, type CorpusArchive } from '../../src/state/corpusArchive';
+import { checkSavedCorpus, corpusRef, memoryCorpusArchive, type CorpusArchive } from '../../src/state/persist/corpusArchive';
 import { DEFAULT_LAUNCHER, setField, setLoop } from '../../src/state/launcher';
 import { createLabStore } from '../../src/state/store';
 import { corpusRefsIn, launcherToQuery, MAX_PARAM_CHARS, queryToLauncher } from '../../src/state/url';

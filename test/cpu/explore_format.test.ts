@@ -52,10 +52,10 @@ describe('explore/format: ablations and sweeps in one format', () => {
     expect(refused('{')).toMatch(/^x.json: not JSON/);
     const bad = ablation();
     (bad.results[0] as { seed: unknown }).seed = 'one';
-    expect(refused(JSON.stringify(bad))).toMatch(/^x.json: results\.0\.seed: .*got "one"/);
+    expect(refused(JSON.stringify(bad))).toMatch(/^x.json: results\[0\]\.seed: .*got "one"/);
     const ragged = ablation();
     ragged.results[0].series.metrics.reward = [1];
-    expect(refused(JSON.stringify(ragged))).toMatch(/results\.0\.series: every series has one value per step/);
+    expect(refused(JSON.stringify(ragged))).toMatch(/results\[0\]\.series: every series has one value per step/);
     expect(refused(JSON.stringify({ format: 'rlvr-lab.sweep', version: 9, title: 't', curvesRecorded: true, arms: [] }))).toMatch(/version/);
     expect(refused(JSON.stringify({ ...ablation(), results: [] }))).toMatch(/results/);
   });

@@ -5,8 +5,8 @@
 // a malformed file is refused naming the field and leaves the explorer as it was.
 import { describe, expect, it } from 'vitest';
 import type { AdapterReport, RunBatch, RunSpec, RunStatus } from '../../src/lab/protocol';
-import { memoryArchive, type RunArchive } from '../../src/state/archive';
-import { memoryGridArchive, type GridArchive } from '../../src/state/gridArchive';
+import { memoryArchive, type RunArchive } from '../../src/state/persist/archive';
+import { memoryGridArchive, type GridArchive } from '../../src/state/persist/gridArchive';
 import { createLabStore, type LabStore } from '../../src/state/store';
 import { sweepOfGrid } from '../../src/explore/live';
 import { readSweepText, sweepText } from '../../src/explore/format';
@@ -191,7 +191,7 @@ describe('the explorer in the store', () => {
     expect(shown).toMatchObject({ kind: 'file', name: 'a.json' });
     const bad = good.replace('"seed":1', '"seed":-1');
     const m = await store.getState().importSweepFiles([file('b.json', good), file('c.json', bad)]);
-    expect(m).toMatch(/^c\.json: results\.0\.seed: /);
+    expect(m).toMatch(/^c\.json: results\[0\]\.seed: /);
     expect(store.getState().explorer.source).toBe(shown);
     expect(await store.getState().importSweepFiles([{ name: 'big.json', size: 2 ** 30, text: async () => '' }])).toMatch(/big\.json: 1024 MB/);
     expect(store.getState().explorer.source).toBe(shown);

@@ -1,10 +1,10 @@
 // Run export and chart data: CSV cells are guarded against formula injection and quoted where
 // needed; run data appends chunks column-wise; smoothing and thinning keep what a chart needs.
 import { describe, expect, it } from 'vitest';
-import { csvCell, metricsCsv } from '../../src/state/csv';
-import { runFile } from '../../src/state/exportRun';
+import { csvCell, metricsCsv } from '../../src/state/files/csv';
+import { runFile } from '../../src/state/files/exportRun';
 import { appendChunk, EMPTY_RUN_DATA, MAX_SAMPLE_EVENTS, type RunChunk } from '../../src/state/runData';
-import { chartSeries, lttb, smooth } from '../../src/state/series';
+import { chartSeries, lttb, smooth } from '../../src/state/charts/series';
 import { defaultConfig } from '../../src/state/launcher';
 
 describe('CSV cells', () => {

@@ -4,9 +4,9 @@
 // bad one changes nothing.
 import { describe, expect, it } from 'vitest';
 import type { EvalEvent, LabClient, RunStatus } from '../../src/lab/protocol';
-import { memoryArchive } from '../../src/state/archive';
-import { runFile } from '../../src/state/exportRun';
-import { importRunText, MAX_RUN_FILE_BYTES } from '../../src/state/importRun';
+import { memoryArchive } from '../../src/state/persist/archive';
+import { runFile } from '../../src/state/files/exportRun';
+import { importRunText, MAX_RUN_FILE_BYTES } from '../../src/state/files/importRun';
 import { chunkOfData } from '../../src/state/runData';
 import { defaultConfig } from '../../src/state/launcher';
 import { appendChunk, EMPTY_RUN_DATA, type RunData } from '../../src/state/runData';
@@ -67,6 +67,19 @@ describe('run import: round trip', () => {
     expect(r.ok && r.run.status).toMatchObject({ state: 'stopped', step: 3, stepsPerS: null, etaS: null });
   });
 
+  it('reads back a run exported with a saved checkpoint and a phase (the page once refused its own export)', () => {
+    const saved = sampleRun({ checkpointStep: 3 });
+    const r = importRunText('run.json', runFile(saved, 'json').text);
+    if (!r.ok) throw new Error(r.message);
+    // the checkpoint stays with the page that saved it: the imported run has none here
+    expect(r.run.status).toEqual({ ...saved.status, checkpointStep: undefined });
+    expect('checkpointStep' in r.run.status).toBe(false);
+    const busy = sampleRun({ state: 'running', checkpointStep: 2, phase: { kind: 'evaluating', step: 2, detail: '50 problems × 16 samples', progress: { done: 3, total: 50 } } });
+    const b = importRunText('run.json', runFile(busy, 'json').text);
+    if (!b.ok) throw new Error(b.message);
+    expect(b.run.status).toEqual({ state: 'stopped', step: 3, totalSteps: 3, stepsPerS: null, etaS: null, error: null, halts: busy.status.halts });
+  });
+
   it('turns run data into one archive chunk that rebuilds it', () => {
     const { data } = sampleRun();
     expect(appendChunk(EMPTY_RUN_DATA, chunkOfData(data))).toEqual(data);
@@ -75,33 +88,33 @@ describe('run import: round trip', () => {
 
 type Body = Record<string, any>;
 const corpus: [string, (b: Body) => unknown, RegExp][] = [
-  ['a top-level array', () => [], /^run\.json: the file is not an object \(found an array\)$/],
-  ['another format', (b) => ({ ...b, format: 'rlvr-lab run 2' }), /^run\.json: format is the text "rlvr-lab run 2"; expected "rlvr-lab run 1"/],
-  ['an unknown top-level field', (b) => ({ ...b, extra: 1 }), /^run\.json: the file has an unknown field "extra"/],
-  ['no run', (b) => ({ ...b, run: undefined }), /^run\.json: run is not an object \(found nothing: the field is missing\)$/],
-  ['index 0', (b) => set(b, ['run', 'index'], 0), /^run\.json: run\.index = 0 is below 1$/],
-  ['a fractional index', (b) => set(b, ['run', 'index'], 1.5), /^run\.json: run\.index = 1\.5 is not a whole number$/],
+  ['a top-level array', () => [], /^run\.json: the file: expected a run \(a JSON object\), got an array$/],
+  ['another format', (b) => ({ ...b, format: 'rlvr-lab run 2' }), /^run\.json: format: expected "rlvr-lab run 1", got "rlvr-lab run 2"$/],
+  ['an unknown top-level field', (b) => ({ ...b, extra: 1 }), /^run\.json: extra: unknown field$/],
+  ['no run', (b) => ({ ...b, run: undefined }), /^run\.json: run: missing$/],
+  ['index 0', (b) => set(b, ['run', 'index'], 0), /^run\.json: run\.index: expected >=1, got 0$/],
+  ['a fractional index', (b) => set(b, ['run', 'index'], 1.5), /^run\.json: run\.index: expected a whole number, got 1\.5$/],
   ['a loop this page cannot read', (b) => set(b, ['run', 'loop'], 'sppo'), /^run\.json: run\.loop is "sppo"; this page reads runs of grpo, svs, spice, opensir, datpo, ttsp$/],
-  ['an undated run', (b) => set(b, ['run', 'createdAt'], 'yesterday'), /^run\.json: run\.createdAt is the text "yesterday", not a date/],
-  ['an unknown state', (b) => set(b, ['run', 'status', 'state'], 'exploded'), /^run\.json: run\.status\.state is the text "exploded"; expected one of starting, running/],
-  ['a step beyond the total', (b) => set(b, ['run', 'status', 'step'], 9), /^run\.json: run\.status\.step = 9 is beyond totalSteps = 3$/],
-  ['an unknown halt kind', (b) => set(b, ['run', 'status', 'halts', 0, 'kind'], 'boom'), /^run\.json: run\.status\.halts\[0\]\.kind is the text "boom"/],
+  ['an undated run', (b) => set(b, ['run', 'createdAt'], 'yesterday'), /^run\.json: run\.createdAt: "yesterday" is not a date/],
+  ['an unknown state', (b) => set(b, ['run', 'status', 'state'], 'exploded'), /^run\.json: run\.status\.state: expected \("starting" \| "running" .*, got "exploded"$/],
+  ['a step beyond the total', (b) => set(b, ['run', 'status', 'step'], 9), /^run\.json: run\.status: step 9 is beyond totalSteps = 3$/],
+  ['an unknown halt kind', (b) => set(b, ['run', 'status', 'halts', 0, 'kind'], 'boom'), /^run\.json: run\.status\.halts\[0\]\.kind: expected .*"nonfinite".*, got "boom"$/],
   ['a config value of the wrong type', (b) => set(b, ['config', 'lr'], 'fast'), /^run\.json: config\.lr = "fast": must be a number$/],
   ['an unknown config key', (b) => set(b, ['config', 'lrr'], 1), /^run\.json: config: unknown key "lrr".*lr/],
   ['a config the loop refuses', (b) => set(b, ['config', 'rl', 'miniBatches'], 1000), /^run\.json: config\.rl\.miniBatches = 1000 exceeds the \d+ trajectories per step/],
-  ['a step as text', (b) => set(b, ['metrics', 'step', 1], '2'), /^run\.json: metrics\.step\[1\] is not a number \(found the text "2"\)$/],
-  ['steps out of order', (b) => set(b, ['metrics', 'step', 2], 1), /^run\.json: metrics\.step\[2\] = 1 does not come after 2/],
-  ['a negative step', (b) => set(b, ['metrics', 'step', 0], -1), /^run\.json: metrics\.step\[0\] = -1 is below 0$/],
-  ['too few seconds', (b) => set(b, ['metrics', 'seconds'], [1]), /^run\.json: metrics\.seconds has 1 values for 3 steps$/],
-  ['a metric value as text', (b) => set(b, ['metrics', 'series', 'reward', 0], 'x'), /^run\.json: metrics\.series\["reward"\]\[0\] is not a number \(found the text "x"\)$/],
-  ['a metric of the wrong length', (b) => set(b, ['metrics', 'series', 'reward'], [1]), /^run\.json: metrics\.series\["reward"\] has 1 values for 3 steps$/],
-  ['a metric as an object', (b) => set(b, ['metrics', 'series', 'lr'], { a: 1 }), /^run\.json: metrics\.series\["lr"\] is not an array \(found an object\)$/],
-  ['too many metrics', (b) => set(b, ['metrics', 'series'], Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`m${i}`, [0, 0, 0]]))), /^run\.json: metrics\.series has 300 metrics; at most 256/],
-  ['an evaluation of another type', (b) => set(b, ['evals', 0, 'type'], 'step'), /^run\.json: evals\[0\]\.type is the text "step"; expected "eval"$/],
-  ['a k of 0', (b) => set(b, ['evals', 1, 'passAtK'], { '0': 1 }), /^run\.json: evals\[1\]\.passAtK has the key "0"/],
-  ['a negative histogram count', (b) => set(b, ['evals', 0, 'histogram', 1], -1), /^run\.json: evals\[0\]\.histogram\[1\] = -1 is below 0$/],
-  ['a prompt that is a number', (b) => set(b, ['samples', 0, 'samples', 0, 'prompt'], 5), /^run\.json: samples\[0\]\.samples\[0\]\.prompt is not a string \(found 5\)$/],
-  ['evals that are not a list', (b) => ({ ...b, evals: {} }), /^run\.json: evals is not an array \(found an object\)$/],
+  ['a step as text', (b) => set(b, ['metrics', 'step', 1], '2'), /^run\.json: metrics\.step\[1\]: expected number, got "2"$/],
+  ['steps out of order', (b) => set(b, ['metrics', 'step', 2], 1), /^run\.json: metrics\.step: step\[2\] = 1 does not come after 2/],
+  ['a negative step', (b) => set(b, ['metrics', 'step', 0], -1), /^run\.json: metrics\.step\[0\]: expected >=0, got -1$/],
+  ['too few seconds', (b) => set(b, ['metrics', 'seconds'], [1]), /^run\.json: metrics: seconds has 1 values for 3 steps$/],
+  ['a metric value as text', (b) => set(b, ['metrics', 'series', 'reward', 0], 'x'), /^run\.json: metrics\.series\.reward\[0\]: expected number, got "x"$/],
+  ['a metric of the wrong length', (b) => set(b, ['metrics', 'series', 'reward'], [1]), /^run\.json: metrics: series "reward" has 1 values for 3 steps$/],
+  ['a metric as an object', (b) => set(b, ['metrics', 'series', 'lr'], { a: 1 }), /^run\.json: metrics\.series\.lr: expected Array, got \{"a":1\}$/],
+  ['too many metrics', (b) => set(b, ['metrics', 'series'], Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`m${i}`, [0, 0, 0]]))), /^run\.json: metrics\.series: has 300 metrics; at most 256/],
+  ['an evaluation of another type', (b) => set(b, ['evals', 0, 'type'], 'step'), /^run\.json: evals\[0\]\.type: expected "eval", got "step"$/],
+  ['a k of 0', (b) => set(b, ['evals', 1, 'passAtK'], { '0': 1 }), /^run\.json: evals\[1\]\.passAtK\["0"\]: keys are k = 1, 2, 4/],
+  ['a negative histogram count', (b) => set(b, ['evals', 0, 'histogram', 1], -1), /^run\.json: evals\[0\]\.histogram\[1\]: expected >=0, got -1$/],
+  ['a prompt that is a number', (b) => set(b, ['samples', 0, 'samples', 0, 'prompt'], 5), /^run\.json: samples\[0\]\.samples\[0\]\.prompt: expected string, got 5$/],
+  ['evals that are not a list', (b) => ({ ...b, evals: {} }), /^run\.json: evals: expected Array, got \{\}$/],
 ];
 
 function set(b: Body, path: (string | number)[], v: unknown): Body {
@@ -121,12 +134,12 @@ describe('run import: malformed files', () => {
   it('refuses text that is not JSON, and numbers beyond float range', () => {
     expect(importRunText('run.json', '{"format": ')).toMatchObject({ ok: false, message: expect.stringMatching(/^run\.json: not JSON \(/) });
     const huge = goodText().replace('"index": 2', '"index": 1e999');
-    expect(importRunText('run.json', huge)).toMatchObject({ ok: false, message: 'run.json: run.index is not a finite number' });
+    expect(importRunText('run.json', huge)).toMatchObject({ ok: false, message: 'run.json: run.index: expected a whole number, got Infinity' });
   });
 
   it('refuses a metric named __proto__', () => {
     const text = goodText().replace('"series": {', '"series": { "__proto__": [0, 0, 0],');
-    expect(importRunText('run.json', text)).toMatchObject({ ok: false, message: expect.stringMatching(/metrics\.series has a metric named "__proto__"/) });
+    expect(importRunText('run.json', text)).toMatchObject({ ok: false, message: 'run.json: a field is named "__proto__", which no file of the lab has' });
   });
 });
 
@@ -179,7 +192,7 @@ describe('run import: the store', () => {
     const { store, archive } = await storeWithRuns();
     const runs = store.getState().runs;
     const bad = JSON.stringify(set(JSON.parse(goodText()), ['metrics', 'step', 1], 'two'));
-    expect(await store.getState().importRunFile(file('lesson.json', bad))).toBe('lesson.json: metrics.step[1] is not a number (found the text "two")');
+    expect(await store.getState().importRunFile(file('lesson.json', bad))).toBe('lesson.json: metrics.step[1]: expected number, got "two"');
     expect(store.getState().runs).toBe(runs);
     expect(store.getState().runImport.error).toMatch(/^lesson\.json: metrics\.step\[1\]/);
     expect(await store.getState().importRunFile(file('big.json', '', MAX_RUN_FILE_BYTES + 1))).toMatch(/^big\.json: 64 MB; run files of at most 64 MB/);

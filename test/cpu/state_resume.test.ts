@@ -5,7 +5,7 @@
 // checkpoints of active runs cannot be pruned.
 import { describe, expect, it, vi } from 'vitest';
 import type { AdapterReport, CheckpointInfo, LabClient, RunBatch, RunHalt, RunSpec, RunStatus } from '../../src/lab/protocol';
-import { memoryArchive, type RunArchive } from '../../src/state/archive';
+import { memoryArchive, type RunArchive } from '../../src/state/persist/archive';
 import { command } from '../../src/state/commands';
 import { INTERRUPTED } from '../../src/state/resume';
 import { createLabStore, type LabStore } from '../../src/state/store';

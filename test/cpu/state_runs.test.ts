@@ -4,7 +4,7 @@
 // worker refuses ends as failed with the worker's message.
 import { describe, expect, it, vi } from 'vitest';
 import type { AdapterReport, RunBatch, RunSpec, RunStatus } from '../../src/lab/protocol';
-import { memoryArchive, type RunArchive } from '../../src/state/archive';
+import { memoryArchive, type RunArchive } from '../../src/state/persist/archive';
 import { createLabStore, selectBusy, type LabStore } from '../../src/state/store';
 import { fakeLabClient } from '../helpers/labClient';
 

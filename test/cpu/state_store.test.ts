@@ -2,7 +2,7 @@
 // in order, and never from an older run; plus the engine and self-test slices' transitions.
 import { describe, expect, it, vi } from 'vitest';
 import { FrameQueue } from '../../src/state/frameQueue';
-import { appendBatches } from '../../src/state/points';
+import { appendBatches } from '../../src/state/charts/points';
 import { createLabStore, selectBusy, type StoreServices } from '../../src/state/store';
 import type { AdapterReport, DemoBatch, DemoOutcome, EngineEvent, SelfTestRow } from '../../src/lab/protocol';
 import { fakeLabClient } from '../helpers/labClient';

@@ -4,7 +4,7 @@
 // as cut off once its lock frees.
 import { describe, expect, it } from 'vitest';
 import type { AdapterReport, RunBatch, RunSpec, RunStatus } from '../../src/lab/protocol';
-import { memoryArchive, type RunArchive } from '../../src/state/archive';
+import { memoryArchive, type RunArchive } from '../../src/state/persist/archive';
 import { INTERRUPTED } from '../../src/state/resume';
 import { memoryRunChannels, type RunChannel } from '../../src/state/runChannel';
 import type { RunOwnership } from '../../src/state/ownership';

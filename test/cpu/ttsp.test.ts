@@ -270,7 +270,7 @@ describe('TTSP config, targets and adapter starts', () => {
     // the shipped default is the first MidHard target, with its rate
     const d = validateTtspConfig({});
     expect([d.target, d.targetBaseRate]).toEqual([list.midHard[0].text, list.midHard[0].passRate]);
-    expect(() => parseTargetList({ n: 512, midHard: [{ text: 1 }], veryHard: [] }, 'f.json')).toThrow(/f\.json\.midHard\[0\]/);
+    expect(() => parseTargetList({ n: 512, midHard: [{ text: 1 }], veryHard: [] }, 'f.json')).toThrow(/f\.json: midHard\[0\]\.text: expected string/);
   });
 
   it('makes both adapter sets of the configured rank, α and targets, the proposer normalised by its own length', () => {

@@ -7,7 +7,7 @@ import { createStore, type StateCreator } from 'zustand/vanilla';
 import { overlayRows } from '../../src/ui/charts/overlay';
 import { tipLabel, tipValue, xAxisProps } from '../../src/ui/charts/xaxis';
 import { createViewSlice, type ViewSlice } from '../../src/state/viewSlice';
-import { clockEnd, clockOf, clockTicks, evalTimes, formatClock, placeMarks, placeOnAxis, runClock, timeAtStep, type XAxisMode } from '../../src/state/wallTime';
+import { clockEnd, clockOf, clockTicks, evalTimes, formatClock, placeMarks, placeOnAxis, runClock, timeAtStep, type XAxisMode } from '../../src/state/charts/wallTime';
 
 describe('runClock', () => {
   it('sums each step\'s seconds, pauses being in none of them', () => {
@@ -176,7 +176,7 @@ describe('the view slice\'s x axis', () => {
 describe('the generated-tokens axis', () => {
   const data = { step: [1, 2, 3], seconds: [1, 1, 1], series: { 'tokens/generated': [100, 250, 50] } };
   it('sums each step\'s generated tokens into the run\'s clock; a run without them has none; one object per version', async () => {
-    const { clockFor } = await import('../../src/state/wallTime');
+    const { clockFor } = await import('../../src/state/charts/wallTime');
     const c = clockFor(data, 'tokens');
     expect(c.cum).toEqual([100, 350, 400]);
     expect(clockFor(data, 'tokens')).toBe(c);

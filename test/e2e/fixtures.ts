@@ -1,7 +1,7 @@
 // Runs as the page exports them, for e2e tests that need a finished run without training one.
 import type { RunStatus } from '../../src/lab/protocol';
 import { validateGrpoConfig } from '../../src/loops/grpo/config';
-import { runFile } from '../../src/state/exportRun';
+import { runFile } from '../../src/state/files/exportRun';
 import { appendChunk, EMPTY_RUN_DATA } from '../../src/state/runData';
 
 /**

@@ -1,5 +1,6 @@
 // Files in and out of the run page, in headless Chromium (WebGPU on SwiftShader): a run's JSON
-// export is imported back (a malformed one is refused and the run list is left as it was); a
+// export is imported back (a malformed one is refused and the run list is left as it was), and so is
+// the export of a run trained here with a saved checkpoint; a
 // malformed checkpoint upload is refused with what is wrong, the shipped tiny checkpoint becomes
 // the selectable base policy `upload:model`, trains a step in the worker and is back after a
 // reload; a chart downloads as a PNG (light and dark); a lesson link hides parts of the page and
@@ -62,7 +63,7 @@ describe('import, upload, PNG export and lesson links (built app, headless Chrom
     await page.getByTestId('run-import').setInputFiles(json('bad-run.json', JSON.stringify(bad)));
     const error = page.getByTestId('run-import-error');
     await error.waitFor({ timeout: 10_000 });
-    await expect(error.textContent()).resolves.toBe('bad-run.json: metrics.step[1] is not a number (found the text "two")');
+    await expect(error.textContent()).resolves.toBe('bad-run.json: metrics.step[1]: expected number, got "two"');
     expect(await page.getByTestId('run-item').allTextContents()).toEqual(labels);
     await page.getByTestId('run-import').setInputFiles({ name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('not json') });
     await page.waitForFunction(() => document.querySelector('[data-testid=run-import-error]')?.textContent?.startsWith('notes.json: not JSON'), null, { timeout: 10_000 });
@@ -136,6 +137,31 @@ describe('import, upload, PNG export and lesson links (built app, headless Chrom
     // kept in IndexedDB: offered again after a reload (the link itself does not name it)
     await gotoLab(page, `${base}?${SETUP}`);
     await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=launcher-policy] option')].some((o) => (o as HTMLOptionElement).value === 'upload:model'), null, { timeout: 10_000 });
+  });
+
+  it('imports back the JSON export of a finished run that saved a checkpoint (the page once refused its own export)', async (ctx) => {
+    requireAdapter(ctx, lab);
+    // the run the test above trained from the uploaded weights, restored after its reload
+    const trained = page.getByTestId('run-item').filter({ has: page.locator('.run-label', { hasText: /upload:model$/ }) }).last();
+    expect(await trained.getAttribute('data-state')).toBe('done');
+    await trained.locator('.run-pick').click();
+    const [download] = await Promise.all([page.waitForEvent('download'), trained.getByTestId('run-export-json').click()]);
+    const text = readFileSync((await download.path())!, 'utf8');
+    const exported = JSON.parse(text) as { run: { status: { checkpointStep?: number } }; metrics: { step: number[] } };
+    expect(exported.run.status.checkpointStep).toBe(1);
+    const steps = await page.getByTestId('chart-reward').getAttribute('data-points');
+
+    const before = await runCount(page);
+    await page.getByTestId('run-import').setInputFiles(json(download.suggestedFilename(), text));
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=run-item]').length === n + 1 || document.querySelector('[data-testid=run-import-error]') !== null, before, { timeout: 10_000 });
+    expect(await page.getByTestId('run-import-error').count(), (await page.getByTestId('run-import-error').allTextContents()).join()).toBe(0);
+    const item = page.getByTestId('run-item').last();
+    expect(await item.getAttribute('data-state')).toBe('done');
+    await expect(item.locator('.run-label').textContent()).resolves.toMatch(/upload:model \(imported\)$/);
+    // selected, it draws the same steps as the run it came from
+    await page.waitForFunction((n) => document.querySelector('[data-testid=chart-reward]')?.getAttribute('data-points') === n, steps, { timeout: 10_000 });
+    expect(exported.metrics.step.length).toBe(Number(steps));
+    await shot(page, 'io-roundtrip');
   });
 
   it('opens a lesson link: the parts it hides are gone and the fields it locks are disabled', async () => {

@@ -3,7 +3,9 @@
 // A target is named `midhard:N` or `veryhard:N` (N from 1, in the list's order) or given as a
 // problem's text; either way the run's config gets its text and, when the list measured it, the
 // base's mean@512 as the reference line.
+import * as v from 'valibot';
 import { ConfigError } from '../../util/errors';
+import { parseOr } from '../../util/valibot';
 
 /** The target list's file in a base policy's folder. */
 export const TARGET_LIST_FILE = 'ttsp_targets.json';
@@ -22,19 +24,20 @@ export interface TargetList {
   veryHard: ShippedTarget[];
 }
 
+const MAX_TARGETS = 10_000;
+const Target = v.looseObject({ text: v.pipe(v.string(), v.minLength(1), v.maxLength(4_000)), passRate: v.pipe(v.number(), v.minValue(0), v.maxValue(1)) });
+const Targets = v.pipe(v.array(Target), v.maxLength(MAX_TARGETS));
+/** What `rlvr-lab ttsp-targets` writes; the other fields it writes (the candidates, the seed) are not read here. */
+const TargetListSchema = v.looseObject({ n: v.pipe(v.number(), v.safeInteger(), v.minValue(1)), midHard: Targets, veryHard: Targets });
+
 /** Reads a ttsp_targets.json document; `where` names it in errors. */
 export function parseTargetList(json: unknown, where: string): TargetList {
-  const o = json as { n?: unknown; midHard?: unknown; veryHard?: unknown } | null;
-  if (typeof o !== 'object' || o === null || typeof o.n !== 'number') throw new ConfigError(`${where}: not a TTSP target list (expected {"n", "midHard", "veryHard", …} as ttsp-targets writes)`);
-  const list = (key: 'midHard' | 'veryHard', prefix: string): ShippedTarget[] => {
-    const xs = o[key];
-    if (!Array.isArray(xs)) throw new ConfigError(`${where}.${key}: expected a list`);
-    return xs.map((x: { text?: unknown; passRate?: unknown }, i) => {
-      if (typeof x?.text !== 'string' || typeof x.passRate !== 'number') throw new ConfigError(`${where}.${key}[${i}]: expected {"text", "passRate"}`);
-      return { id: `${prefix}:${i + 1}`, text: x.text, passRate: x.passRate };
-    });
+  const fail = (line: string): never => {
+    throw new ConfigError(`${where}: ${line} (a TTSP target list as ttsp-targets writes)`);
   };
-  return { n: o.n, midHard: list('midHard', 'midhard'), veryHard: list('veryHard', 'veryhard') };
+  const o = parseOr(TargetListSchema, json, fail);
+  const ids = (xs: typeof o.midHard, prefix: string): ShippedTarget[] => xs.map((x, i) => ({ id: `${prefix}:${i + 1}`, text: x.text, passRate: x.passRate }));
+  return { n: o.n, midHard: ids(o.midHard, 'midhard'), veryHard: ids(o.veryHard, 'veryhard') };
 }
 
 /** `arg` (a shipped target's id or a problem's text) as config fields: the text and the base's measured rate (−1: not measured). */

@@ -7,7 +7,7 @@ import { memo, useId, useMemo } from 'react';
 import { Area, Bar, BarChart, CartesianGrid, ComposedChart, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import type { EvalEvent } from '../../lab/protocol';
 import { meanBand } from '../../state/compare';
-import { placeAt, type XAxisMode } from '../../state/wallTime';
+import { placeAt, type XAxisMode } from '../../state/charts/wallTime';
 import { formatValue } from '../format';
 import { useLab } from '../LabStore';
 import { ALL_TICKS, CHART_HEIGHT, ChartFrame, staggered, useTooltipOn } from './MetricChart';

@@ -8,7 +8,7 @@ import type { CurveSpec, MapSpec, MultiLineChartSpec, StackedChartSpec } from '.
 import type { RecordsEvent } from '../../lab/protocol';
 import { pca2d } from '../../metrics/diversity';
 import type { BaseLoopConfig } from '../../loops/base_config';
-import { clockFor } from '../../state/wallTime';
+import { clockFor } from '../../state/charts/wallTime';
 import type { RunData } from '../../state/runData';
 import { formatValue } from '../format';
 import { ALL_TICKS, CHART_HEIGHT, ChartFrame, MetricChart, staggered, useTooltipOn, type RunBadge } from './MetricChart';

@@ -7,8 +7,8 @@
 import { createContext, memo, useContext, useMemo, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import { Area, CartesianGrid, ComposedChart, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import { meanBand } from '../../state/compare';
-import { chartSeries, smooth } from '../../state/series';
-import { placeOnAxis, type RunClock, type XAxisMode } from '../../state/wallTime';
+import { chartSeries, smooth } from '../../state/charts/series';
+import { placeOnAxis, type RunClock, type XAxisMode } from '../../state/charts/wallTime';
 import { formatValue } from '../format';
 import { useLab } from '../LabStore';
 import type { MetricChartSpec } from './specs';
@@ -72,7 +72,7 @@ export function ChartFrame({ id, title, value, note, points, children, extra, le
   const figure = useRef<HTMLElement>(null);
   const waiting = useContext(Waiting);
   const subject = useContext(ChartSubject);
-  // a lesson's chart to watch is marked (styles.css)
+  // a lesson's chart to watch is marked (styles/lessons.css)
   const focus = useContext(LessonFocus).includes(id);
   const [pngError, setPngError] = useState<string | null>(null);
   const pngTitle = run ? `${title} · ${run.label}` : subject ? `${title} · ${subject}` : title;

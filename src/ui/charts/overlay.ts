@@ -2,8 +2,8 @@
 // recorded value as `raw<i>`, and where known its step as `s<i>` and its time as `t<i>`, for the
 // tooltips); a seed group adds `mean` and `band` ([lo, hi]). Rows are sorted by x; a series
 // without a point at some x leaves the key out there (lines connect across).
-import type { SeriesPoint } from '../../state/series';
-import type { Timed } from '../../state/wallTime';
+import type { SeriesPoint } from '../../state/charts/series';
+import type { Timed } from '../../state/charts/wallTime';
 
 export type OverlayRow = { x: number; band?: [number, number] } & Record<string, number | [number, number] | undefined>;
 
@@ -38,7 +38,7 @@ export function seriesClass(i: number, n: number): string {
 
 /**
  * Colours of a loop's categories (stacked bands, a multi-line chart's series): one palette for
- * bars, lines and legend swatches (styles.css `.cat-c<i>`), as long as the longest category list
+ * bars, lines and legend swatches (styles/compare.css `.cat-c<i>`), as long as the longest category list
  * of any loop's views (a cpu test checks), and apart from the run palette.
  */
 export const CATEGORY_COLOURS = 8;

@@ -1,8 +1,8 @@
 // The x axis of the charts by step, shared by the training and evaluation charts: steps, or each
-// run's cumulative compute time (src/state/wallTime.ts) with clock ticks; and the tooltips, which
+// run's cumulative compute time (src/state/charts/wallTime.ts) with clock ticks; and the tooltips, which
 // show a point's step and its time whichever the axis draws. Overlay rows carry each series'
 // step as `s<i>` and time as `t<i>` (overlay.ts).
-import { clockTicks, formatClock, type XAxisMode } from '../../state/wallTime';
+import { clockTicks, formatClock, type XAxisMode } from '../../state/charts/wallTime';
 
 export interface ChartAxis {
   mode: XAxisMode;

@@ -6,7 +6,7 @@ import { memo, useMemo, useRef } from 'react';
 import type { BandKind } from '../../metrics/bands';
 import { armColour, armLine, seedLine, thinBand, X_LABEL, type ArmView, type ChartDef, type XMode } from '../../explore/draw';
 import { linear, niceTicks, tickText } from '../../explore/axis';
-import { lttb } from '../../state/series';
+import { lttb } from '../../state/charts/series';
 import { useWidth } from '../charts/useWidth';
 import { useStaggered } from '../charts/stagger';
 import { Axes, CHART_H, ExplorerFrame, pathOf, PAD, useFirstDrawMark, useVisible } from './frame';

@@ -1,6 +1,6 @@
 // The loss curve kept for plotting. Long runs are thinned (every other old point dropped,
 // the newest kept) so the chart stays cheap to render whatever the step count.
-import type { DemoBatch } from '../lab/protocol';
+import type { DemoBatch } from '../../lab/protocol';
 
 export interface LossPoint {
   step: number;

@@ -3,11 +3,11 @@
 // config.json in its metadata (the lab's own exports do), checked on the page with the same
 // parser the worker uses, so a bad file is refused here with a message naming the file and the
 // problem.
-import { CheckpointError } from '../model/safetensors';
-import { embeddedConfigJson, EMBEDDED_CONFIG_KEY, firstNonFinite, parseCheckpoint } from '../model/checkpoint';
-import type { GPTConfig } from '../model/config';
-import { VOCAB_SIZE } from '../world/tokenizer';
-import { ROLE_LIMITS } from '../world/index';
+import { CheckpointError } from '../../model/safetensors';
+import { embeddedConfigJson, EMBEDDED_CONFIG_KEY, firstNonFinite, parseCheckpoint } from '../../model/checkpoint';
+import type { GPTConfig } from '../../model/config';
+import { VOCAB_SIZE } from '../../world/tokenizer';
+import { ROLE_LIMITS } from '../../world/index';
 
 /** Uploaded policies are named `upload:<file>`; the worker refuses to register other names. */
 export const UPLOAD_PREFIX = 'upload:';

@@ -1,7 +1,9 @@
 // Uploaded corpora kept across reloads, in their own IndexedDB database, and named in links by
 // their content (`corpus=upload:<hash>`) instead of travelling in them: a 33 KB corpus made a
 // 61,834-character address whose reload got HTTP 431. A link opened in another browser names a
-// corpus that browser does not hold, and the page says so.
+// corpus that browser does not hold, and the page says so. The newest MAX_SAVED_CORPORA are kept.
+import type { DBSchema, IDBPDatabase } from 'idb';
+import { openVersioned, type Upgrade } from './idb';
 
 /** A link names an uploaded corpus `upload:<16 hex digits>`, the hash of its text. */
 export const CORPUS_REF_PREFIX = 'upload:';
@@ -58,16 +60,28 @@ export function checkSavedCorpus(v: unknown): SavedCorpus | null {
   return { ref: r.ref, fileName: r.fileName.slice(0, 200), text: r.text, savedAt: typeof r.savedAt === 'number' && Number.isFinite(r.savedAt) ? r.savedAt : 0 };
 }
 
+/** Corpora kept at most; saving one more forgets the one saved longest ago (16 × 16 MB at worst). */
+export const MAX_SAVED_CORPORA = 16;
+
 export interface CorpusArchive {
+  /** keeps `c`; past MAX_SAVED_CORPORA the oldest others are forgotten */
   put(c: SavedCorpus): Promise<void>;
   /** the corpus of that name, checked; undefined when none (or a damaged one) is kept */
   get(ref: string): Promise<SavedCorpus | undefined>;
+}
+
+/** The names to forget so that `c` and at most MAX_SAVED_CORPORA - 1 others stay: the oldest first. */
+function toForget(kept: readonly { ref: string; savedAt: number }[], c: SavedCorpus): string[] {
+  const others = kept.filter((k) => k.ref !== c.ref).sort((a, b) => a.savedAt - b.savedAt);
+  return others.slice(0, Math.max(0, others.length - (MAX_SAVED_CORPORA - 1))).map((k) => k.ref);
 }
 
 export function memoryCorpusArchive(): CorpusArchive {
   const saved = new Map<string, unknown>();
   return {
     async put(c) {
+      const kept = [...saved.entries()].map(([ref, v]) => ({ ref, savedAt: checkSavedCorpus(v)?.savedAt ?? 0 }));
+      for (const ref of toForget(kept, c)) saved.delete(ref);
       saved.set(c.ref, structuredClone(c));
     },
     async get(ref) {
@@ -76,37 +90,31 @@ export function memoryCorpusArchive(): CorpusArchive {
   };
 }
 
-const STORE = 'corpora';
-
-function request<T>(r: IDBRequest<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    r.onsuccess = () => resolve(r.result);
-    r.onerror = () => reject(r.error ?? new Error('IndexedDB request failed'));
-  });
+interface CorpusDb extends DBSchema {
+  corpora: { key: string; value: SavedCorpus; indexes: { savedAt: number } };
 }
 
+/** Version 1: corpora by name. Version 2: an index by age, so that forgetting reads no texts. */
+const UPGRADES: readonly Upgrade<CorpusDb>[] = [
+  (db) => void db.createObjectStore('corpora', { keyPath: 'ref' }),
+  (_db, tx) => void tx.objectStore('corpora').createIndex('savedAt', 'savedAt'),
+];
+
 export function indexedDbCorpusArchive(name = 'rlvr-lab-corpora'): CorpusArchive {
-  let db: Promise<IDBDatabase> | null = null;
-  const get = () => {
-    if (db) return db;
-    const open = indexedDB.open(name, 1);
-    open.onupgradeneeded = () => open.result.createObjectStore(STORE, { keyPath: 'ref' });
-    db = request(open);
-    return db;
-  };
+  let db: Promise<IDBPDatabase<CorpusDb>> | null = null;
+  const get = () => (db ??= openVersioned(name, UPGRADES));
   return {
     async put(c) {
-      const tx = (await get()).transaction(STORE, 'readwrite');
-      tx.objectStore(STORE).put(c);
-      await new Promise<void>((resolve, reject) => {
-        tx.oncomplete = () => resolve();
-        tx.onerror = () => reject(tx.error ?? new Error('IndexedDB transaction failed'));
-        tx.onabort = () => reject(tx.error ?? new Error('IndexedDB transaction aborted (is the disk full?)'));
-      });
+      const tx = (await get()).transaction('corpora', 'readwrite');
+      // oldest first by the index (a record without a numeric savedAt is not in it and stays)
+      const byAge = (await tx.store.index('savedAt').getAllKeys()).filter((ref) => ref !== c.ref);
+      for (const ref of byAge.slice(0, Math.max(0, byAge.length - (MAX_SAVED_CORPORA - 1)))) await tx.store.delete(ref);
+      await tx.store.put(c);
+      // a write is done when its transaction commits (an abort, e.g. a full disk, rejects)
+      await tx.done;
     },
     async get(ref) {
-      const tx = (await get()).transaction(STORE, 'readonly');
-      return checkSavedCorpus(await request(tx.objectStore(STORE).get(ref))) ?? undefined;
+      return checkSavedCorpus(await (await get()).get('corpora', ref)) ?? undefined;
     },
   };
 }

@@ -2,8 +2,8 @@
 // its metadata before the run starts (the worker checks its values against the base then). Every
 // problem is one message naming the file once: not "Cannot read properties of null" for an
 // adapter_config of null, not "its set is undefined" for one that is a list.
-import { decodeSafetensors, CheckpointError } from '../model/safetensors';
-import { showValue } from '../util/show';
+import { decodeSafetensors, CheckpointError } from '../../model/safetensors';
+import { showValue } from '../../util/show';
 
 /** An adapter file is a few MB (rank 32 on every projection of the small base); 256 MB is any. */
 export const MAX_ADAPTER_FILE_BYTES = 256 * 2 ** 20;

@@ -1,5 +1,8 @@
 // Uploaded base policies kept across reloads, in their own IndexedDB database (so the run
 // archive's schema is not involved). The bytes are kept as uploaded and checked again on load.
+import type { DBSchema, IDBPDatabase, IDBPObjectStore } from 'idb';
+import { openVersioned, type Upgrade } from './idb';
+
 export interface SavedPolicy {
   /** `upload:<file>` */
   name: string;
@@ -33,39 +36,26 @@ export function memoryPolicyArchive(): PolicyArchive {
   };
 }
 
-const STORE = 'policies';
-
-function request<T>(r: IDBRequest<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    r.onsuccess = () => resolve(r.result);
-    r.onerror = () => reject(r.error ?? new Error('IndexedDB request failed'));
-  });
+interface PolicyDb extends DBSchema {
+  policies: { key: string; value: SavedPolicy };
 }
 
+/** Version 1 (the first release): policies by name. */
+const UPGRADES: readonly Upgrade<PolicyDb>[] = [(db) => void db.createObjectStore('policies', { keyPath: 'name' })];
+
 export function indexedDbPolicyArchive(name = 'rlvr-lab-policies'): PolicyArchive {
-  let db: Promise<IDBDatabase> | null = null;
-  const get = () => {
-    if (db) return db;
-    const open = indexedDB.open(name, 1);
-    open.onupgradeneeded = () => open.result.createObjectStore(STORE, { keyPath: 'name' });
-    db = request(open);
-    return db;
-  };
-  const write = async (f: (store: IDBObjectStore) => void) => {
-    const tx = (await get()).transaction(STORE, 'readwrite');
-    f(tx.objectStore(STORE));
-    await new Promise<void>((resolve, reject) => {
-      tx.oncomplete = () => resolve();
-      tx.onerror = () => reject(tx.error ?? new Error('IndexedDB transaction failed'));
-      tx.onabort = () => reject(tx.error ?? new Error('IndexedDB transaction aborted (is the disk full?)'));
-    });
+  let db: Promise<IDBPDatabase<PolicyDb>> | null = null;
+  const get = () => (db ??= openVersioned(name, UPGRADES));
+  // a write is done when its transaction commits (an abort, e.g. a full disk, rejects)
+  const write = async (f: (store: IDBPObjectStore<PolicyDb, ['policies'], 'policies', 'readwrite'>) => Promise<unknown>) => {
+    const tx = (await get()).transaction('policies', 'readwrite');
+    await Promise.all([f(tx.store), tx.done]);
   };
   return {
     put: (p) => write((s) => s.put(p)),
     delete: (name) => write((s) => s.delete(name)),
     async loadAll() {
-      const tx = (await get()).transaction(STORE, 'readonly');
-      const all = (await request(tx.objectStore(STORE).getAll())) as SavedPolicy[];
+      const all = await (await get()).getAll('policies');
       return all.sort((a, b) => a.savedAt - b.savedAt);
     },
   };

@@ -1,9 +1,11 @@
 // Runs kept across reloads: one record per run (set-up, label, last status) and its events as
 // append-only chunks, in IndexedDB. The store sees only the RunArchive interface; tests use
 // memoryArchive.
-import type { BaseLoopConfig } from '../loops/base_config';
-import type { RunStatus } from '../lab/protocol';
-import type { RunChunk } from './runData';
+import type { BaseLoopConfig } from '../../loops/base_config';
+import type { RunStatus } from '../../lab/protocol';
+import type { DBSchema, IDBPDatabase } from 'idb';
+import { openVersioned, type Upgrade } from './idb';
+import type { RunChunk } from '../runData';
 
 export interface RunRecord {
   id: string;
@@ -58,75 +60,56 @@ export function memoryArchive(): RunArchive {
   };
 }
 
-const RUNS = 'runs';
-const CHUNKS = 'chunks';
-
-function request<T>(r: IDBRequest<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    r.onsuccess = () => resolve(r.result);
-    r.onerror = () => reject(r.error ?? new Error('IndexedDB request failed'));
-  });
+interface ArchiveDb extends DBSchema {
+  runs: { key: string; value: RunRecord };
+  chunks: { key: number; value: { runId: string; chunk: RunChunk }; indexes: { runId: string } };
 }
 
-function done(tx: IDBTransaction): Promise<void> {
-  return new Promise((resolve, reject) => {
-    tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error ?? new Error('IndexedDB transaction failed'));
-    tx.onabort = () => reject(tx.error ?? new Error('IndexedDB transaction aborted'));
-  });
-}
-
-function openDb(name: string): Promise<IDBDatabase> {
-  const open = indexedDB.open(name, 1);
-  open.onupgradeneeded = () => {
-    const db = open.result;
-    db.createObjectStore(RUNS, { keyPath: 'id' });
-    db.createObjectStore(CHUNKS, { autoIncrement: true }).createIndex('runId', 'runId');
-  };
-  return request(open);
-}
+/** Version 1 (the first release): runs by id, chunks in append order with an index by run. */
+const UPGRADES: readonly Upgrade<ArchiveDb>[] = [
+  (db) => {
+    db.createObjectStore('runs', { keyPath: 'id' });
+    db.createObjectStore('chunks', { autoIncrement: true }).createIndex('runId', 'runId');
+  },
+];
 
 /** The browser archive; transactions on one database run in the order they are created. */
 export function indexedDbArchive(name = 'rlvr-lab'): RunArchive {
-  let db: Promise<IDBDatabase> | null = null;
-  const get = () => (db ??= openDb(name));
+  let db: Promise<IDBPDatabase<ArchiveDb>> | null = null;
+  const get = () => (db ??= openVersioned(name, UPGRADES));
   return {
     async putRun(r) {
-      const tx = (await get()).transaction(RUNS, 'readwrite');
-      tx.objectStore(RUNS).put(r);
-      await done(tx);
+      const tx = (await get()).transaction('runs', 'readwrite');
+      await Promise.all([tx.store.put(r), tx.done]);
     },
     async appendChunk(runId, chunk) {
-      const tx = (await get()).transaction(CHUNKS, 'readwrite');
-      tx.objectStore(CHUNKS).add({ runId, chunk });
-      await done(tx);
+      const tx = (await get()).transaction('chunks', 'readwrite');
+      await Promise.all([tx.store.add({ runId, chunk }), tx.done]);
     },
     async loadRuns() {
-      const tx = (await get()).transaction([RUNS, CHUNKS], 'readonly');
-      const records = (await request(tx.objectStore(RUNS).getAll())) as RunRecord[];
-      const index = tx.objectStore(CHUNKS).index('runId');
+      const tx = (await get()).transaction(['runs', 'chunks'], 'readonly');
+      const records = await tx.objectStore('runs').getAll();
+      const index = tx.objectStore('chunks').index('runId');
       const out: ArchivedRun[] = [];
       for (const record of records.sort((a, b) => a.createdAt - b.createdAt)) {
-        const rows = (await request(index.getAll(record.id))) as { chunk: RunChunk }[];
+        const rows = await index.getAll(record.id);
         out.push({ record, chunks: rows.map((r) => r.chunk) });
       }
+      await tx.done;
       return out;
     },
     async deleteRun(runId) {
-      const tx = (await get()).transaction([RUNS, CHUNKS], 'readwrite');
-      tx.objectStore(RUNS).delete(runId);
-      const keys = await request(tx.objectStore(CHUNKS).index('runId').getAllKeys(runId));
-      for (const k of keys) tx.objectStore(CHUNKS).delete(k);
-      await done(tx);
+      const tx = (await get()).transaction(['runs', 'chunks'], 'readwrite');
+      const chunks = tx.objectStore('chunks');
+      const keys = await chunks.index('runId').getAllKeys(runId);
+      await Promise.all([tx.objectStore('runs').delete(runId), ...keys.map((k) => chunks.delete(k)), tx.done]);
     },
     async rewriteRun(r, cs) {
       // one transaction: a page closed half way keeps the old run whole
-      const tx = (await get()).transaction([RUNS, CHUNKS], 'readwrite');
-      tx.objectStore(RUNS).put(r);
-      const keys = await request(tx.objectStore(CHUNKS).index('runId').getAllKeys(r.id));
-      for (const k of keys) tx.objectStore(CHUNKS).delete(k);
-      for (const chunk of cs) tx.objectStore(CHUNKS).add({ runId: r.id, chunk });
-      await done(tx);
+      const tx = (await get()).transaction(['runs', 'chunks'], 'readwrite');
+      const chunks = tx.objectStore('chunks');
+      const keys = await chunks.index('runId').getAllKeys(r.id);
+      await Promise.all([tx.objectStore('runs').put(r), ...keys.map((k) => chunks.delete(k)), ...cs.map((chunk) => chunks.add({ runId: r.id, chunk })), tx.done]);
     },
   };
 }
