@@ -16,7 +16,7 @@ const COMMANDS: Record<string, { help: string; load: () => Promise<Command> }> =
   inspect: { help: 'inspect --ckpt DIR --tokens 3,1,4 [--json]      logits, loss and per-tensor gradient norms', load: async () => (await import('./inspect')).inspectCommand },
   pretrain: { help: 'pretrain --preset small --seed S [--steps N] [--resume] [--card-only]   train a base policy into public/models/<preset>/', load: async () => (await import('./pretrain')).pretrainCommand },
   run: { help: 'run --loop grpo --preset small --steps N --seed S --out run.jsonl [--config f.json] [--corpus docs.txt] [--target midhard:1|TEXT] [--adapters DIR] [--ckpt DIR]', load: async () => (await import('./run')).runCommand },
-  ablate: { help: 'ablate --loop grpo [--seeds 1,2,3] [--steps N] [--markdown FILE]   start/end entropy and pass@k over seeds', load: async () => (await import('./ablate')).ablateCommand },
+  ablate: { help: 'ablate --loop grpo [--seeds 1,2,3] [--steps N] [--eval-every N] [--json FILE [--work DIR] [--resume]] [--markdown FILE]   start/end entropy and pass@k over seeds', load: async () => (await import('./ablate')).ablateCommand },
   bench: { help: 'bench [--quick]                                   kernel, training and sampling benchmarks vs TF.js', load: async () => (await import('./bench')).benchCommand },
   eval: { help: 'eval --ckpt DIR [--set NAME] [--n 64] [--k 1,2,4,...] [--seed S] [--limit M] [--json]   pass@k, avg@k, maj@k by sampling', load: async () => (await import('./eval')).evalCommand },
   'ttsp-targets': { help: 'ttsp-targets --ckpt DIR [--n 512] [--limit M] [--seed S] [--out FILE]   MidHard / VeryHard TTSP targets by the base mean@n', load: async () => (await import('./ttsp_targets')).ttspTargetsCommand },
