@@ -69,6 +69,12 @@ const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
 const head = (cells: string[]) => [row(cells), row(cells.map(() => '---'))].join('\n');
 
 /** A paired difference as a cell: pooled mean ± s.e., each seed's sign, and whether the claim rule holds. */
+/** pairedDifference, NaN where k is past the samples drawn. */
+function paired(a: readonly ProblemCountsEval[], b: readonly ProblemCountsEval[], k: number): PairedDifference {
+  if ([...a, ...b].some((e) => k > e.n)) return { mean: NaN, se: NaN, problems: 0, perSeed: [], withinTwoSe: true };
+  return pairedDifference(a, b, k);
+}
+
 function diffCell(d: PairedDifference): string {
   if (!Number.isFinite(d.mean)) return '–';
   const verdict = isEffect(d) ? (d.mean > 0 ? ' **up**' : ' **down**') : '';
@@ -95,7 +101,7 @@ function curveTable(arm: Arm): string {
     if (!seeds.length) continue;
     const ent = acrossSeeds(seeds, step, (e) => e.meanEntropy);
     const level = KS_CURVE.map((k) => f3(meanSe(seeds.map((s) => passOf(s, step, k))).mean));
-    const change = KS_CURVE.map((k) => (step === 0 ? '0' : diffCell(pairedDifference(seeds.map((s) => counts(s.evals.get(step) as SweepEval)), seeds.map((s) => counts(s.evals.get(0) as SweepEval)), k))));
+    const change = KS_CURVE.map((k) => (step === 0 ? '0' : diffCell(paired(seeds.map((s) => counts(s.evals.get(step) as SweepEval)), seeds.map((s) => counts(s.evals.get(0) as SweepEval)), k))));
     lines.push(row([step, `${seeds.length}${seeds.some((s) => s.inProgress) ? ` (${seeds.filter((s) => s.inProgress).length} in progress)` : ''}`, Math.round(meanTokens(seeds, step)), ent.level, step === 0 ? '0' : ent.change, ...level, ...change]));
   }
   return lines.join('\n');
@@ -108,7 +114,7 @@ function endTable(arm: Arm, step: number): string {
   const lines = [head(['k', 'pass@k step 0', `pass@k step ${step}`, 'change (paired by problem; seeds’ signs)', 'maj@k step 0', `maj@k step ${step}`, 'maj@k change (across seeds)'])];
   for (const k of KS_TABLE) {
     const p = (st: number) => f3(meanSe(seeds.map((s) => passOf(s, st, k))).mean);
-    const d = pairedDifference(seeds.map((s) => counts(s.evals.get(step) as SweepEval)), seeds.map((s) => counts(s.evals.get(0) as SweepEval)), k);
+    const d = paired(seeds.map((s) => counts(s.evals.get(step) as SweepEval)), seeds.map((s) => counts(s.evals.get(0) as SweepEval)), k);
     const maj = acrossSeeds(seeds, step, (e) => e.majAtK?.[String(k)]);
     const maj0 = meanSe(seeds.map((s) => (s.evals.get(0) as SweepEval).majAtK?.[String(k)]));
     lines.push(row([k, p(0), p(step), diffCell(d), f3(maj0.mean), maj.level, maj.change]));
@@ -118,6 +124,7 @@ function endTable(arm: Arm, step: number): string {
 
 /** A seed's pass@k at a step: the mean over problems of the unbiased estimator from the kept counts (any k ≤ n). */
 function passOf(s: Seed, step: number, k: number): number {
+  if (k > ((s.evals.get(step) as SweepEval).n ?? 0)) return NaN;
   const per = passPerProblem(counts(s.evals.get(step) as SweepEval), k);
   return per.reduce((x, y) => x + y, 0) / per.length;
 }
@@ -141,7 +148,7 @@ function armTable(arm1: Arm, arm2: Arm): string {
     '',
     head(['k', 'equal steps: difference (paired by problem; seeds’ signs)', 'equal tokens: difference']),
   ];
-  for (const k of KS_TABLE) lines.push(row([`pass@${k}`, diffCell(pairedDifference(ev(a, equal), ev(b, equal), k)), diffCell(pairedDifference(ev(a, tA), ev(b, tB), k))]));
+  for (const k of KS_TABLE) lines.push(row([`pass@${k}`, diffCell(paired(ev(a, equal), ev(b, equal), k)), diffCell(paired(ev(a, tA), ev(b, tB), k))]));
   const ent = (st: number, arm: Arm) => arm.seeds.map((s) => (s.evals.get(st) as SweepEval).meanEntropy ?? NaN);
   const entDiff = (sa: number, sb: number) => {
     const d = ent(sa, a).map((x, i) => x - (ent(sb, b)[i] ?? NaN));
