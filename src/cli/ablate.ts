@@ -6,6 +6,10 @@
 // docs/results.md. Runs can be cut at a generated-token budget (`--token-budget`, or
 // `--match-tokens FILE` to give each seed the tokens that seed generated in another ablation's
 // `--json` output), so loops that sample different amounts per step are compared at equal cost.
+// `--eval-every N` adds held-out evaluations every N steps (pass@k curves); a long ablation is
+// resumable: every finished seed is written to --json at once, `--work DIR` keeps the running
+// seed's checkpoints, and `--resume` skips the seeds --json holds and continues a cut seed from
+// its checkpoint (ablate_resume.ts). SIGINT/SIGTERM stop it after the current step.
 import { readCorpusFlag } from './corpus';
 import { readTargetFlag } from './target';
 import { writeFile } from 'node:fs/promises';
@@ -25,11 +29,12 @@ import { haltOf, stopOnHalt } from './halts';
 import { passAtK } from '../metrics/passk';
 import { loadSet } from '../world/index';
 import { ABLATION_FORMAT, ABLATION_VERSION, type SweepSeries } from '../explore/format';
-import { SeriesRecorder } from '../explore/series';
 import { whyModelCannotServe } from '../eval/evaluate';
 import { readJsonObject } from './paths';
 import { showText } from '../util/show';
 import { checkSavedAblation, MAX_ABLATION_JSON_BYTES, MAX_SEEDS } from './ablate_json';
+import { forgetSeconds, priorSeconds, priorSeeds, saveSeconds, SeedRecorder, seedRunId, workStore } from './ablate_resume';
+import { onStopSignals } from './signals';
 
 type EvalEvent = Extract<LoopEvent, { type: 'eval' }>;
 
@@ -195,9 +200,16 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     report: { type: 'string', default: '' },
     markdown: { type: 'string', default: '' },
     json: { type: 'string', default: '' },
+    'eval-every': { type: 'number', default: 0, help: 'evaluate the held-out set every N steps as well (0: at the start and the end only)' },
+    work: { type: 'string', default: '', help: 'folder for each running seed\'s checkpoints (with --json; --resume continues from it)' },
+    'checkpoint-every': { type: 'number', default: 10, help: 'steps between a running seed\'s checkpoints in --work' },
+    resume: { type: 'boolean', default: false, help: 'skip the seeds --json already holds and continue a stopped seed from --work' },
     // read before this spec (fromJson); declared so that --help lists it
     'from-json': { type: 'string', default: '', help: 'table earlier --json outputs (a.json,b.json) instead of running' },
   });
+  if (!Number.isSafeInteger(f['eval-every']) || f['eval-every'] < 0) throw new CliError(`--eval-every must be a whole number of steps ≥ 0 (0: only at the start and the end), got ${f['eval-every']}`);
+  if (!Number.isSafeInteger(f['checkpoint-every']) || f['checkpoint-every'] < 1) throw new CliError(`--checkpoint-every must be a whole number of steps ≥ 1, got ${f['checkpoint-every']}`);
+  if (f.resume && !f.json) throw new CliError('--resume continues the ablation its --json file holds: give --json');
   if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop ${showText(String(f.loop))} (available: ${LOOP_NAMES.join(', ')})`);
   const def = loopNamed(f.loop);
   const seeds = f.seeds.split(',').map((s) => s.trim());
@@ -220,60 +232,101 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     throw new CliError(`--token-budget / --match-tokens: ${f.loop} trains adapter sets, and a run cut at a budget is evaluated from its parameters alone; give --steps instead`);
   }
   // with a budget the run stops at it: `--steps` is then only a cap
-  const configOf = (seed: number) => def.spec.validate({ ...(extra as object), seed, steps: f.steps, evalEvery: 0, evalN: f['eval-n'], evalProblems: f['eval-problems'], samplesPerStep: 0, checkpointEvery: 0 }, f.config || 'ablate');
+  // checkpoints only with --work: without it the config (and the --json) is as it always was
+  const configOf = (seed: number) => def.spec.validate({ ...(extra as object), seed, steps: f.steps, evalEvery: f['eval-every'], evalN: f['eval-n'], evalProblems: f['eval-problems'], samplesPerStep: 0, checkpointEvery: f.work ? f['checkpoint-every'] : 0 }, f.config || 'ablate');
   // every seed's config is checked before any GPU work
   for (const s of seedList) configOf(s);
+  const results: SeedResult[] = f.resume ? await priorSeeds(f.json, { loop: f.loop, base: ckptDir, config: configOf(seedList[0]) }) : [];
+  const extraSeeds = results.filter((r) => !seedList.includes(r.seed)).map((r) => r.seed);
+  if (extraSeeds.length) throw new CliError(`--resume: ${f.json} holds seed ${extraSeeds.join(', ')}, which --seeds ${f.seeds} does not name`);
+  if (results.length) process.stderr.write(`--resume: ${f.json} holds seed ${results.map((r) => r.seed).join(', ')}; running the others\n`);
+  const store = f.work ? workStore(f.work) : undefined;
   const gpu = await createNodeGpu();
-  const results: SeedResult[] = [];
-  const runs = new RunManager({ createEngine: createWebGpuEngine, loadPolicy: async () => base });
-  for (const seed of seedList) {
-    const config = configOf(seed);
-    const runId = `ablate-${seed}`;
-    const evals: EvalEvent[] = [];
-    // every reported metric's values by step; summarised per `--report` entry at the end
-    const seen: Record<string, number[]> = {};
-    const series = new SeriesRecorder();
-    let tokens = 0, steps = 0;
-    let done: Extract<LoopEvent, { type: 'done' }> | null = null;
-    const t0 = Date.now();
-    const status = await runs.start(gpu, { runId, loop: f.loop, policy: ckptDir, config }, stopOnHalt(runs, runId), (e) => {
-      if (e.type === 'eval') evals.push(e);
-      if (e.type === 'done') done = e;
-      if (e.type !== 'step') return;
-      steps = e.step;
-      tokens += e.metrics['tokens/generated'] ?? 0;
-      series.add(e.step, e.seconds, tokens, e.metrics);
-      for (const r of report) {
-        const k = r.split('@')[0];
-        if (Number.isFinite(e.metrics[k]) && e.step <= (upToOf(r) ?? Infinity)) (seen[r] ??= []).push(e.metrics[k]);
+  const runs = new RunManager({ createEngine: createWebGpuEngine, loadPolicy: async () => base, ...(store ? { checkpoints: store } : {}) });
+  const cmd = commandOf(f, report);
+  const save = (partial: boolean) => writeFile(f.json, JSON.stringify({ format: ABLATION_FORMAT, version: ABLATION_VERSION, command: cmd, loop: f.loop, base: ckptDir, config: configOf(seedList[0]), partial, results: [...results].sort((a, b) => seedList.indexOf(a.seed) - seedList.indexOf(b.seed)) }, null, 1));
+  // a signal stops the running seed after its step; its checkpoint (with --work) is saved
+  const stop: { signal: string | null } = { signal: null };
+  let current: string | null = null;
+  const unhandle = onStopSignals((signal) => {
+    stop.signal = signal;
+    process.stderr.write(`\n${signal}: stopping after this step${store ? '; the checkpoint will be saved' : ''}\n`);
+    if (current) runs.stopRun(current);
+  }, 'the checkpoint is being saved');
+  try {
+    for (const seed of seedList) {
+      if (stop.signal) break;
+      if (results.some((r) => r.seed === seed)) continue;
+      const config = configOf(seed);
+      const runId = seedRunId(seed);
+      const rec = new SeedRecorder(report, upToOf);
+      // a seed cut short before continues from its checkpoint in --work (only when --resume is given)
+      const from = f.resume && store ? await store.load(runId) : null;
+      if (from) {
+        const was = def.spec.validate(from.config, `${f.work}: the checkpoint of seed ${seed}`);
+        if (JSON.stringify({ ...was, checkpointEvery: 0 }) !== JSON.stringify({ ...config, checkpointEvery: 0 })) throw new CliError(`--resume: the checkpoint of seed ${seed} in ${f.work} was run with another config; give the flags it was run with, or remove ${f.work}`);
+        rec.replay(from.history, from.step);
+        process.stderr.write(`seed ${seed}: resuming after step ${from.step} from ${f.work}\n`);
+      } else if (store) await store.remove(runId);
+      let done: Extract<LoopEvent, { type: 'done' }> | null = null;
+      const before = f.work && from ? await priorSeconds(f.work, seed) : 0;
+      const t0 = Date.now();
+      const elapsed = () => before + (Date.now() - t0) / 1000;
+      current = runId;
+      const status = await runs.start(gpu, { runId, loop: f.loop, policy: ckptDir, config, ...(from ? { resume: true } : {}) }, stopOnHalt(runs, runId), (e) => {
+        if (e.type === 'eval') rec.evals.push(e);
+        if (e.type === 'done') done = e;
+        if (e.type === 'checkpoint' && f.work) void saveSeconds(f.work, seed, elapsed());
+        if (e.type !== 'step') return;
+        rec.step(e);
+        process.stderr.write(`seed ${seed} step ${e.step} reward ${e.metrics.reward?.toFixed(3)} entropy ${e.metrics['entropy/solve']?.toFixed(3)} tokens ${rec.tokens}${budget ? `/${budget.get(seed)}` : ''} (${e.seconds.toFixed(1)} s)\n`);
+        if (budget && rec.tokens >= (budget.get(seed) as number)) runs.stopRun(runId);
+      });
+      current = null;
+      if (status.state === 'failed') throw new Error(`seed ${seed}: the run failed at step ${status.step}: ${status.error}`);
+      if (stop.signal) {
+        const where = store && (await store.load(runId)) ? `its checkpoint (step ${rec.steps}) is in ${f.work}` : 'it saved no checkpoint (give --work DIR to keep them)';
+        process.stderr.write(`seed ${seed} stopped at step ${rec.steps}; ${where}\n`);
+        break;
       }
-      process.stderr.write(`seed ${seed} step ${e.step} reward ${e.metrics.reward?.toFixed(3)} entropy ${e.metrics['entropy/solve']?.toFixed(3)} tokens ${tokens}${budget ? `/${budget.get(seed)}` : ''} (${e.seconds.toFixed(1)} s)\n`);
-      if (budget && tokens >= (budget.get(seed) as number)) runs.stopRun(runId);
-    });
-    if (status.state === 'failed') throw new Error(`seed ${seed}: the run failed at step ${status.step}: ${status.error}`);
-    const last = done as Extract<LoopEvent, { type: 'done' }> | null;
-    // a run cut at its budget ends without the driver's last evaluation: evaluate where it stopped
-    const end = evals.length > 1 ? evals[evals.length - 1] : last ? await evaluateAt(gpu, base.cfg, last.params, config, steps) : null;
-    if (!end || evals.length === 0) throw new Error(`seed ${seed}: the run ended (${status.state} at step ${status.step}) without its evaluations`);
-    if (budget && tokens < (budget.get(seed) as number)) process.stderr.write(`seed ${seed}: --steps ${f.steps} ran out at ${tokens} of ${budget.get(seed)} tokens; raise --steps\n`);
-    const halted = haltOf(status) ?? undefined;
-    if (halted) process.stderr.write(`seed ${seed}: ${halted}; its row says so\n`);
-    results.push({ seed, start: evals[0], end, steps, generatedTokens: tokens, seconds: (Date.now() - t0) / 1000, report: Object.fromEntries(report.map((k) => [k, summarise(k, seen[k] ?? [])])), ...(halted ? { halted } : {}), series: series.toJSON(), evals: end === evals[evals.length - 1] ? evals : [...evals, end] });
-    // each seed's result is kept as soon as it is done: a long ablation cut short keeps its finished seeds
-    if (f.json) await writeFile(f.json, JSON.stringify({ format: ABLATION_FORMAT, version: ABLATION_VERSION, loop: f.loop, base: ckptDir, config: configOf(seedList[0]), partial: results.length < seedList.length, results }, null, 1));
+      const { evals, steps, tokens } = rec;
+      const last = done as Extract<LoopEvent, { type: 'done' }> | null;
+      // a run cut at its budget ends without the driver's evaluation at its last step: evaluate where it stopped
+      const lastEval = evals.length > 1 && evals[evals.length - 1].step === steps ? evals[evals.length - 1] : null;
+      const end = lastEval ?? (last && evals.length ? await evaluateAt(gpu, base.cfg, last.params, config, steps) : null);
+      if (!end || evals.length === 0) throw new Error(`seed ${seed}: the run ended (${status.state} at step ${status.step}) without its evaluations`);
+      if (budget && tokens < (budget.get(seed) as number)) process.stderr.write(`seed ${seed}: --steps ${f.steps} ran out at ${tokens} of ${budget.get(seed)} tokens; raise --steps\n`);
+      const halted = haltOf(status) ?? undefined;
+      if (halted) process.stderr.write(`seed ${seed}: ${halted}; its row says so\n`);
+      results.push({ seed, start: evals[0], end, steps, generatedTokens: tokens, seconds: elapsed(), report: Object.fromEntries(report.map((k) => [k, summarise(k, rec.seen[k] ?? [])])), ...(halted ? { halted } : {}), series: rec.series.toJSON(), evals: end === lastEval ? evals : [...evals, end] });
+      // each seed's result is kept as soon as it is done: a long ablation cut short keeps its finished seeds
+      if (f.json) await save(results.length < seedList.length);
+      if (store) await Promise.all([store.remove(runId), forgetSeconds(f.work, seed)]);
+    }
+  } finally {
+    unhandle();
+    gpu.destroy();
   }
-  gpu.destroy();
+  if (stop.signal) {
+    const missing = seedList.filter((s) => !results.some((r) => r.seed === s));
+    process.stderr.write(`${stop.signal}: stopped with ${results.length} of ${seedList.length} seeds done${f.json ? ` (in ${f.json})` : ''}; seed ${missing.join(', ')} to run. Continue with:\n${cmd}${f.json ? ` --json ${f.json}` : ''}${f.work ? ` --work ${f.work}` : ''} --resume\n`);
+    return;
+  }
   const ks = Object.keys(results[0].start.passAtK).map(Number).sort((a, b) => a - b);
   const md = table(results, ks, report);
-  const budgetText = f['match-tokens'] ? ` --match-tokens ${f['match-tokens']}` : f['token-budget'] ? ` --token-budget ${f['token-budget']}` : '';
-  const cmd = `npm run ablate -- --loop ${f.loop} --seeds ${f.seeds} --steps ${f.steps} --eval-n ${f['eval-n']} --eval-problems ${f['eval-problems']}${f.ckpt ? ` --ckpt ${f.ckpt}` : ` --preset ${f.preset}`}${f.config ? ` --config ${f.config}` : ''}${f.target ? ` --target ${f.target}` : ''}${budgetText}${report.length ? ` --report ${report.join(',')}` : ''}`;
   process.stdout.write(md + '\n');
-  if (f.json) await writeFile(f.json, JSON.stringify({ format: ABLATION_FORMAT, version: ABLATION_VERSION, command: cmd, loop: f.loop, base: ckptDir, config: configOf(seedList[0]), partial: false, results }, null, 1));
+  if (f.json) await save(false);
   if (f.markdown) {
     const when = new Date().toISOString().slice(0, 10);
     const body = [`## ${f.loop} from ${ckptDir} (${when})`, '', '```sh', cmd, '```', '', `Adapter: ${gpu.adapterName}; held-out set ${results[0].start.set}, ${f['eval-problems']} problems × ${f['eval-n']} samples; ${results.map((r) => `seed ${r.seed}: ${r.steps} steps, ${r.seconds.toFixed(0)} s`).join('; ')}.`, '', md, ''];
     await writeFile(f.markdown, body.join('\n'));
   }
+}
+
+/** The command that reproduces an ablation (its --json's `command`; the tables' heading). */
+function commandOf(f: { loop: string; seeds: string; steps: number; 'eval-n': number; 'eval-problems': number; 'eval-every': number; ckpt: string; preset: string; config: string; target: string; 'match-tokens': string; 'token-budget': string }, report: readonly string[]): string {
+  const budgetText = f['match-tokens'] ? ` --match-tokens ${f['match-tokens']}` : f['token-budget'] ? ` --token-budget ${f['token-budget']}` : '';
+  return `npm run ablate -- --loop ${f.loop} --seeds ${f.seeds} --steps ${f.steps} --eval-n ${f['eval-n']} --eval-problems ${f['eval-problems']}${f['eval-every'] ? ` --eval-every ${f['eval-every']}` : ''}${f.ckpt ? ` --ckpt ${f.ckpt}` : ` --preset ${f.preset}`}${f.config ? ` --config ${f.config}` : ''}${f.target ? ` --target ${f.target}` : ''}${budgetText}${report.length ? ` --report ${report.join(',')}` : ''}`;
 }
 
 /** `ablate --from-json a.json,b.json [--report …]`: the table of seeds run by earlier ablations, no new runs. */

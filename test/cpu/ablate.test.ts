@@ -86,3 +86,20 @@ describe('ablate --from-json', () => {
     await expect(ablateCommand(['--from-json', `${join(dir, 'a.json')},${join(dir, 'a.json')}`])).rejects.toThrow(/seed 1 appears twice/);
   });
 });
+
+describe('ablate: long-ablation flags refused with one line before any run', () => {
+  it('--eval-every, --checkpoint-every, --resume without --json, and a --json of another set-up', async () => {
+    await expect(ablateCommand(['--preset', 'tiny', '--eval-every', '-1'])).rejects.toThrow(/--eval-every must be a whole number of steps ≥ 0/);
+    await expect(ablateCommand(['--preset', 'tiny', '--checkpoint-every', '0'])).rejects.toThrow(/--checkpoint-every must be a whole number of steps ≥ 1/);
+    await expect(ablateCommand(['--preset', 'tiny', '--resume'])).rejects.toThrow(/--resume continues the ablation its --json file holds: give --json/);
+    const dir = await mkdtemp(join(tmpdir(), 'rlvr-ablate-resume-'));
+    const file = join(dir, 'svs.json');
+    const seed = { seed: 1, start: ev([1]), end: ev([2]), steps: 1, generatedTokens: 9, seconds: 1, report: {} };
+    await writeFile(file, JSON.stringify({ loop: 'svs', base: 'public/models/tiny', config: {}, partial: true, results: [seed] }));
+    await expect(ablateCommand(['--preset', 'tiny', '--loop', 'grpo', '--json', file, '--resume'])).rejects.toThrow(/--resume: .*svs\.json holds svs runs, not grpo/);
+    await writeFile(file, JSON.stringify({ loop: 'grpo', base: 'public/models/tiny', config: { steps: 7 }, partial: true, results: [seed] }));
+    await expect(ablateCommand(['--preset', 'tiny', '--loop', 'grpo', '--json', file, '--resume'])).rejects.toThrow(/was run with another config/);
+    await writeFile(file, '{"loop": "grpo"}');
+    await expect(ablateCommand(['--preset', 'tiny', '--loop', 'grpo', '--json', file, '--resume'])).rejects.toThrow(/--resume: .*svs\.json: base/);
+  });
+});

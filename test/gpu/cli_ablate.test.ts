@@ -1,0 +1,119 @@
+// `rlvr-lab ablate` for long ablations (issue 27): evaluations every N steps kept with their
+// per-problem counts, and an ablation killed mid-seed (SIGKILL) or stopped by SIGINT continued with
+// --resume from its --json and its --work checkpoints to the numbers of the uninterrupted one.
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readSweepText } from '../../src/explore/format';
+
+const exec = promisify(execFile);
+const BIN = join(__dirname, '..', '..', 'bin', 'rlvr-lab.mjs');
+
+let dir: string;
+let cfg: string;
+// tiny's rewards are all 0: the entropy bonus is what moves its parameters, so a resume that lost them shows
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rlvr-ablate-'));
+  cfg = join(dir, 'cfg.json');
+  await writeFile(cfg, JSON.stringify({ maxNewTokens: 16, problemsPerStep: 2, groupSize: 4, trainProblems: 16, rl: { entCoef: 0.02 } }));
+});
+
+const args = (json: string, ...more: string[]) => [BIN, 'ablate', '--loop', 'grpo', '--preset', 'tiny', '--config', cfg, '--seeds', '1,2', '--steps', '12', '--eval-every', '4', '--eval-n', '4', '--eval-problems', '3', '--report', 'reward', '--json', json, ...more];
+
+/** The seeds of an ablation file without what differs between two runs of the same numbers (wall times). */
+async function seeds(file: string): Promise<unknown[]> {
+  const doc = JSON.parse(await readFile(file, 'utf8')) as { results: { seconds: number; series: { seconds: unknown[] } }[] };
+  return doc.results.map(({ seconds: _s, series: { seconds: _t, ...series }, ...rest }) => ({ ...rest, series }));
+}
+
+async function untilCheckpoint(work: string, seed: number, step: number): Promise<void> {
+  const manifest = join(work, 'checkpoints', `ablate-${seed}`, 'manifest.json');
+  for (let i = 0; i < 2400; i++) {
+    if (existsSync(manifest)) {
+      const m = JSON.parse(await readFile(manifest, 'utf8').catch(() => '{}')) as { step?: number };
+      if ((m.step ?? 0) >= step) return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no checkpoint of seed ${seed} step ${step} in ${work} after 120 s`);
+}
+
+describe('rlvr-lab ablate, long ablations', () => {
+  let whole: string;
+  beforeAll(async () => {
+    whole = join(dir, 'whole.json');
+    await exec('node', args(whole), { env: process.env });
+  });
+
+  it('--eval-every evaluates every N steps, each evaluation with its per-problem counts, in the explorer format', async () => {
+    const text = await readFile(whole, 'utf8');
+    const doc = JSON.parse(text);
+    expect(doc.partial).toBe(false);
+    expect(doc.config.evalEvery).toBe(4);
+    expect(doc.command).toContain('--eval-every 4');
+    for (const r of doc.results) {
+      expect(r.evals.map((e: { step: number }) => e.step)).toEqual([0, 4, 8, 12]);
+      for (const e of r.evals) {
+        expect(e.n).toBe(4);
+        expect(e.correct).toHaveLength(3);
+      }
+      expect(r.end).toEqual(r.evals[3]);
+      expect(r.series.step).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    }
+    // the explorer reads it as one arm with both seeds
+    expect(readSweepText('whole.json', text).arms[0].ablation.results.map((r) => r.seed)).toEqual([1, 2]);
+  });
+
+  it('killed in seed 2, --resume keeps seed 1 and continues seed 2 from its checkpoint to the same numbers', async () => {
+    const cut = join(dir, 'cut.json');
+    const work = join(dir, 'work-kill');
+    const child = spawn('node', args(cut, '--work', work, '--checkpoint-every', '1'), { env: process.env, stdio: 'ignore' });
+    await untilCheckpoint(work, 2, 2);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const partial = JSON.parse(await readFile(cut, 'utf8'));
+    expect(partial.partial).toBe(true);
+    expect(partial.results.map((r: { seed: number }) => r.seed)).toEqual([1]);
+
+    const { stderr } = await exec('node', args(cut, '--work', work, '--checkpoint-every', '1', '--resume'), { env: process.env });
+    expect(stderr).toContain('holds seed 1; running the others');
+    expect(stderr).toMatch(/seed 2: resuming after step ([2-9]|1[01]) from/);
+    expect(JSON.parse(await readFile(cut, 'utf8')).partial).toBe(false);
+    expect(await seeds(cut)).toEqual(await seeds(whole));
+  });
+
+  it('SIGINT stops after the step, says how to continue, and --resume finishes it the same', async () => {
+    const cut = join(dir, 'int.json');
+    const work = join(dir, 'work-int');
+    const child = spawn('node', args(cut, '--work', work, '--checkpoint-every', '2'), { env: process.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    await untilCheckpoint(work, 1, 2);
+    child.kill('SIGINT');
+    const code = await new Promise((r) => child.once('exit', r));
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/SIGINT: stopped with 0 of 2 seeds done/);
+    expect(stderr).toContain(`--json ${cut} --work ${work} --resume`);
+    // the stop saved the step it stopped after, which need not be a multiple of --checkpoint-every
+    const at = Number(/seed 1 stopped at step (\d+)/.exec(stderr)?.[1]);
+    expect(at).toBeGreaterThanOrEqual(2);
+    const m = JSON.parse(await readFile(join(work, 'checkpoints', 'ablate-1', 'manifest.json'), 'utf8'));
+    expect(m.step).toBe(at);
+
+    const resumed = await exec('node', args(cut, '--work', work, '--checkpoint-every', '2', '--resume'), { env: process.env });
+    expect(resumed.stderr).toContain(`seed 1: resuming after step ${at} from`);
+    expect(await seeds(cut)).toEqual(await seeds(whole));
+  });
+
+  it('--resume refuses a file run with another config', async () => {
+    const other = args(whole, '--resume');
+    other[other.indexOf('--eval-n') + 1] = '2';
+    const err = await exec('node', other).catch((e) => e);
+    expect(err.code).toBe(2);
+    expect(err.stderr).toMatch(/--resume: .*whole\.json was run with another config/);
+  });
+});
