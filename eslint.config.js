@@ -28,6 +28,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'error',
       '@typescript-eslint/no-unsafe-argument': 'error',
       '@typescript-eslint/no-explicit-any': 'error',
+      // terminal and file text is scrubbed of control characters on purpose (src/util/show.ts)
+      'no-control-regex': 'error',
     },
   },
 );

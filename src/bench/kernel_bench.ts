@@ -3,7 +3,7 @@
 // in one command buffer, then queue.onSubmittedWorkDone(). TF.js: a loop of ops, then
 // `await data()` of the last result. Both after a warm-up (compilation) and a one-repetition
 // calibration that sets the repetition count.
-import { view, type Dispatch, type Gpu } from '../gpu/runtime';
+import { view, type Dispatch, type Gpu, type TensorRef } from '../gpu/runtime';
 import { matmul, type KernelVariant } from '../gpu/ops/matmul';
 import { attentionBackward, attentionForwardSteps } from '../gpu/ops/attention';
 import { attentionDecode, createDecodeBuffers } from '../gpu/ops/decode';
@@ -185,6 +185,6 @@ export async function benchDecodeAttention(gpu: Gpu, plan: BenchPlan, log: (s: s
     return results;
   } finally {
     for (const buf of [qkv, k, v, out]) buf.destroy();
-    for (const ref of Object.values(st)) ref.buffer.destroy();
+    for (const ref of Object.values(st) as TensorRef[]) ref.buffer.destroy();
   }
 }

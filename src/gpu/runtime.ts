@@ -87,7 +87,8 @@ export class Gpu {
      */
     readonly cpuAdapter = false,
   ) {
-    device.lost.then((info) => {
+    // device.lost resolves once, when the device goes, and never rejects: nothing awaits it
+    void device.lost.then((info) => {
       this.lostInfo = { kind: 'lost', reason: info.reason, message: info.message };
       this.emit(this.lostInfo);
     });

@@ -31,6 +31,6 @@ export function runFile(run: RunRecord & { data: RunData }, format: 'csv' | 'jso
     samples: data.samples,
     records: data.records,
   };
-  const text = JSON.stringify(body, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2);
+  const text = JSON.stringify(body, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2);
   return { filename: `${baseName(run)}.json`, mime: 'application/json', text };
 }
