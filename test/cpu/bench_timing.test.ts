@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { calibratedReps, fmt, formatTable, geomean, matmulGflops, round3 } from '../../src/bench/timing';
 import { benchPlan, transformerMatmuls } from '../../src/bench/plan';
-import { renderReport, summarize, type BenchResults } from '../../src/bench/report';
+import { renderReport, summarize, type BenchResults, type BenchSummary } from '../../src/bench/report';
 
 describe('bench timing helpers', () => {
   it('geomean is the geometric mean and rejects non-positive input', () => {
@@ -98,7 +98,7 @@ describe('bench report', () => {
   it('ends with exactly one JSON line holding the summary fields', () => {
     const text = renderReport(fakeResults());
     const lines = text.trimEnd().split('\n');
-    const json = JSON.parse(lines[lines.length - 1]);
+    const json = JSON.parse(lines[lines.length - 1]) as BenchSummary;
     expect(Object.keys(json)).toEqual([
       'adapter', 'matmulVsTfjs', 'trainStepVsTfjs', 'attnFwdBwdMs', 'decodeAttnSlotsVsScalar', 'trainTokensPerS', 'sampleTokensPerS',
       'sharedPrefillVsTokenByToken', 'forkVsReprefill', 'fusedVsLayeredBlocks', 'sampleVsOrtWebgpu', 'sampleVsOrtWasm', 'grpoStepSeconds', 'dispatchesPerStep', 'submitsPerStep', 'readbackBytesPerStep', 'pipelinesAfterWarmup', 'longTaskMaxMs', 'longTasksOver50',
