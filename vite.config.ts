@@ -1,8 +1,11 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 
-// One config for the app build and the three test tiers (see README "Tests").
-export default defineConfig({
+// One config for the app build and the three test tiers (see README "Tests"). The sampling
+// benchmark's page (bench.html: our decoder against onnxruntime-web) is built only in the `bench`
+// mode (`vite build --mode bench`, npm run bench), into dist-bench/ beside the app it also
+// measures, so dist/ ships the lab alone.
+export default defineConfig(({ mode }) => ({
   plugins: [react()],
   server: { port: Number(process.env.PORT ?? 5173) },
   preview: {
@@ -12,8 +15,11 @@ export default defineConfig({
     headers: process.env.RLVR_PREVIEW_ISOLATED ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {},
   },
   worker: { format: 'es' },
-  // bench.html: the sampling benchmark's page (npm run bench), beside the app
-  build: { target: 'es2022', chunkSizeWarningLimit: 2000, rollupOptions: { input: { main: 'index.html', bench: 'bench.html' } } },
+  build: {
+    target: 'es2022',
+    chunkSizeWarningLimit: 2000,
+    ...(mode === 'bench' ? { outDir: 'dist-bench' /* BENCH_DIST in src/bench/browser.ts */, rollupOptions: { input: { main: 'index.html', bench: 'bench.html' } } } : {}),
+  },
   test: {
     projects: [
       {
@@ -47,4 +53,4 @@ export default defineConfig({
       },
     ],
   },
-});
+}));

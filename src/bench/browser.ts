@@ -12,6 +12,11 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CHROMIUM = '/usr/bin/chromium';
 /** The build to serve: `dist/` unless RLVR_DIST names another (parallel builds of one tree). */
 export const DIST = process.env.RLVR_DIST ?? 'dist';
+/**
+ * The benchmark's build: the app plus the sampling page bench.html, which dist/ does not ship
+ * (`vite build --mode bench` writes it, vite.config.ts; npm run bench builds it first).
+ */
+export const BENCH_DIST = 'dist-bench';
 // Enough for a WebGPU adapter on a machine without a GPU (Chromium's SwiftShader adapter);
 // the last flag only speeds SwiftShader's shader compiles (see src/gpu/node.ts).
 export const CHROMIUM_ARGS = [
@@ -35,9 +40,9 @@ export async function freePort(): Promise<number> {
  * cross-origin isolated (vite.config.ts reads RLVR_PREVIEW_ISOLATED), which onnxruntime-web's wasm
  * backend needs for its worker threads.
  */
-export async function startPreview(port: number, opts: { isolated?: boolean } = {}): Promise<ChildProcess> {
+export async function startPreview(port: number, opts: { isolated?: boolean; dist?: string } = {}): Promise<ChildProcess> {
   const vite = path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  const args = [vite, 'preview', '--outDir', DIST, '--port', String(port), '--strictPort', '--host', '127.0.0.1'];
+  const args = [vite, 'preview', '--outDir', opts.dist ?? DIST, '--port', String(port), '--strictPort', '--host', '127.0.0.1'];
   const env = { ...process.env, RLVR_PREVIEW_ISOLATED: opts.isolated ? '1' : '' };
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
@@ -108,17 +113,17 @@ export function lowerGpuProcessPriority(): number {
 }
 
 /**
- * Serves the build and opens headless Chromium on it for `f` (the page at `pathAndQuery`), then
- * closes both, also when `f` throws. Checks the build page and the browser first.
+ * Serves the benchmark's build (BENCH_DIST) and opens headless Chromium on it for `f` (the page at
+ * `pathAndQuery`), then closes both, also when `f` throws. Checks the build page and the browser first.
  */
 export async function withBuiltPage<T>(
   pathAndQuery: string, buildFile: string, f: (page: import('playwright-core').Page) => Promise<T>, opts: { isolated?: boolean } = {},
 ): Promise<T> {
-  if (!existsSync(path.join(ROOT, DIST, buildFile))) throw new Error(`no ${buildFile} in ${DIST}/: run \`npm run build\` first (npm run bench does)`);
+  if (!existsSync(path.join(ROOT, BENCH_DIST, buildFile))) throw new Error(`no ${buildFile} in ${BENCH_DIST}/: run \`vite build --mode bench\` first (npm run bench does)`);
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium package`);
   const { chromium } = await import('playwright-core');
   const port = await freePort();
-  const server = await startPreview(port, opts);
+  const server = await startPreview(port, { ...opts, dist: BENCH_DIST });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -5,7 +5,7 @@
 // draws as it would for a reader; the longest main-thread task over both (the Long Tasks API,
 // from before the page's first script). Figures, never a test bound. The goal (issue 26): first
 // draw under 1 s, no task over 100 ms on this machine.
-//   npx tsx src/bench/explorer_bench.ts   (after `npm run build`; also part of `npm run bench`)
+//   npx tsx src/bench/explorer_bench.ts   (after `npx vite build --mode bench`; also part of `npm run bench`)
 import { withBuiltPage } from './browser';
 import { LONG_TASK_MS } from './page_bench';
 

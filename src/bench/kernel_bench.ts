@@ -1,11 +1,12 @@
 // Kernel-level measurements: our matmul against TF.js's WebGPU matmul at the same shapes on
-// the same adapter, and our causal attention forward + backward. Ours: many launches encoded
+// the same adapter, and our causal attention forward + backward in both designs. Ours: many launches encoded
 // in one command buffer, then queue.onSubmittedWorkDone(). TF.js: a loop of ops, then
 // `await data()` of the last result. Both after a warm-up (compilation) and a one-repetition
 // calibration that sets the repetition count.
-import { view, type Dispatch, type Gpu } from '../gpu/runtime';
+import { view, type Dispatch, type Gpu, type TensorRef } from '../gpu/runtime';
 import { matmul } from '../gpu/ops/matmul';
-import { attentionBackward, attentionForward } from '../gpu/ops/attention';
+import type { KernelVariant } from '../gpu/runtime';
+import { attentionBackward, attentionForwardSteps } from '../gpu/ops/attention';
 import { attentionDecode, createDecodeBuffers } from '../gpu/ops/decode';
 import { fillNormal, mulberry32 } from '../model/init';
 import type * as TF from '@tensorflow/tfjs-core';
@@ -105,11 +106,13 @@ export async function benchMatmul(gpu: Gpu, tf: Tfjs, plan: BenchPlan, log: (s: 
 
 export interface AttentionResult {
   T: number;
+  /** tiled: flash attention (workgroup-memory tiles, for GPUs); direct: score matrices (CPU adapters) */
+  design: KernelVariant;
   ms: number;
   reps: number;
 }
 
-async function attentionAt(gpu: Gpu, T: number, plan: BenchPlan): Promise<AttentionResult> {
+async function attentionAt(gpu: Gpu, T: number, design: KernelVariant, plan: BenchPlan): Promise<AttentionResult> {
   const { B, C, NH } = plan.attention;
   const dims = { B, T, C, NH };
   const BT = B * T;
@@ -120,10 +123,11 @@ async function attentionAt(gpu: Gpu, T: number, plan: BenchPlan): Promise<Attent
   const dqkv = gpu.createBuffer(BT * 3 * C * 4, 'bench.dqkv'); // [B,T,3C]
   try {
     const r = (buf: GPUBuffer, n: number) => view(buf, 0, n);
-    const fwd = await attentionForward(gpu, r(out, BT * C), r(lse, B * NH * T), r(qkv, BT * 3 * C), dims);
-    const bwd = await attentionBackward(gpu, r(dqkv, BT * 3 * C), r(dout, BT * C), r(qkv, BT * 3 * C), r(out, BT * C), r(lse, B * NH * T), dims);
-    const t = await measure(replay(gpu, [fwd, ...bwd]), plan);
-    return { T, ms: t.perRepS * 1000, reps: t.reps };
+    const opts = { variant: design };
+    const fwd = await attentionForwardSteps(gpu, r(out, BT * C), r(lse, B * NH * T), r(qkv, BT * 3 * C), dims, opts);
+    const bwd = await attentionBackward(gpu, r(dqkv, BT * 3 * C), r(dout, BT * C), r(qkv, BT * 3 * C), r(out, BT * C), r(lse, B * NH * T), dims, opts);
+    const t = await measure(replay(gpu, [...fwd, ...bwd]), plan);
+    return { T, design, ms: t.perRepS * 1000, reps: t.reps };
   } finally {
     for (const buf of [qkv, dout, out, lse, dqkv]) buf.destroy();
   }
@@ -132,8 +136,10 @@ async function attentionAt(gpu: Gpu, T: number, plan: BenchPlan): Promise<Attent
 export async function benchAttention(gpu: Gpu, plan: BenchPlan, log: (s: string) => void): Promise<AttentionResult[]> {
   const results: AttentionResult[] = [];
   for (const T of plan.attention.Ts) {
-    log(`attention forward+backward T=${T}`);
-    results.push(await attentionAt(gpu, T, plan));
+    for (const design of ['tiled', 'direct'] as const) {
+      log(`attention forward+backward T=${T}, ${design} design`);
+      results.push(await attentionAt(gpu, T, design, plan));
+    }
   }
   return results;
 }
@@ -180,6 +186,6 @@ export async function benchDecodeAttention(gpu: Gpu, plan: BenchPlan, log: (s: s
     return results;
   } finally {
     for (const buf of [qkv, k, v, out]) buf.destroy();
-    for (const ref of Object.values(st)) ref.buffer.destroy();
+    for (const ref of Object.values(st) as TensorRef[]) ref.buffer.destroy();
   }
 }

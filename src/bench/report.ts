@@ -33,7 +33,8 @@ export interface BenchSummary {
   adapter: string;
   matmulVsTfjs: number;
   trainStepVsTfjs: number;
-  attnFwdBwdMs: Record<string, number>;
+  /** by design (tiled, direct), then by length T */
+  attnFwdBwdMs: Record<string, Record<string, number>>;
   /** decode attention's direct design, f32-array head over vec4-slot head (ms over ms), at the most cached positions measured; null: not measured */
   decodeAttnSlotsVsScalar: number | null;
   trainTokensPerS: number;
@@ -79,12 +80,19 @@ function slotsVsScalar(r: BenchResults): number | null {
   return last ? round3(last.scalar / last.slots) : null;
 }
 
+/** Attention's ms per forward + backward, by design, then by length. */
+function attentionByDesign(r: BenchResults): Record<string, Record<string, number>> {
+  const out: Record<string, Record<string, number>> = {};
+  for (const a of r.attention) (out[a.design] ??= {})[String(a.T)] = round3(a.ms);
+  return out;
+}
+
 export function summarize(r: BenchResults): BenchSummary {
   return {
     adapter: r.adapter,
     matmulVsTfjs: round3(geomean(r.matmul.map((m) => m.ratio))),
     trainStepVsTfjs: round3(r.train.ratio),
-    attnFwdBwdMs: Object.fromEntries(r.attention.map((a) => [String(a.T), round3(a.ms)])),
+    attnFwdBwdMs: attentionByDesign(r),
     decodeAttnSlotsVsScalar: slotsVsScalar(r),
     trainTokensPerS: round3(r.train.ours.tokensPerS),
     sampleTokensPerS: round3(r.sample.tokensPerS),
@@ -114,8 +122,8 @@ function matmulSection(r: BenchResults): string {
 
 function attentionSection(r: BenchResults): string {
   const { B, C, NH } = r.plan.attention;
-  const rows = r.attention.map((a) => [`T=${a.T}`, fmt(a.ms), String(a.reps)]);
-  return `Causal attention forward + backward (ours; B=${B}, C=${C}, NH=${NH})\n` + formatTable(['length', 'ms', 'reps'], rows);
+  const rows = r.attention.map((a) => [`T=${a.T}`, a.design, fmt(a.ms), String(a.reps)]);
+  return `Causal attention forward + backward (ours; B=${B}, C=${C}, NH=${NH})\n` + formatTable(['length', 'design', 'ms', 'reps'], rows);
 }
 
 function decodeAttentionSection(r: BenchResults): string {

@@ -1,9 +1,10 @@
-// The sampling benchmark's page side (bench.html, built with the app; `npm run bench` drives it
-// in headless Chromium, src/bench/ort_bench.ts): the shipped `small` policy generates from the
-// same prompts with our KV-cache decoder (WGSL) and with onnxruntime-web on the with-past ONNX
-// export of the same parameters, through its WebGPU backend (present.* kept on the GPU and fed
-// back) and its wasm backend, on the page's one adapter. Greedy and temperature 1, B rows,
-// maxNew tokens each (no end token stops a row, so every side generates the same count).
+// The sampling benchmark's page side (bench.html, built only for the bench: `vite build --mode
+// bench` writes dist-bench/; `npm run bench` builds it and drives it in headless Chromium,
+// src/bench/ort_bench.ts): the shipped `small` policy generates from the same prompts with our
+// KV-cache decoder (WGSL) and with onnxruntime-web on the with-past ONNX export of the same
+// parameters, through its WebGPU backend (present.* kept on the GPU and fed back) and its wasm
+// backend, on the page's one adapter. Greedy and temperature 1, B rows, maxNew tokens each (no
+// end token stops a row, so every side generates the same count).
 import * as ort from 'onnxruntime-web/all';
 // onnxruntime-web's wasm glue and binary as files of their own: its worker threads load the glue
 // from this URL (loaded from the bundle, they would run this page's chunk, which needs a document)

@@ -104,12 +104,6 @@ export function atMost(name: string, v: number, max: number): number {
   return v;
 }
 
-/** A rate or scale: finite and above zero. */
-export function positiveNumber(name: string, v: number): number {
-  if (!(Number.isFinite(v) && v > 0)) throw new CliError(`--${name} must be a positive number, got ${v}`);
-  return v;
-}
-
 /** A learning rate: above zero and below 1 (AdamW moves each weight by about lr a step), as the loops' configs require. */
 export function learningRate(name: string, v: number): number {
   if (!(Number.isFinite(v) && v > 0 && v < 1)) throw new CliError(`--${name} must be a learning rate above 0 and below 1, got ${v}`);

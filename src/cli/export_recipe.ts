@@ -29,9 +29,9 @@ async function readJsonObject(path: string, flag: string): Promise<Record<string
     throw new CliError(`${flag}: cannot read ${path} (${(e as NodeJS.ErrnoException).code})`);
   }
   try {
-    const obj = JSON.parse(text);
+    const obj: unknown = JSON.parse(text);
     if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new Error('not an object');
-    return obj;
+    return obj as Record<string, unknown>;
   } catch (e) {
     throw new CliError(`${flag}: ${path} is not a JSON object (${(e as Error).message})`);
   }

@@ -48,7 +48,7 @@ export async function inspect(gpu: Awaited<ReturnType<typeof createNodeGpu>>, ck
   const model = await GPT.create(gpu, ckpt.cfg, ckpt.params, { B: 1, T });
   const batch = nextTokenBatch(tokens);
   model.setBatch(batch.tokens, batch.targets, batch.w);
-  await model.gradients();
+  model.gradients();
   const [logitsFlat, logp, grads] = await Promise.all([gpu.readF32(model.batch.logits), gpu.readF32(model.batch.logp), model.readGrads()]);
   const V = ckpt.cfg.vocabSize;
   const logits: number[][] = [];

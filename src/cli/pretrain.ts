@@ -143,7 +143,8 @@ async function rebuildCard(out: string, preset: string, samples: number, catalog
 /** Adds (or replaces) the policy in public/models/index.json, the launcher's list, and makes it the default. */
 async function listInCatalog(name: string, params: number, summary: string): Promise<void> {
   const path = join('public', 'models', 'index.json');
-  const catalog = existsSync(path) ? JSON.parse(await readFile(path, 'utf8')) : { default: name, policies: [] };
+  // the catalog this command writes (the page checks it on load: src/state/catalog.ts)
+  const catalog = (existsSync(path) ? JSON.parse(await readFile(path, 'utf8')) : { default: name, policies: [] }) as { default: string; policies: { name: string }[] };
   const entry = { name, description: summary, params };
   catalog.policies = [...catalog.policies.filter((p: { name: string }) => p.name !== name), entry];
   catalog.default = name;

@@ -89,7 +89,7 @@ async function rebuildLog(log: string, c: RunCheckpoint, config: BaseLoopConfig)
   const parsed: { line: string; e: { type?: unknown; step?: unknown } }[] = [];
   for (const [i, line] of lines.entries()) {
     try {
-      parsed.push({ line, e: JSON.parse(line) });
+      parsed.push({ line, e: JSON.parse(line) as { type?: unknown; step?: unknown } });
     } catch {
       // the last line of a killed run may be cut short
       if (i === lines.length - 1) break;

@@ -4,7 +4,6 @@
 // the loop's own validator (resolveLauncher) before anything starts: a bad value is refused naming
 // the arm and the field, and nothing is queued.
 import type { BaseLoopConfig } from '../loops/base_config';
-import { BASE_FIELDS } from '../loops/base_config';
 import { isLoopName, loopNamed } from '../loops/registry';
 import {
   DEFAULT_LAUNCHER, effectiveValue, fieldSpec, formatValue, loopKeys, parseInput, resolveLauncher, rlKeys, setField, setLoop, setupNames,
@@ -222,9 +221,3 @@ export function expandGrid(form: GridForm, base: LauncherState, catalog: Catalog
   const runs = seeds.flatMap((_, s) => [...perArm.map((r) => r[s]), control[s]]);
   return { ok: true, arms, runs };
 }
-
-/** The RL steps a run computes at most (a control run: its cap). */
-export const plannedSteps = (r: RunPlan): number => r.config.steps;
-
-/** The shared fields every loop has (the grid's form lists them first). */
-export const SHARED_KNOBS: readonly string[] = Object.keys(BASE_FIELDS).filter((k) => k !== 'seed');

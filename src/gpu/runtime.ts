@@ -46,7 +46,6 @@ export interface GpuStats {
 
 type ParamField = { t: 'u32' | 'i32' | 'f32'; v: number };
 export const u32 = (v: number): ParamField => ({ t: 'u32', v });
-export const i32 = (v: number): ParamField => ({ t: 'i32', v });
 export const f32 = (v: number): ParamField => ({ t: 'f32', v });
 
 /** Packs scalar uniform fields in declaration order (WGSL struct of 4-byte scalars), padded to 16 bytes. */
@@ -101,7 +100,8 @@ export class Gpu {
      */
     readonly softwareAdapter = false,
   ) {
-    device.lost.then((info) => {
+    // device.lost resolves once, when the device goes, and never rejects: nothing awaits it
+    void device.lost.then((info) => {
       this.lostInfo = { kind: 'lost', reason: info.reason, message: info.message };
       this.emit(this.lostInfo);
     });
@@ -414,5 +414,3 @@ function copyPadded(src: Uint8Array): Uint8Array {
   out.set(src);
   return out;
 }
-
-export const BUFFER_USAGE = USAGE;

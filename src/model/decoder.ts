@@ -141,7 +141,7 @@ export class Decoder {
   private constructor(readonly gpu: Gpu, readonly cfg: GPTConfig, readonly B: number, readonly Tmax: number) {
     this.dims = { B, C: cfg.nEmbd, NH: cfg.nHead, Tmax, V: cfg.vocabSize };
     this.st = createDecodeBuffers(gpu, B, Tmax);
-    for (const r of Object.values(this.st)) this.own(r);
+    for (const r of Object.values(this.st) as TensorRef[]) this.own(r);
     this.logits = this.own(view(gpu.createBuffer(B * cfg.vocabSize * 4, 'decode.logits'), 0, B * cfg.vocabSize));
   }
 

@@ -56,7 +56,7 @@ function targetsOfModules(modules: unknown): LoraTarget[] | null {
   if (!Array.isArray(modules) || modules.some((m) => typeof m !== 'string')) return null;
   const ts = LORA_TARGETS.filter((t) => modules.includes(t) || modules.includes(t.split('.')[1]));
   // PEFT keeps target_modules as a set: any order reads the same
-  return JSON.stringify(peftModules(ts).sort()) === JSON.stringify([...modules].sort()) && ts.length > 0 ? ts : null;
+  return JSON.stringify(peftModules(ts).sort()) === JSON.stringify([...(modules as unknown[])].sort()) && ts.length > 0 ? ts : null;
 }
 
 const ADAPTER_NAME = /^[A-Za-z0-9_-]{1,64}$/;

@@ -48,7 +48,7 @@ const fmtShape = (shape: readonly number[]): string => `[${shape.join(', ')}]`;
 /** Writes F32 tensors, packed in the given order, with the header padded to 8 bytes. */
 export function encodeSafetensors(tensors: readonly NamedTensor[], metadata: Readonly<Record<string, string>> = {}): Uint8Array {
   // No prototype: a tensor may be called "__proto__" or "constructor".
-  const header: Record<string, unknown> = Object.create(null);
+  const header = Object.create(null) as Record<string, unknown>;
   if (Object.keys(metadata).length > 0) header.__metadata__ = metadata;
   let pos = 0;
   const seen = new Set<string>(['__metadata__']);

@@ -4,8 +4,6 @@ import { ConfigError, didYouMean } from '../util/errors';
 import type { KlType, PgHyper, RatioLevel } from './hyper';
 import { count, num, validateFields, type FieldSpecs } from '../config/fields';
 
-export type { Field, FieldSpec } from '../config/fields';
-
 export type AdvantageEstimator = 'group_std' | 'none' | 'batch_std' | 'external';
 export type Aggregation = 'token_mean' | 'seq_mean_token_mean' | 'seq_mean_token_sum' | 'constant_norm';
 /** A group of one response: no baseline (A = 0, ours and TRL's) or veRL's mean 0 and std 1 (A = r). */

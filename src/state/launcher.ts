@@ -32,8 +32,6 @@ export function loopLabel(name: string): string {
 export type Section = 'loop' | 'rl';
 export type RlKey = keyof RlCoreConfig;
 export const RL_KEYS = Object.keys(RL_CORE_FIELDS) as RlKey[];
-/** Every RL preset of the core (a loop offers some of them: presetNames). */
-export const PRESET_NAMES = Object.keys(RL_CORE_PRESETS) as RlCorePresetName[];
 
 export interface LauncherState {
   loop: string;

@@ -101,6 +101,7 @@ export const createRunsSlice =
     const patch = (p: Partial<RunsSlice['runs']>) => set((s) => ({ runs: { ...s.runs, ...p } }));
     const patchRun = (id: string, f: (v: RunView) => RunView) =>
       set((s) => (s.runs.byId[id] ? { runs: { ...s.runs, byId: { ...s.runs.byId, [id]: f(s.runs.byId[id]) } } } : {}));
+    // a failed archive write is shown, never thrown: callers that need not wait mark it `void`
     const persist = (p: Promise<void> | undefined) =>
       p?.catch((e: unknown) => patch({ archive: 'failed', archiveError: errorText(e) }));
 
@@ -114,13 +115,13 @@ export const createRunsSlice =
         const chunk = plainChunk(b);
         const status = withPriorHalts(run.priorHalts, b.status);
         byId[b.runId] = { ...run, data: appendChunk(run.data, chunk), status };
-        persist(services.archive?.appendChunk(b.runId, chunk));
+        void persist(services.archive?.appendChunk(b.runId, chunk));
         const seq = chunkSeq.get(b.runId) ?? 0;
         chunkSeq.set(b.runId, seq + 1);
         services.channel?.post({ type: 'chunk', runId: b.runId, seq, chunk, status });
       }
       patch({ byId });
-      for (const id of new Set(batches.map((b) => b.runId))) if (byId[id]) persist(services.archive?.putRun(recordOf(byId[id])));
+      for (const id of new Set(batches.map((b) => b.runId))) if (byId[id]) void persist(services.archive?.putRun(recordOf(byId[id])));
     });
 
     /** Runs a spec in the worker until it ends, then records its final status. */
@@ -194,7 +195,7 @@ export const createRunsSlice =
       }));
       for (const v of views) {
         chunkSeq.set(v.id, 0);
-        persist(services.archive?.putRun(recordOf(v)));
+        void persist(services.archive?.putRun(recordOf(v)));
       }
       await Promise.all(specs.map((spec, i) => launch(spec, views[i].status)));
     };
@@ -218,7 +219,7 @@ export const createRunsSlice =
       if (!saved || !run?.elsewhere) return;
       const view = viewOfArchived(saved.record, saved.chunks, heldElsewhere);
       seen.set(id, saved.chunks.length);
-      if (view.status.error === INTERRUPTED) persist(services.archive?.putRun(recordOf(view)));
+      if (view.status.error === INTERRUPTED) void persist(services.archive?.putRun(recordOf(view)));
       patchRun(id, () => view);
     };
     /** Follows another tab's run until that tab lets it go: then the stored record says how it ended. */
@@ -261,7 +262,7 @@ export const createRunsSlice =
         const select = opts.select ?? true;
         set((st) => ({ runs: { ...st.runs, order: [...st.runs.order, id], byId: { ...st.runs.byId, [id]: view }, selected: select || st.runs.selected === null ? id : st.runs.selected, message: null } }));
         chunkSeq.set(id, 0);
-        persist(services.archive?.putRun(recordOf(view)));
+        void persist(services.archive?.putRun(recordOf(view)));
         const done = launch(spec, view.status);
         return { id, done };
       },
@@ -364,7 +365,7 @@ export const createRunsSlice =
           const [saved, elsewhere] = await Promise.all([archive.loadRuns(), services.ownership?.heldElsewhere() ?? new Set<string>()]);
           const views: RunView[] = saved.map(({ record, chunks }) => viewOfArchived(record, chunks, elsewhere.has(record.id)));
           for (const [i, v] of views.entries()) if (v.elsewhere) follow(v.id, saved[i].chunks.length);
-          for (const v of views) if (v.status.error === INTERRUPTED) persist(archive.putRun(recordOf(v)));
+          for (const v of views) if (v.status.error === INTERRUPTED) void persist(archive.putRun(recordOf(v)));
           set((s) => {
             const known = new Set(s.runs.order);
             const add = views.filter((v) => !known.has(v.id));

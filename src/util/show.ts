@@ -5,7 +5,6 @@ const MAX_SHOWN = 80;
 
 // JSON.stringify escapes U+0000–U+001F; DEL, the C1 controls and the line separators reach a
 // terminal raw, so they are escaped too
-// eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u007f-\u009f\u2028\u2029]/g;
 const escapeRest = (s: string): string => s.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
@@ -16,7 +15,7 @@ export function showValue(v: unknown): string {
   if (typeof v === 'string') return v.length <= MAX_SHOWN ? escapeRest(JSON.stringify(v)) : `${escapeRest(JSON.stringify(v.slice(0, MAX_SHOWN)))}… (${v.length} characters)`;
   let text: string;
   try {
-    text = JSON.stringify(v, (_k, x) => (typeof x === 'number' && !Number.isFinite(x) ? String(x) : x)) ?? String(v);
+    text = JSON.stringify(v, (_k, x: unknown) => (typeof x === 'number' && !Number.isFinite(x) ? String(x) : x)) ?? String(v);
   } catch {
     text = Object.prototype.toString.call(v);
   }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { calibratedReps, fmt, formatTable, geomean, matmulGflops, round3 } from '../../src/bench/timing';
 import { benchPlan, transformerMatmuls } from '../../src/bench/plan';
-import { renderReport, summarize, type BenchResults } from '../../src/bench/report';
+import { renderReport, summarize, type BenchResults, type BenchSummary } from '../../src/bench/report';
 
 describe('bench timing helpers', () => {
   it('geomean is the geometric mean and rejects non-positive input', () => {
@@ -72,7 +72,7 @@ function fakeResults(): BenchResults {
     matmul: plan.matmul.map((c, i) => ({
       c, ours: { perRepS: 0.01, reps: 3 }, tfjs: { perRepS: 0.02, reps: 2 }, oursGflops: 2, tfjsGflops: 1, ratio: i === 0 ? 8 : 2,
     })),
-    attention: [64, 128, 256].map((T) => ({ T, ms: T / 10, reps: 2 })),
+    attention: [64, 128, 256].flatMap((T) => [{ T, design: 'tiled' as const, ms: T / 10, reps: 2 }, { T, design: 'direct' as const, ms: T / 5, reps: 2 }]),
     decodeAttention: [{ s: 32, tiled: 8, slots: 0.5, scalar: 1.5 }, { s: 96, tiled: 20, slots: 1, scalar: 2.5 }],
     train: { B: 4, T: 32, params: 112384, ours: side(300), tfjs: side(100), ratio: 3, perStep: stats, pipelinesAfterWarmup: 0 },
     sample: {
@@ -98,7 +98,7 @@ describe('bench report', () => {
   it('ends with exactly one JSON line holding the summary fields', () => {
     const text = renderReport(fakeResults());
     const lines = text.trimEnd().split('\n');
-    const json = JSON.parse(lines[lines.length - 1]);
+    const json = JSON.parse(lines[lines.length - 1]) as BenchSummary;
     expect(Object.keys(json)).toEqual([
       'adapter', 'matmulVsTfjs', 'trainStepVsTfjs', 'attnFwdBwdMs', 'decodeAttnSlotsVsScalar', 'trainTokensPerS', 'sampleTokensPerS',
       'sharedPrefillVsTokenByToken', 'forkVsReprefill', 'fusedVsLayeredBlocks', 'sampleVsOrtWebgpu', 'sampleVsOrtWasm', 'grpoStepSeconds', 'dispatchesPerStep', 'submitsPerStep', 'readbackBytesPerStep', 'pipelinesAfterWarmup', 'longTaskMaxMs', 'longTasksOver50',
@@ -112,7 +112,8 @@ describe('bench report', () => {
     expect(withExplorer).toMatch(/time to first draw \(navigation start to the first chart drawn\): 640 ms/);
     expect(JSON.parse(withExplorer.trimEnd().split('\n').pop()!)).toMatchObject({ explorerFirstDrawMs: 640, explorerLongTaskMaxMs: 88.2 });
     expect(text).toMatch(/longest task +56\.25 ms/);
-    expect(json.attnFwdBwdMs).toEqual({ '64': 6.4, '128': 12.8, '256': 25.6 });
+    expect(json.attnFwdBwdMs).toEqual({ tiled: { '64': 6.4, '128': 12.8, '256': 25.6 }, direct: { '64': 12.8, '128': 25.6, '256': 51.2 } });
+    expect(text).toMatch(/T=128 +direct +25\.60 +2/);
     expect(lines.filter((l) => l.startsWith('{')).length).toBe(1);
     expect(text).toContain('quick mode');
     expect([json.sharedPrefillVsTokenByToken, json.grpoStepSeconds]).toEqual([1.5, 2]);

@@ -192,6 +192,7 @@ describe('sizes and counts', () => {
     await writeFile(c, 'a=1;b=a+1\n\u001b[31mred\u0007\n');
     const r = await cli('run', '--loop', 'spice', '--preset', 'tiny', '--corpus', c, '--out', join(dir, 'c.jsonl'));
     expectUserError(r, '\\u001b');
+    // eslint-disable-next-line no-control-regex -- the check looks for control characters
     expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
   });
 });

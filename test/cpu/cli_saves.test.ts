@@ -58,7 +58,7 @@ describe('pretrain: the resume point survives a kill between its renames', () =>
     // it gets as far as the GPU, which this test has none of
     expect(r.stderr).toContain(`resuming from the complete save ${join(out, 'resume.tmp')}`);
     expect(r.stderr).toContain('no WebGPU adapter');
-    expect(JSON.parse(await readFile(join(out, 'resume', 'trainer_state.json'), 'utf8')).state.step).toBe(12);
+    expect((JSON.parse(await readFile(join(out, 'resume', 'trainer_state.json'), 'utf8')) as { state: { step: number } }).state.step).toBe(12);
   });
 
   it('a resume.tmp/ cut short falls back to the previous save, resume.old/', async () => {
@@ -68,7 +68,7 @@ describe('pretrain: the resume point survives a kill between its renames', () =>
     await resumeSave(out, 'resume.old', 10);
     const r = await cli('pretrain', '--preset', 'tiny', '--out', out, '--resume');
     expect(r.stderr).toContain(`resuming from the complete save ${join(out, 'resume.old')}`);
-    expect(JSON.parse(await readFile(join(out, 'resume', 'trainer_state.json'), 'utf8')).state.step).toBe(10);
+    expect((JSON.parse(await readFile(join(out, 'resume', 'trainer_state.json'), 'utf8')) as { state: { step: number } }).state.step).toBe(10);
   });
 
   it('saveResume moves the old save aside before the new one takes its place, and leaves only resume/', async () => {
@@ -77,7 +77,7 @@ describe('pretrain: the resume point survives a kill between its renames', () =>
     const params = initParams(tiny, table, 2);
     const model = { cfg: tiny, table, readParams: async () => params, readOptimiserState: async () => ({ m: params, v: params, step: 7 }) } as unknown as GPT;
     await saveResume(out, model, { ...DEFAULT_PRETRAIN, seed: 1 }, { ...freshState(), step: 7 }, 'tiny');
-    expect(JSON.parse(await readFile(join(out, 'resume', 'trainer_state.json'), 'utf8')).state.step).toBe(7);
+    expect((JSON.parse(await readFile(join(out, 'resume', 'trainer_state.json'), 'utf8')) as { state: { step: number } }).state.step).toBe(7);
     expect(existsSync(join(out, 'resume.tmp'))).toBe(false);
     expect(existsSync(join(out, 'resume.old'))).toBe(false);
   });
@@ -150,7 +150,7 @@ describe('--resume on a damaged log', () => {
     await fileCheckpointStore(nodeCheckpointFs(`${join(dir, name)}.state`)).save(c);
     return { out, c };
   }
-  const lines = async (out: string) => (await readFile(out, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
+  const lines = async (out: string) => (await readFile(out, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; step?: number });
 
   it('a 0-byte log gets its config line and recorded events back from the checkpoint', async () => {
     const { out } = await stored('zero');

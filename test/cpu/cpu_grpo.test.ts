@@ -108,7 +108,7 @@ describe('CPU GRPO step', () => {
   it('at ρ = 1: loss A/5, weights −A/5 and +A/5, the reference gradient of those weights', () => {
     const policy = new CpuPolicy(cfg, init);
     const trajs = assignAdvantages([trajectory(policy, prompt, good, 1), trajectory(policy, prompt, bad, 0)], rl);
-    expect(trajs.map((t) => t.advantage)).toEqual([A, -A].map((x) => expect.closeTo(x, 12)));
+    expect(trajs.map((t) => t.advantage)).toEqual([A, -A].map((x) => expect.closeTo(x, 12) as unknown));
     const packed = packBatch(trajs, { T: 20, aggregation: 'token_mean', padToken: PAD });
     const g = pgGradients(policy, packed, pgHyperOf(rl, false), 1);
     // L = Σ c·(−ρA) = (2·(−A) + 3·A)/5

@@ -182,8 +182,8 @@ describe('DATPO on a scripted policy', () => {
       expect(a[0]).toBe(r9(1 / 3 - 1 / 4));
       expect(new Set(a.slice(1)).size).toBe(1);
     }
-    expect(rootRows.map((t) => advs(t)[1]).sort()).toEqual([...Array(3).fill(r9(-1 / 3)), r9(2 / 3)].sort());
-    expect(batch.filter((t) => t.dataType === 'branch').map((t) => advs(t)[0]).sort()).toEqual([...Array(8).fill(r9(-1 / 3)), ...Array(4).fill(r9(2 / 3))].sort());
+    expect(rootRows.map((t) => advs(t)[1]).sort()).toEqual([...Array<number>(3).fill(r9(-1 / 3)), r9(2 / 3)].sort());
+    expect(batch.filter((t) => t.dataType === 'branch').map((t) => advs(t)[0]).sort()).toEqual([...Array<number>(8).fill(r9(-1 / 3)), ...Array<number>(4).fill(r9(2 / 3))].sort());
     // the tree browser: every leaf, branches shown as prefix ⟨fork⟩ continuation
     expect(records).toHaveLength(16);
     expect(records.filter((r) => r.fork === 1)).toHaveLength(12);

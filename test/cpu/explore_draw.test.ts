@@ -90,7 +90,7 @@ describe('explore/axis and gridUrl', () => {
     const f = { knobs: [{ key: 'lr', values: '1e-4, 3e-5' }], seeds: '1, 2', control: null, concurrency: 1 };
     expect(formFromParam(formToParam(f))).toEqual({ form: f, warning: null });
     expect(formToParam(EMPTY_FORM)).toBeNull();
-    expect(formFromParam('{"knobs":[{"key":"lr"}],"seeds":"1","control":null,"concurrency":null}')).toEqual({ form: EMPTY_FORM, warning: expect.stringMatching(/^grid: knobs\.0\.values: /) });
+    expect(formFromParam('{"knobs":[{"key":"lr"}],"seeds":"1","control":null,"concurrency":null}')).toEqual({ form: EMPTY_FORM, warning: expect.stringMatching(/^grid: knobs\.0\.values: /) as unknown });
     expect(withGridParam('?seed=3&debug', f)).toBe(`?seed=3&debug=&grid=${encodeURIComponent(JSON.stringify(f)).replace(/%20/g, '+')}`);
     expect(galleryPathOf('gallery/svs-leak.json')).toEqual({ path: 'gallery/svs-leak.json', warning: null });
     expect(galleryPathOf('../secret.json').path).toBeNull();

@@ -22,7 +22,7 @@ describe('explore/format: ablations and sweeps in one format', () => {
       const s = readSweepText(f, readFileSync(new URL(f, runsDir), 'utf8'));
       expect(s.arms).toHaveLength(1);
       // version 1 (no format field) kept summaries only; version 2 keeps every seed's step series
-      const v2 = JSON.parse(readFileSync(new URL(f, runsDir), 'utf8')).format === 'rlvr-lab.ablation';
+      const v2 = (JSON.parse(readFileSync(new URL(f, runsDir), 'utf8')) as { format?: unknown }).format === 'rlvr-lab.ablation';
       expect(s.curvesRecorded, f).toBe(v2);
       expect(s.arms[0].ablation.results.length).toBeGreaterThan(0);
     }

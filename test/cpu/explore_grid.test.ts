@@ -55,9 +55,9 @@ describe('explore/grid: expansion', () => {
   });
 
   it('unknown knobs, the seed as a knob, duplicate values and bad seeds are refused by name', () => {
-    expect(expandGrid(form({ knobs: [{ key: 'learningRate', values: '1' }] }), base, CATALOG)).toMatchObject({ ok: false, field: 'learningRate', message: expect.stringMatching(/not a field of the grpo loop/) });
+    expect(expandGrid(form({ knobs: [{ key: 'learningRate', values: '1' }] }), base, CATALOG)).toMatchObject({ ok: false, field: 'learningRate', message: expect.stringMatching(/not a field of the grpo loop/) as unknown });
     expect(expandGrid(form({ knobs: [{ key: 'seed', values: '1' }] }), base, CATALOG)).toMatchObject({ ok: false, field: 'seed' });
-    expect(expandGrid(form({ knobs: [{ key: 'lr', values: '1e-4, 1e-4' }] }), base, CATALOG)).toMatchObject({ ok: false, field: 'lr', message: expect.stringMatching(/twice/) });
+    expect(expandGrid(form({ knobs: [{ key: 'lr', values: '1e-4, 1e-4' }] }), base, CATALOG)).toMatchObject({ ok: false, field: 'lr', message: expect.stringMatching(/twice/) as unknown });
     expect(expandGrid(form({ seeds: '1, x' }), base, CATALOG)).toMatchObject({ ok: false, field: 'seed', message: 'seeds: "x" is not a non-negative integer' });
     expect(parseSeeds('3, 3')).toBe('seeds: 3 appears twice');
     expect(expandGrid(form({ knobs: [{ key: 'lr', values: '1e-4' }, { key: 'lr', values: '2e-4' }] }), base, CATALOG)).toMatchObject({ ok: false, field: 'lr' });

@@ -141,7 +141,7 @@ describe('explore/queue: reconcile', () => {
     q.tick();
     q.set('arm1/1', { state: 'failed', error: 'x' });
     q.tick();
-    expect(q.g.entries['control/1']).toMatchObject({ state: 'failed', note: expect.stringMatching(/matched run arm1\/1 is failed/) });
+    expect(q.g.entries['control/1']).toMatchObject({ state: 'failed', note: expect.stringMatching(/matched run arm1\/1 is failed/) as unknown });
   });
 });
 

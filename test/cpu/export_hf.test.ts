@@ -38,13 +38,13 @@ describe('rlvr-lab export-hf', () => {
     expect((await readdir(folder)).sort()).toEqual(['README.md', 'config.json', 'generation_config.json', 'model.safetensors', 'onnx', 'special_tokens_map.json', 'tokenizer.json', 'tokenizer_config.json']);
     expect(await readdir(join(folder, 'onnx'))).toEqual(['model.onnx']);
     const configText = await readFile(join(folder, 'config.json'), 'utf8');
-    const config = JSON.parse(configText);
+    const config: unknown = JSON.parse(configText);
     expect(config).toMatchObject({ model_type: 'gpt2', architectures: ['GPT2LMHeadModel'], bos_token_id: 1, eos_token_id: 2, pad_token_id: 0, 'transformers.js_config': { dtype: 'fp32' } });
     const src = await loadCheckpointDir('public/models/small');
     expect(parseConfigJson(configText)).toEqual(src.cfg);
     const back = parseCheckpoint(new Uint8Array(await readFile(join(folder, 'model.safetensors'))), configText);
     expect(back.params).toEqual(src.params);
-    const gen = JSON.parse(await readFile(join(folder, 'generation_config.json'), 'utf8'));
+    const gen: unknown = JSON.parse(await readFile(join(folder, 'generation_config.json'), 'utf8'));
     expect(gen).toMatchObject({ bos_token_id: 1, eos_token_id: EOS, pad_token_id: 0, do_sample: true, temperature: 0.7, top_p: 0.95, max_length: src.cfg.nPositions });
     const readme = await readFile(join(folder, 'README.md'), 'utf8');
     for (const role of ROLES) expect(readme).toContain(`<${role}>`);

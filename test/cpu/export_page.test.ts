@@ -43,7 +43,7 @@ describe('checkpoint exports as zipped folders', () => {
     const back = parseCheckpoint(files.get(`${top}/model.safetensors`)!, new TextDecoder().decode(files.get(`${top}/config.json`)));
     expect(back.params).toEqual(c.params);
     expect(back.meta).toMatchObject({ run_id: 'run-7', step: '12', loop: 'grpo' });
-    expect(JSON.parse(new TextDecoder().decode(files.get(`${top}/generation_config.json`))).temperature).toBe(0.8);
+    expect((JSON.parse(new TextDecoder().decode(files.get(`${top}/generation_config.json`))) as { temperature?: unknown }).temperature).toBe(0.8);
   });
 
   it('recipe:trl and recipe:verl: the run\'s config as the framework\'s recipe with the model folder inside', () => {

@@ -93,7 +93,7 @@ describe('rlvr-lab export-recipe', () => {
     const r = await cli('export-recipe', '--to', 'trl', '--loop', 'grpo', '--preset', 'dapo', '--out', out);
     expect(r.code, r.stderr).toBe(0);
     const yamlText = await readFile(join(out, 'grpo_config.yaml'), 'utf8');
-    const parsed = JSON.parse(execFileSync(PY, ['-c', 'import sys, json, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))', join(out, 'grpo_config.yaml')], { encoding: 'utf8' }));
+    const parsed: unknown = JSON.parse(execFileSync(PY, ['-c', 'import sys, json, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))', join(out, 'grpo_config.yaml')], { encoding: 'utf8' }));
     expect(parsed).toEqual(trl('dapo'));
     expect(yamlText).toContain('adam_epsilon: 1.0e-8');
     execFileSync(PY, ['-m', 'py_compile', join(out, 'train.py'), join(out, 'reward.py')]);
@@ -101,11 +101,11 @@ describe('rlvr-lab export-recipe', () => {
     expect(readme).toContain('TRL has no dynamic sampling');
     expect(readme).toContain('TRL\'s KL is k3 only');
     expect(readme).toContain('`num_generations`');
-    const train = (await readFile(join(out, 'data/train.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const train = (await readFile(join(out, 'data/train.jsonl'), 'utf8')).trim().split('\n').map((l): unknown => JSON.parse(l));
     const first = loadSet('train')[0];
     expect(train).toHaveLength(256);
     expect(train[0]).toEqual({ prompt: decode(solvePrompt(first.text)), answer: first.answer, problem: first.text });
-    expect(JSON.parse(await readFile(join(out, 'model/config.json'), 'utf8')).model_type).toBe('gpt2');
+    expect((JSON.parse(await readFile(join(out, 'model/config.json'), 'utf8')) as { model_type?: unknown }).model_type).toBe('gpt2');
   });
 
   it('a run: the veRL folder on its config (Hydra YAML parses, run.sh passes bash -n, veRL\'s columns)', async () => {
@@ -115,12 +115,14 @@ describe('rlvr-lab export-recipe', () => {
     const out = join(dir, 'run-verl');
     const r = await cli('export-recipe', '--to', 'verl', '--run', log, '--out', out);
     expect(r.code, r.stderr).toBe(0);
-    const parsed = JSON.parse(execFileSync(PY, ['-c', 'import sys, json, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))', join(out, 'verl_config.yaml')], { encoding: 'utf8' }));
+    const parsed = JSON.parse(execFileSync(PY, ['-c', 'import sys, json, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))', join(out, 'verl_config.yaml')], { encoding: 'utf8' })) as {
+      trainer: { total_training_steps: number }; actor_rollout_ref: { rollout: { n: number } }; algorithm: { norm_adv_by_std_in_grpo: boolean };
+    };
     expect(parsed.trainer.total_training_steps).toBe(7);
     expect(parsed.actor_rollout_ref.rollout.n).toBe(4);
     expect(parsed.algorithm.norm_adv_by_std_in_grpo).toBe(false);
     execFileSync('bash', ['-n', join(out, 'run.sh')]);
-    const row = JSON.parse((await readFile(join(out, 'data/test.jsonl'), 'utf8')).split('\n')[0]);
+    const row = JSON.parse((await readFile(join(out, 'data/test.jsonl'), 'utf8')).split('\n')[0]) as { reward_model: { ground_truth: string } };
     expect(Object.keys(row).sort()).toEqual(['ability', 'data_source', 'extra_info', 'prompt', 'reward_model']);
     expect(row.reward_model.ground_truth).toBe(String(loadSet('eval-mixed')[0].answer));
     expect(await readFile(join(out, 'README.md'), 'utf8')).toContain('pd.read_json');

@@ -95,7 +95,7 @@ describe('safetensors headers, adapter files and config.json', () => {
   const good = serializeAdapter(spec, initLora(table, 1), table);
   const jsonField = fc.dictionary(fc.constantFrom('adapter_name', 'r', 'lora_alpha', 'target_modules', 'peft_type', 'task_type', 'fan_in_fan_out', 'bias', 'lora_dropout', 'x'), edgeValue, { maxKeys: 5 });
   it('1,000 adapter JSON files over a valid adapter, and 500 single files with a fuzzed adapter_config', () => {
-    const base = JSON.parse(good.configJson);
+    const base = JSON.parse(good.configJson) as object;
     fc.assert(fc.property(fc.oneof(jsonField.map((o) => JSON.stringify({ ...base, ...o })), anyJson.map((j) => JSON.stringify(j)), fc.string({ maxLength: 40 })), (text) => holds(() => parseAdapter(good.safetensors, text, tiny, 'solver'))), options(1000));
     fc.assert(fc.property(fc.oneof(jsonField.map((o) => JSON.stringify({ ...base, ...o })), fc.string({ maxLength: 40 })), (cfg) => {
       const bytes = serializeAdapter(spec, initLora(table, 1), table, { adapter_config: cfg }).safetensors;
@@ -227,6 +227,7 @@ describe('the command line', () => {
         holds(() => {
           throw e;
         });
+        // eslint-disable-next-line no-control-regex -- the check looks for control characters
         expect((e as Error).message).not.toMatch(/[\u0000-\u001f]/);
       }
     }), options(1000));

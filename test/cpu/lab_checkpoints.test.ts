@@ -60,7 +60,7 @@ describe('adapter sets in checkpoints', () => {
     expect((await store.load('run-1'))!.adapters).toBeUndefined();
     // a set's file gone: the load says which
     await store.save({ ...ckpt(4), adapters });
-    const slot = JSON.parse(new TextDecoder().decode((await fs.read(['checkpoints', 'run-1', 'manifest.json']))!)).slot;
+    const slot = (JSON.parse(new TextDecoder().decode((await fs.read(['checkpoints', 'run-1', 'manifest.json']))!)) as { slot: string }).slot;
     await fs.remove(['checkpoints', 'run-1', slot, 'adapter_solver.optimizer.safetensors']);
     await expect(store.load('run-1')).rejects.toThrow(/files of adapter set "solver" are missing/);
   });

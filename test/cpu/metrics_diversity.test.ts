@@ -78,7 +78,7 @@ describe('Vendi score', () => {
     expectClose('identical scaled', [vendiScore([v, v.map((x) => 3 * x)])], [1], { atol: 1e-12, rtol: 0 });
     expectClose('orthogonal n=5 d=5', [vendiScore([0, 1, 2, 3, 4].map((i) => basis(5, i)))], [5], { atol: 1e-12, rtol: 0 });
     expectClose('orthogonal n=3 d=8', [vendiScore([0, 1, 2].map((i) => basis(8, i)))], [3], { atol: 1e-12, rtol: 0 });
-    const twoGroups = [...Array(4).fill(basis(2, 0)), ...Array(4).fill(basis(2, 1))]; // n = 8 > d = 2
+    const twoGroups = [...Array<Float64Array>(4).fill(basis(2, 0)), ...Array<Float64Array>(4).fill(basis(2, 1))]; // n = 8 > d = 2
     expectClose('two groups', [vendiScore(twoGroups)], [2], { atol: 1e-12, rtol: 0 });
     expect(vendiScore([])).toBe(0);
   });

@@ -38,7 +38,7 @@ describe('serializeCheckpoint / parseCheckpoint', () => {
     expect(file.tensors.get('h.0.attn.c_attn.weight')!.shape).toEqual([32, 96]);
     expect(file.tensors.get('h.1.mlp.c_proj.weight')!.shape).toEqual([128, 32]);
     expect([...file.tensors.values()].every((t) => t.dtype === 'F32')).toBe(true);
-    const hf = JSON.parse(configJson);
+    const hf: unknown = JSON.parse(configJson);
     expect(hf).toMatchObject({ model_type: 'gpt2', n_embd: 32, n_layer: 2, n_head: 2, vocab_size: 64, n_positions: 64 });
   });
 
@@ -102,7 +102,7 @@ describe('checkpoint directories (Node)', () => {
     dir = await mkdtemp(join(tmpdir(), 'rlvr-ckpt-'));
     const target = join(dir, 'nested', 'ckpt');
     await saveCheckpointDir(target, cfg, params, table, { seed: '99' }, { bos_token_id: 1 });
-    expect(JSON.parse(await readFile(join(target, 'config.json'), 'utf8')).bos_token_id).toBe(1);
+    expect((JSON.parse(await readFile(join(target, 'config.json'), 'utf8')) as { bos_token_id?: unknown }).bos_token_id).toBe(1);
     const back = await loadCheckpointDir(target);
     expect(back.cfg).toEqual(cfg);
     expect(bits(back.params)).toEqual(bits(params));

@@ -128,7 +128,7 @@ describe('adapter files', () => {
   });
 
   it('rejects adapters that do not fit the file, the name or the base model', () => {
-    const json = JSON.parse(configJson);
+    const json = JSON.parse(configJson) as object;
     const withJson = (patch: object) => JSON.stringify({ ...json, ...patch });
     expect(() => parseAdapter(safetensors, withJson({ r: 8 }), cfg)).toThrow(/tensor "h\.0\.attn\.c_attn\.lora_A\.weight" has shape \[4, 32\] in the file but the config needs \[8, 32\]/);
     expect(() => parseAdapter(safetensors, withJson({ r: 0 }), cfg)).toThrow(/\.r = 0: must be an integer/);
@@ -172,7 +172,7 @@ describe('LoRA sets of a subset of the projections', () => {
       expect(Object.keys(layerAdapters(table, 0))).toEqual([...targets]);
       const params = initLora(table, 3).map((x, i) => x + i * 1e-3);
       const { safetensors, configJson } = serializeAdapter(spec, params, table);
-      expect(JSON.parse(configJson).target_modules).toEqual([...modules]);
+      expect((JSON.parse(configJson) as { target_modules?: unknown }).target_modules).toEqual([...modules]);
       const back = parseAdapter(safetensors, configJson, cfg);
       expect(back.spec.targets).toEqual([...targets]);
       // PEFT keeps target_modules as a set: another order reads the same

@@ -67,7 +67,7 @@ describe('buildTensorTable', () => {
     expect(l1.qkvWeight.shape).toEqual([32, 96]);
     expect(l1.fcProjWeight.name).toBe('h.1.mlp.c_proj.weight');
     expect(l1.ln2Bias.name).toBe('h.1.ln_2.bias');
-    expect(Object.values(l1).map((t) => t.name).every((n) => n.startsWith('h.1.'))).toBe(true);
+    expect((Object.values(l1) as { name: string }[]).map((t) => t.name).every((n) => n.startsWith('h.1.'))).toBe(true);
     expect(Object.keys(l1)).toHaveLength(12);
     expect(() => layerTensors(table, 2)).toThrow(/no "h\.2\.ln_1\.weight"/);
     const g = globalTensors(table);

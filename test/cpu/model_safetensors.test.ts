@@ -50,7 +50,7 @@ describe('encode / decode', () => {
     ]);
     const n = Number(new DataView(bytes.buffer).getBigUint64(0, true));
     expect(n % 8).toBe(0); // header padded with spaces so the data starts 8-aligned
-    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n))) as Record<string, unknown>;
     expect(header).toEqual({
       x: { dtype: 'F32', shape: [2], data_offsets: [0, 8] },
       y: { dtype: 'F32', shape: [1], data_offsets: [8, 12] },

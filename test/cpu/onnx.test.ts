@@ -62,8 +62,8 @@ describe('exportOnnx', () => {
     expect(m.opsetImport.map((o) => [o.domain, Number(o.version)])).toEqual([['', 17]]);
     expect(m.producerName).toBe('rlvr-lab');
     expect(m.docString).toContain(JSON.stringify(cfg));
-    const props = Object.fromEntries(m.metadataProps.map((p) => [p.key, p.value]));
-    expect(JSON.parse(props.gpt_config as string)).toEqual(cfg);
+    const props = Object.fromEntries(m.metadataProps.map((p) => [String(p.key), String(p.value)] as const));
+    expect(JSON.parse(props.gpt_config as string) as unknown).toEqual(cfg);
     expect(props.preset).toBe('tiny');
     // decoded messages are class instances: repeated fields are arrays, bytes are Uint8Array
     const g = m.graph as onnx.GraphProto;
@@ -114,7 +114,7 @@ describe('rlvr-lab export-onnx', () => {
     expect(stderr).toMatch(/wrote .*model\.onnx/);
     const ckpt = await loadCheckpointDir(ckptDir);
     const model = new Uint8Array(await readFile(out));
-    const props = Object.fromEntries(proto.ModelProto.decode(model).metadataProps.map((p) => [p.key, p.value]));
+    const props = Object.fromEntries(proto.ModelProto.decode(model).metadataProps.map((p) => [String(p.key), String(p.value)] as const));
     expect(props.seed).toBe('5');
     const B = 2, T = 9;
     const ids = tokenBatch(B, T, 1);
@@ -123,10 +123,10 @@ describe('rlvr-lab export-onnx', () => {
   });
 
   it('rejects bad input with a clear message and exit code 2', async () => {
-    const missing = await run('node', [BIN, 'export-onnx', '--ckpt', '/nonexistent', '--out', '/tmp/x.onnx']).catch((e) => e);
+    const missing = await run('node', [BIN, 'export-onnx', '--ckpt', '/nonexistent', '--out', '/tmp/x.onnx']).then(() => ({ code: 0, stderr: '' }), (e: unknown) => e as { code: number; stderr: string });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/cannot read .*config\.json/);
-    const noOut = await run('node', [BIN, 'export-onnx', '--ckpt', '/nonexistent']).catch((e) => e);
+    const noOut = await run('node', [BIN, 'export-onnx', '--ckpt', '/nonexistent']).then(() => ({ code: 0, stderr: '' }), (e: unknown) => e as { code: number; stderr: string });
     expect(noOut.code).toBe(2);
     expect(noOut.stderr).toMatch(/--out is required/);
   });

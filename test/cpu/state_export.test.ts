@@ -75,7 +75,7 @@ describe('run data', () => {
     const run = { id: 'x', index: 2, label: '#2 GRPO · tiny', diff: '', loop: 'grpo', policy: 'tiny', config: defaultConfig('grpo'), createdAt: Date.UTC(2025, 0, 2, 3, 4, 5), status, data };
     const f = runFile(run, 'json');
     expect(f.filename).toBe('rlvr-lab-run-2-grpo-tiny-2025-01-02-03-04-05.json');
-    const back = JSON.parse(f.text);
+    const back = JSON.parse(f.text) as { config: { rl: { clipHigh: number } }; metrics: { series: Record<string, unknown> } };
     expect(back.config.rl.clipHigh).toBe(0.28);
     expect(back.metrics.series.kl).toEqual([null, 0.1]);
     expect(runFile(run, 'csv').text.split('\r\n')[0]).toBe('step,seconds,reward,kl');
@@ -84,7 +84,7 @@ describe('run data', () => {
 
 describe('chart series', () => {
   it('smooths with a debiased EMA (the first value is kept)', () => {
-    expect(smooth([1, 1, 1], 0.9)).toEqual([1, 1, 1].map(() => expect.closeTo(1, 12)));
+    expect(smooth([1, 1, 1], 0.9)).toEqual([1, 1, 1].map(() => expect.closeTo(1, 12) as unknown));
     const s = smooth([0, 10], 0.5);
     expect(s[0]).toBe(0);
     expect(s[1]).toBeCloseTo((0.5 * 0 * 0.5 + 0.5 * 10) / (1 - 0.25), 12);

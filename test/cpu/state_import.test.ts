@@ -56,7 +56,7 @@ describe('run import: round trip', () => {
     if (!r.ok) throw new Error(r.message);
     expect(r.run.data).toEqual(data);
     // a record of a kind the loop does not make is refused, saying which it makes
-    const body = JSON.parse(runFile(run, 'json').text);
+    const body = JSON.parse(runFile(run, 'json').text) as { records: { records: { kind: string }[] }[] };
     body.records[0].records[0].kind = 'grpo.thing';
     const bad = importRunText('run.json', JSON.stringify(body));
     expect(bad.ok ? '' : bad.message).toMatch(/records\[0\]\.records\[0\]\.kind is "grpo\.thing"; this loop's records are svs\.variant/);
@@ -86,7 +86,7 @@ describe('run import: round trip', () => {
   });
 });
 
-type Body = Record<string, any>;
+type Body = Record<string | number, unknown>;
 const corpus: [string, (b: Body) => unknown, RegExp][] = [
   ['a top-level array', () => [], /^run\.json: the file: expected a run \(a JSON object\), got an array$/],
   ['another format', (b) => ({ ...b, format: 'rlvr-lab run 2' }), /^run\.json: format: expected "rlvr-lab run 1", got "rlvr-lab run 2"$/],
@@ -120,19 +120,19 @@ const corpus: [string, (b: Body) => unknown, RegExp][] = [
 function set(b: Body, path: (string | number)[], v: unknown): Body {
   const copy = structuredClone(b);
   let o = copy;
-  for (const k of path.slice(0, -1)) o = o[k];
+  for (const k of path.slice(0, -1)) o = o[k] as Body;
   o[path[path.length - 1]] = v;
   return copy;
 }
 
 describe('run import: malformed files', () => {
   it.each(corpus)('refuses %s, saying where', (_name, mutate, message) => {
-    const r = importRunText('run.json', JSON.stringify(mutate(JSON.parse(goodText()))));
+    const r = importRunText('run.json', JSON.stringify(mutate(JSON.parse(goodText()) as Body)));
     expect(r.ok ? 'accepted' : r.message).toMatch(message);
   });
 
   it('refuses text that is not JSON, and numbers beyond float range', () => {
-    expect(importRunText('run.json', '{"format": ')).toMatchObject({ ok: false, message: expect.stringMatching(/^run\.json: not JSON \(/) });
+    expect(importRunText('run.json', '{"format": ')).toMatchObject({ ok: false, message: expect.stringMatching(/^run\.json: not JSON \(/) as unknown });
     const huge = goodText().replace('"index": 2', '"index": 1e999');
     expect(importRunText('run.json', huge)).toMatchObject({ ok: false, message: 'run.json: run.index: expected a whole number, got Infinity' });
   });
@@ -191,7 +191,7 @@ describe('run import: the store', () => {
   it('refuses a bad file with its message and changes nothing', async () => {
     const { store, archive } = await storeWithRuns();
     const runs = store.getState().runs;
-    const bad = JSON.stringify(set(JSON.parse(goodText()), ['metrics', 'step', 1], 'two'));
+    const bad = JSON.stringify(set(JSON.parse(goodText()) as Body, ['metrics', 'step', 1], 'two'));
     expect(await store.getState().importRunFile(file('lesson.json', bad))).toBe('lesson.json: metrics.step[1]: expected number, got "two"');
     expect(store.getState().runs).toBe(runs);
     expect(store.getState().runImport.error).toMatch(/^lesson\.json: metrics\.step\[1\]/);

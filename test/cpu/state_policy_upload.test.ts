@@ -134,7 +134,7 @@ describe('checkpoint upload: the store', () => {
     expect(await store.getState().uploadPolicy([weights(), config()])).toBeNull();
     expect(register).toHaveBeenCalledWith('upload:model', expect.any(Uint8Array), TINY_CONFIG);
     const s = store.getState();
-    expect(s.uploads.list).toEqual([{ name: 'upload:model', description: expect.stringMatching(/^uploaded from model\.safetensors: 2 layers, 32 wide/), params: 29568 }]);
+    expect(s.uploads.list).toEqual([{ name: 'upload:model', description: expect.stringMatching(/^uploaded from model\.safetensors: 2 layers, 32 wide/) as unknown, params: 29568 }]);
     expect(s.launcher.state.policy).toBe('upload:model');
     expect(s.launcher.resolved).toMatchObject({ ok: true, policy: 'upload:model' });
     expect(launcherToQuery(s.launcher.state).has('policy')).toBe(false);

@@ -119,7 +119,7 @@ describe('runs slice', () => {
     expect(runs.order).toEqual(['run1']);
     expect(runs.selected).toBe('run1');
     expect(runs.byId.run1.live).toBe(false);
-    expect(runs.byId.run1.status).toMatchObject({ state: 'stopped', step: 2, error: expect.stringMatching(/interrupted/) });
+    expect(runs.byId.run1.status).toMatchObject({ state: 'stopped', step: 2, error: expect.stringMatching(/interrupted/) as unknown });
     expect(runs.byId.run1.data.series.reward).toEqual([0.1, 0.2]);
     expect(selectBusy(second.store.getState())).toBe(false);
     // the next run is numbered after the archived ones

@@ -47,7 +47,7 @@ function fakeClient(report: AdapterReport = READY) {
   };
   let onEvent: ((e: EngineEvent) => void) | null = null;
   const client = fakeLabClient({
-    init: vi.fn(async (cb) => {
+    init: vi.fn(async (cb: (e: EngineEvent) => void) => {
       onEvent = cb;
       return report;
     }),

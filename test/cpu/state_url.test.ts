@@ -49,7 +49,7 @@ describe('URL state', () => {
     expect(warnings).toEqual([expect.stringMatching(/^preset=nope: not an RL preset of the grpo loop \(presets: grpo, /), "colour: not a setting of the grpo loop's launcher; ignored"]);
     const r = resolveLauncher(l, CATALOG);
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r).toMatchObject({ field: 'steps', message: expect.stringMatching(/grpo\.steps = "abc": must be an integer/) });
+    if (!r.ok) expect(r).toMatchObject({ field: 'steps', message: expect.stringMatching(/grpo\.steps = "abc": must be an integer/) as unknown });
   });
 
   it('drops a URL value equal to the layer below it (the preset or the default)', () => {

@@ -83,7 +83,7 @@ describe('TTSP step on scripted outcomes', () => {
     const first = records[0].records;
     expect(first.map((r) => r.verdict)).toEqual(['valid', 'bad_reference', 'answer_mismatch', 'duplicate', 'duplicate', 'unparseable', 'valid', 'valid']);
     // pass rates: 2+3 half the time, 7-1 always, 9-1 never; rewards through the gaussian frontier
-    const byProblem = Object.fromEntries(first.filter((r) => r.valid).map((r) => [r.problem, r]));
+    const byProblem = Object.fromEntries(first.filter((r) => r.valid).map((r) => [String(r.problem), r] as const));
     expect(byProblem['2+3'].p).toBe(0.5);
     expect(byProblem['7-1'].p).toBe(1);
     expect(byProblem['9-1'].p).toBe(0);

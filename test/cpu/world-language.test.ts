@@ -20,7 +20,8 @@ function value(text: string): number {
 /** An independent oracle: JavaScript's own arithmetic on the printed text. */
 function jsValue(text: string): number {
   const mod = (a: number, b: number) => a - b * Math.floor(a / b);
-  const v = new Function('min', 'max', 'mod', `return ${text};`)(Math.min, Math.max, mod) as number;
+  const jsEval = new Function('min', 'max', 'mod', `return ${text};`) as (...fs: ((a: number, b: number) => number)[]) => number;
+  const v = jsEval(Math.min, Math.max, mod);
   return v === 0 ? 0 : v; // JavaScript's -0 is the world's 0
 
 }

@@ -3,7 +3,7 @@
 // and no GPU compute calls, while the engine worker's chunk does. The long-task figure of a run
 // is printed by lab.test.ts and `npm run bench`, not asserted (durations depend on the machine).
 // Run after `vite build` (npm run test:e2e builds first).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DIST, ROOT } from './harness';
@@ -64,5 +64,13 @@ describe('the page bundle', () => {
     const ort = /["'`]\.\/(ort_runtime-[\w-]+\.js)["'`]/.exec(engine![1])?.[1];
     expect(ort, 'the engine worker names the ORT check\'s runtime chunk').toBeDefined();
     expect(read(`assets/${ort}`).includes('InferenceSession')).toBe(true);
+  });
+
+  it('ships no benchmark page: bench.html and its chunk are built only by `vite build --mode bench` (npm run bench, dist-bench/)', () => {
+    expect(existsSync(path.join(dist, 'bench.html')), `${DIST}/bench.html exists`).toBe(false);
+    // the sampling page's entry point (src/bench/sampling_page.ts) is in no shipped chunk
+    const chunks = readdirSync(path.join(dist, 'assets')).filter((f) => f.endsWith('.js'));
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const f of chunks) expect(read(`assets/${f}`).includes('rlvrSamplingBench'), `${f} holds the bench page`).toBe(false);
   });
 });

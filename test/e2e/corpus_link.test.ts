@@ -7,7 +7,8 @@ import type { Page } from 'playwright-core';
 import type { PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serve } from '../../scripts/start.mjs';
-import { closeLab, freePort, gotoLab, openLab, openPage, ROOT, shot, type Lab } from './harness';
+import { closeLab, gotoLab, openLab, openPage, ROOT, shot, type Lab } from './harness';
+import { freePort } from '../../src/bench/browser';
 
 const LINES = 1500;
 const CORPUS = Array.from({ length: LINES }, (_, i) => `a=${i % 300};b=a+${i % 7};c=b*3`).join('\n');

@@ -152,7 +152,7 @@ describe('the ablation explorer (built app, headless Chromium)', () => {
     expect(await charts(page)).toEqual(drawn);
 
     // a malformed file is refused with the field, and what is shown stays
-    const bad = JSON.parse(text);
+    const bad = JSON.parse(text) as { arms: { ablation: { results: { seed: number }[] } }[] };
     bad.arms[1].ablation.results[0].seed = -1;
     await page.getByTestId('explorer-import').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });
     await expect(page.getByTestId('explorer-import-error').textContent()).resolves.toMatch(/^bad\.json: arms\.1\.ablation\.results\.0\.seed: /);

@@ -7,7 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { TestContext } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS, DIST, ROOT, freePort, startPreview, stopPreview } from '../../src/bench/browser';
 
-export { CHROMIUM, CHROMIUM_ARGS, DIST, ROOT, freePort, lowerGpuProcessPriority, startPreview, stopPreview } from '../../src/bench/browser';
+export { DIST, ROOT, lowerGpuProcessPriority } from '../../src/bench/browser';
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 
 /** Watches a page's console errors and uncaught exceptions, its workers' included. */

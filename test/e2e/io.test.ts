@@ -58,7 +58,7 @@ describe('import, upload, PNG export and lesson links (built app, headless Chrom
     expect(await page.getByTestId('run-import-error').count()).toBe(0);
 
     const labels = await page.getByTestId('run-item').allTextContents();
-    const bad = JSON.parse(runJson());
+    const bad = JSON.parse(runJson()) as { metrics: { step: unknown[] } };
     bad.metrics.step[1] = 'two';
     await page.getByTestId('run-import').setInputFiles(json('bad-run.json', JSON.stringify(bad)));
     const error = page.getByTestId('run-import-error');

@@ -147,26 +147,3 @@ describe.each(VARIANTS)('attention causality (%s variant)', (variant) => {
   });
 });
 
-describe('attention timing', () => {
-  it.each(VARIANTS)('logs forward + backward time at B=4, T=64, C=64, NH=2 (information only), %s variant', async (variant) => {
-    const gpu = await testGpu();
-    const d: AttentionDims = { B: 4, T: 64, C: 64, NH: 2 };
-    const rand = mulberry32(5);
-    const bufs = alloc(gpu, d);
-    gpu.write(bufs.qkv, randArray(rand, d.B * d.T * 3 * d.C));
-    gpu.write(bufs.dout, randArray(rand, d.B * d.T * d.C));
-    const steps = [
-      ...(await attentionForwardSteps(gpu, bufs.out, bufs.lse, bufs.qkv, d, { variant })),
-      ...(await attentionBackward(gpu, bufs.dqkv, bufs.dout, bufs.qkv, bufs.out, bufs.lse, d, { variant })),
-    ];
-    gpu.run(steps);
-    await gpu.sync();
-    const reps = 5;
-    const t = performance.now();
-    for (let i = 0; i < reps; i++) gpu.run(steps);
-    await gpu.sync();
-    const ms = (performance.now() - t) / reps;
-    console.log(`attention fwd+bwd (${variant} variant) B=4 T=64 C=64 NH=2 on ${gpu.adapterName}: ${ms.toFixed(2)} ms`);
-    expect(ms).toBeGreaterThan(0);
-  });
-});

@@ -23,7 +23,7 @@ describe('rlvr-lab init / inspect', () => {
     const { stdout } = await run('node', [BIN, 'inspect', '--ckpt', dir, '--tokens', tokens.join(','), '--json']);
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    const out = JSON.parse(lines[0]);
+    const out = JSON.parse(lines[0]) as { loss: number; logits: number[][]; gradNorms: Record<string, number> };
     expect(Object.keys(out).sort()).toEqual(['gradNorms', 'logits', 'loss']);
     expect(out.logits).toHaveLength(tokens.length);
     expect(out.logits[0]).toHaveLength(64);
@@ -41,10 +41,10 @@ describe('rlvr-lab init / inspect', () => {
   });
 
   it('rejects bad input with a clear message and exit code 2', async () => {
-    const err = await run('node', [BIN, 'inspect', '--ckpt', '/nonexistent', '--tokens', '1,2']).catch((e) => e);
+    const err = await run('node', [BIN, 'inspect', '--ckpt', '/nonexistent', '--tokens', '1,2']).then(() => ({ code: 0, stderr: '' }), (e: unknown) => e as { code: number; stderr: string });
     expect(err.code).toBe(2);
     expect(err.stderr).toMatch(/cannot read .*config\.json/);
-    const bad = await run('node', [BIN, 'init', '--preset', 'huge', '--out', '/tmp/x']).catch((e) => e);
+    const bad = await run('node', [BIN, 'init', '--preset', 'huge', '--out', '/tmp/x']).then(() => ({ code: 0, stderr: '' }), (e: unknown) => e as { code: number; stderr: string });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/unknown preset huge for --preset \(one of tiny, small, base\)/);
   });
@@ -53,7 +53,7 @@ describe('rlvr-lab init / inspect', () => {
     await run('node', [BIN, 'init', '--preset', 'tiny', '--seed', '4', '--out', dir]);
     const out = join(dir, 'targets.json');
     await run('node', [BIN, 'ttsp-targets', '--ckpt', dir, '--n', '4', '--limit', '3', '--max-new', '8', '--out', out]);
-    const doc = JSON.parse(await readFile(out, 'utf8'));
+    const doc = JSON.parse(await readFile(out, 'utf8')) as { problems: { n: number; c: number; passRate: number }[]; midHard: unknown[]; veryHard: unknown[]; unsolved: number; solved: number };
     expect(doc.problems).toHaveLength(3);
     for (const p of doc.problems) {
       expect(p.n).toBe(4);

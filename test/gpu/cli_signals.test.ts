@@ -50,7 +50,7 @@ describe('npx rlvr-lab run', () => {
     while (alive(pid)) await new Promise((r) => setTimeout(r, 200));
     expect(stderr).toContain('stopping as SIGTERM does');
     expect(stderr).toMatch(/saved .*run\.ckpt at step \d+ \(stopped; --resume continues it from/);
-    const last = JSON.parse((await readFile(out, 'utf8')).trimEnd().split('\n').at(-1)!);
+    const last = JSON.parse((await readFile(out, 'utf8')).trimEnd().split('\n').at(-1)!) as { step: number };
     expect(last).toMatchObject({ type: 'done', aborted: true });
     expect(last.step).toBeLessThan(10000);
     expect(existsSync(`${out}.lock`)).toBe(false);

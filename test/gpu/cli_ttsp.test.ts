@@ -38,10 +38,10 @@ afterAll(async () => {
 
 describe('rlvr-lab run --loop ttsp: --target and --adapters', () => {
   it('a shipped target by id, the adapter sets saved, and a run started from them', async () => {
-    const shipped = JSON.parse(await readFile(join(BASE, 'ttsp_targets.json'), 'utf8'));
+    const shipped = JSON.parse(await readFile(join(BASE, 'ttsp_targets.json'), 'utf8')) as { midHard: { text: string; passRate: number }[] };
     const a = await cli('run', '--loop', 'ttsp', '--ckpt', BASE, '--target', 'midhard:1', '--config', await config('a'), '--out', join(dir, 'a.jsonl'));
     expect(a.code, a.stderr).toBe(0);
-    const first = JSON.parse((await readFile(join(dir, 'a.jsonl'), 'utf8')).split('\n')[0]);
+    const first = JSON.parse((await readFile(join(dir, 'a.jsonl'), 'utf8')).split('\n')[0]) as { config: unknown };
     expect(first.config).toMatchObject({ target: shipped.midHard[0].text, targetBaseRate: shipped.midHard[0].passRate });
     for (const set of ['proposer', 'solver']) {
       for (const ext of ['safetensors', 'json']) expect(existsSync(join(dir, 'a.ckpt', 'adapters', `adapter_${set}.${ext}`)), `${set}.${ext}`).toBe(true);

@@ -162,7 +162,7 @@ describe.each([
     expect(Array.from(a.entropy)).toEqual(Array.from(b.entropy));
   };
   // two groups of four rows sharing a prompt (lengths 9 and 6), as a GRPO batch lays them out
-  const grouped = [...Array(4).fill([1, 5, 9, 13, 17, 21, 25, 29, 33]), ...Array(4).fill([1, 7, 8, 40, 41, 3])] as number[][];
+  const grouped = [...Array<number[]>(4).fill([1, 5, 9, 13, 17, 21, 25, 29, 33]), ...Array<number[]>(4).fill([1, 7, 8, 40, 41, 3])];
   const distinct = [[1, 5, 9, 13, 17, 21], [1, 6, 7, 8, 9, 10, 11], [1, 8, 20, 21, 22], [1, 9, 10, 11, 12, 13, 14, 15]];
 
   it.each([

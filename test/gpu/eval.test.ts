@@ -109,7 +109,7 @@ describe('rlvr-lab eval --json', () => {
     const { stdout, stderr } = await run('node', ['bin/rlvr-lab.mjs', 'eval', '--ckpt', ckpt, '--limit', '2', '--n', '4', '--k', '1,2,4', '--json']);
     expect(stdout.endsWith('\n')).toBe(true);
     expect(stdout.trim().split('\n')).toHaveLength(1);
-    const doc = JSON.parse(stdout);
+    const doc = JSON.parse(stdout) as { set: string; problems: Record<string, number>[] } & Record<string, Record<string, number>>;
     expect(Object.keys(doc)).toEqual(['set', 'problems', 'passAtK', 'avgAtK', 'majAtK']);
     expect(doc.set).toBe('eval-mixed');
     expect(doc.problems).toHaveLength(2);
@@ -121,7 +121,7 @@ describe('rlvr-lab eval --json', () => {
     });
     for (const m of ['passAtK', 'avgAtK', 'majAtK']) {
       expect(Object.keys(doc[m])).toEqual(['1', '2', '4']);
-      for (const v of Object.values(doc[m]) as number[]) expect(v >= 0 && v <= 1).toBe(true);
+      for (const v of Object.values(doc[m])) expect(v >= 0 && v <= 1).toBe(true);
     }
     expect(stderr).toMatch(/eval eval-mixed \[#+\] 2\/2 problems/);
   });

@@ -66,8 +66,8 @@ describe('ONNX export with a KV cache (Hugging Face decoder_with_past) vs the de
     decoder.destroy();
     // theirs: left-padded prompts, attention_mask and position_ids as transformers builds them, then one token a call
     const B = prompts.length, NH = cfg.nHead, HS = cfg.nEmbd / NH, P = Math.max(...prompts.map((p) => p.length));
-    let mask = prompts.map((p) => [...Array(P - p.length).fill(0), ...Array(p.length).fill(1)]);
-    let feed = prompts.map((p) => [...Array(P - p.length).fill(0), ...p]);
+    let mask = prompts.map((p) => [...Array<number>(P - p.length).fill(0), ...Array<number>(p.length).fill(1)]);
+    let feed = prompts.map((p) => [...Array<number>(P - p.length).fill(0), ...p]);
     let pos = mask.map((m) => m.map((_, j) => Math.max(0, m.slice(0, j + 1).reduce((a, x) => a + x, 0) - 1)));
     let past: Record<string, ort.Tensor> = {};
     for (let l = 0; l < cfg.nLayer; l++) for (const kv of ['key', 'value']) past[`past_key_values.${l}.${kv}`] = new ort.Tensor('float32', new Float32Array(0), [B, NH, 0, HS]);

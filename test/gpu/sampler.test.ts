@@ -55,7 +55,7 @@ async function readState(x: Setup) {
   return { tokens: await gpu.readU32(st.tokens), done: await gpu.readU32(st.done), logp: await gpu.readF32(st.logp), entropy: await gpu.readF32(st.entropy) };
 }
 
-const rowOf = (a: ArrayLike<number>, b: number, V: number): number[] => Array.prototype.slice.call(a, b * V, (b + 1) * V);
+const rowOf = (a: ArrayLike<number>, b: number, V: number): number[] => Array.from({ length: V }, (_, j) => a[b * V + j]);
 
 // ---- chi-square p-value: regularised upper incomplete gamma Q(df/2, x/2) (Numerical Recipes)
 function lnGamma(x: number): number {
@@ -172,7 +172,7 @@ describe('sample_step distribution', () => {
     const Tmax = 4;
     const logits = randn(mulberry32(V + topK), B * V, 3);
     const opts = { ...base, temperature, topK, topP };
-    const x = await setup({ B, Tmax, V }, logits, new Array(B).fill(1), opts);
+    const x = await setup({ B, Tmax, V }, logits, new Array<number>(B).fill(1), opts);
     runSteps(x, 2, 3);
     const got = await readState(x);
     let exact = 0;
@@ -213,7 +213,7 @@ describe('sample_step seeds', () => {
     const B = 64;
     const V = 64;
     const logits = randn(mulberry32(3), B * V, 1);
-    const x = await setup({ B, Tmax: 6, V }, logits, new Array(B).fill(1), base);
+    const x = await setup({ B, Tmax: 6, V }, logits, new Array<number>(B).fill(1), base);
     const draw = async (seed: number) => {
       x.sampler.setOpts({ ...base, seed });
       runSteps(x, 0, 5);
@@ -247,7 +247,7 @@ describe('sample_step statistics', () => {
     { temperature: 1, topK: 5, topP: 0.9 },
   ])('empirical frequencies fit samplingDistributionRef (chi-square, significance 0.001) for %o', async (o) => {
     const opts = { ...base, ...o, seed: 99 + o.topK };
-    shared ??= await setup({ B, Tmax, V }, logits, new Array(B).fill(1), opts);
+    shared ??= await setup({ B, Tmax, V }, logits, new Array<number>(B).fill(1), opts);
     const x = shared;
     x.sampler.setOpts(opts);
     runSteps(x, 0, Tmax - 1);

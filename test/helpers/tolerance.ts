@@ -1,2 +1,2 @@
 // Tests and the in-app self-test share one tolerance helper.
-export { compareClose, expectClose, type CloseReport, type Tolerance } from '../../src/util/tolerance';
+export { compareClose, expectClose, type Tolerance } from '../../src/util/tolerance';

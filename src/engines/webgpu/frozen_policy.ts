@@ -46,7 +46,7 @@ export class FrozenPolicy {
   async annotate<Tr extends Trajectory>(trajs: readonly Tr[]): Promise<WithRefLogp<Tr>[]> {
     const { B } = this.model;
     const order = lengthOrder(trajs.map((tr) => positionsOf([tr])));
-    const out: WithRefLogp<Tr>[] = new Array(trajs.length);
+    const out = new Array<WithRefLogp<Tr>>(trajs.length);
     for (let i = 0; i < trajs.length; i += B) {
       const idx = order.slice(i, i + B);
       const chunk = idx.map((k) => trajs[k]);
@@ -69,7 +69,7 @@ export class FrozenPolicy {
   async embed(seqs: readonly (readonly number[])[]): Promise<Float32Array[]> {
     const { B } = this.model;
     const order = lengthOrder(seqs.map((s) => s.length));
-    const out: Float32Array[] = new Array(seqs.length);
+    const out = new Array<Float32Array>(seqs.length);
     for (let i = 0; i < seqs.length; i += B) {
       const idx = order.slice(i, i + B);
       const chunk = idx.map((k) => seqs[k]);

@@ -13,9 +13,6 @@ const MAX_PARTIALS = 1024;
 const DIRECT_WG = 16;
 const CPU_MAX_GROUPS = 16;
 
-export const FLAG_TRAINABLE = 1;
-export const FLAG_DECAY = 2;
-
 /**
  * normSq[0] = Σ grads[i]² over the n elements: stage 1 writes one partial sum per workgroup
  * into a buffer owned by the returned dispatches, stage 2 sums the partials in fixed order.

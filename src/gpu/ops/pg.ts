@@ -50,7 +50,7 @@ export async function pgLoss(gpu: Gpu, out: PgLossOutputs, inp: PgLossInputs, di
   const { B, T } = dims;
   if (!Number.isInteger(B) || !Number.isInteger(T) || B < 1 || T < 1) throw new GpuError(`pgLoss: bad dims B=${B} T=${T}`);
   const BT = B * T;
-  for (const [ref, what] of [[out.w, 'w'], [out.e, 'e'], ...Object.entries(inp).map(([k, r]) => [r, k] as const)] as const) need(ref, BT, what);
+  for (const [ref, what] of [[out.w, 'w'], [out.e, 'e'], ...(Object.entries(inp) as [string, TensorRef][]).map(([k, r]) => [r, k] as const)] as const) need(ref, BT, what);
   need(out.stats, B * PG_NSTATS, 'stats');
   const params = gpu.uniform(pgParams(B, T, hyper), 'pg_loss.params');
   const dispatch = await gpu.kernel(

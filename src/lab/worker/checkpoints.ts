@@ -155,7 +155,7 @@ function slotFiles(c: RunCheckpoint): [string, Uint8Array][] {
     format: FORMAT, runId: c.runId, loop: c.loop, policy: c.policy, step: c.step, config: c.config, loopState: c.state, savedAt: c.savedAt,
     ...(adapters.length ? { adapters: adapters.map((a) => a.spec.name) } : {}),
   };
-  const history = JSON.stringify(c.history, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
+  const history = JSON.stringify(c.history, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
   const adapterFiles = adapters.flatMap((a): [string, Uint8Array][] => {
     const names = adapterFileNames(a.spec.name);
     const { safetensors, configJson } = serializeAdapter(a.spec, a.params, buildLoraTable(c.cfg, a.spec), { run_id: c.runId, step: String(c.step) });
@@ -185,7 +185,7 @@ async function readAdapters(fs: CheckpointFs, slotDir: string[], names: unknown,
 function readHistory(bytes: Uint8Array, what: string): RunHistory {
   let h: unknown;
   try {
-    h = JSON.parse(text(bytes), (k, v) => (typeof v === 'string' && NON_FINITE.has(v) && !TEXT_KEYS.has(k) ? Number(v) : v));
+    h = JSON.parse(text(bytes), (k: string, v: unknown) => (typeof v === 'string' && NON_FINITE.has(v) && !TEXT_KEYS.has(k) ? Number(v) : v));
   } catch (e) {
     throw new CheckpointError(`${what}: not JSON (${(e as Error).message})`);
   }

@@ -31,6 +31,6 @@ export function runFile(run: RunRecord & { data: RunData }, format: 'csv' | 'jso
     // loops write plain values, which the schema checks when the file is read back
     records: data.records as RunFileJson['records'],
   };
-  const text = JSON.stringify(body, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2);
+  const text = JSON.stringify(body, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2);
   return { filename: `${baseName(run)}.json`, mime: 'application/json', text };
 }

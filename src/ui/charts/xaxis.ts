@@ -71,6 +71,8 @@ export function axisMargin<M extends { right: number }>(axis: ChartAxis, margin:
 }
 
 type Row = Readonly<Record<string, unknown>> | undefined;
+/** A tooltip's data row as recharts hands it over (typed any there): an object, or nothing. */
+const rowOf = (payload: unknown): Row => (typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : undefined);
 
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
@@ -85,7 +87,8 @@ function firstOf(row: Row, key: 's' | 't'): number | undefined {
  * The tooltip's heading: the point's x ("step 12" or "01:23.4"); with one run, the other
  * coordinate too ("step 12 · 01:23.4"). With several runs each value says its own (tipValue).
  */
-export function tipLabel(x: unknown, row: Row, mode: XAxisMode, single: boolean): string {
+export function tipLabel(x: unknown, payload: unknown, mode: XAxisMode, single: boolean): string {
+  const row = rowOf(payload);
   const n = Number(x);
   if (mode === 'step') {
     const t = single ? firstOf(row, 't') : undefined;
@@ -100,7 +103,8 @@ export function tipLabel(x: unknown, row: Row, mode: XAxisMode, single: boolean)
  * A value in the tooltip. With several runs, series `y<i>` is followed by its own run's step (on
  * a time axis) or time (on a step axis): runs reach a step at different times.
  */
-export function tipValue(text: string, dataKey: unknown, row: Row, mode: XAxisMode, single: boolean): string {
+export function tipValue(text: string, dataKey: unknown, payload: unknown, mode: XAxisMode, single: boolean): string {
+  const row = rowOf(payload);
   const m = /^y(\d+)$/.exec(String(dataKey));
   if (single || !m || !row) return text;
   const other = row[`${mode !== 'step' ? 's' : 't'}${m[1]}`];
