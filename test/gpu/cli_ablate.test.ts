@@ -51,12 +51,15 @@ describe('rlvr-lab ablate, long ablations', () => {
 
   it('--eval-every evaluates every N steps, each evaluation with its per-problem counts, in the explorer format', async () => {
     const text = await readFile(whole, 'utf8');
-    const doc = JSON.parse(text);
+    const doc = JSON.parse(text) as {
+      partial: boolean; config: { evalEvery: number }; command: string;
+      results: { evals: { step: number; n: number; correct: number[] }[]; end: unknown; series: { step: number[] } }[];
+    };
     expect(doc.partial).toBe(false);
     expect(doc.config.evalEvery).toBe(4);
     expect(doc.command).toContain('--eval-every 4');
     for (const r of doc.results) {
-      expect(r.evals.map((e: { step: number }) => e.step)).toEqual([0, 4, 8, 12]);
+      expect(r.evals.map((e) => e.step)).toEqual([0, 4, 8, 12]);
       for (const e of r.evals) {
         expect(e.n).toBe(4);
         expect(e.correct).toHaveLength(3);
@@ -75,14 +78,14 @@ describe('rlvr-lab ablate, long ablations', () => {
     await untilCheckpoint(work, 2, 2);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
-    const partial = JSON.parse(await readFile(cut, 'utf8'));
+    const partial = JSON.parse(await readFile(cut, 'utf8')) as { partial: boolean; results: { seed: number }[] };
     expect(partial.partial).toBe(true);
-    expect(partial.results.map((r: { seed: number }) => r.seed)).toEqual([1]);
+    expect(partial.results.map((r) => r.seed)).toEqual([1]);
 
     const { stderr } = await exec('node', args(cut, '--work', work, '--checkpoint-every', '1', '--resume'), { env: process.env });
     expect(stderr).toContain('holds seed 1; running the others');
     expect(stderr).toMatch(/seed 2: resuming after step ([2-9]|1[01]) from/);
-    expect(JSON.parse(await readFile(cut, 'utf8')).partial).toBe(false);
+    expect((JSON.parse(await readFile(cut, 'utf8')) as { partial: boolean }).partial).toBe(false);
     expect(await seeds(cut)).toEqual(await seeds(whole));
   });
 
@@ -101,7 +104,7 @@ describe('rlvr-lab ablate, long ablations', () => {
     // the stop saved the step it stopped after, which need not be a multiple of --checkpoint-every
     const at = Number(/seed 1 stopped at step (\d+)/.exec(stderr)?.[1]);
     expect(at).toBeGreaterThanOrEqual(2);
-    const m = JSON.parse(await readFile(join(work, 'checkpoints', 'ablate-1', 'manifest.json'), 'utf8'));
+    const m = JSON.parse(await readFile(join(work, 'checkpoints', 'ablate-1', 'manifest.json'), 'utf8')) as { step: number };
     expect(m.step).toBe(at);
 
     const resumed = await exec('node', args(cut, '--work', work, '--checkpoint-every', '2', '--resume'), { env: process.env });
@@ -112,7 +115,10 @@ describe('rlvr-lab ablate, long ablations', () => {
   it('--resume refuses a file run with another config', async () => {
     const other = args(whole, '--resume');
     other[other.indexOf('--eval-n') + 1] = '2';
-    const err = await exec('node', other).catch((e) => e);
+    const err = (await exec('node', other).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: unknown) => e as { code: number; stderr: string },
+    ));
     expect(err.code).toBe(2);
     expect(err.stderr).toMatch(/--resume: .*whole\.json was run with another config/);
   });

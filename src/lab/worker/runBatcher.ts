@@ -85,7 +85,3 @@ function packBatch(runId: string, steps: StepEvent[], samples: SamplesEvent[], r
     status: { ...status },
   };
 }
-
-export function runBatchTransferables(b: RunBatch): ArrayBuffer[] {
-  return [b.step.buffer, b.seconds.buffer, b.metrics.buffer] as ArrayBuffer[];
-}

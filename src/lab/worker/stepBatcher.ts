@@ -51,7 +51,3 @@ export class StepBatcher {
     this.send(batch);
   }
 }
-
-export function batchTransferables(b: DemoBatch): ArrayBuffer[] {
-  return [b.step.buffer, b.loss.buffer, b.tokensPerS.buffer] as ArrayBuffer[];
-}
