@@ -27,9 +27,10 @@ export async function readTargetFlag(arg: string, def: LoopDefinition<BaseLoopCo
     try {
       list = parseTargetList(JSON.parse(text), file);
     } catch (e) {
-      const why = e instanceof SyntaxError ? `is not JSON (${e.message.slice(0, 120)})` : e instanceof ConfigError ? `is damaged: ${e.message}` : null;
+      // a ConfigError's message names the file and the field path already
+      const why = e instanceof SyntaxError ? `the target list ${showText(file)} is not JSON (${e.message.slice(0, 120)})` : e instanceof ConfigError ? `damaged target list ${e.message}` : null;
       if (why === null) throw e;
-      throw new CliError(`--target: the target list ${showText(file)} ${why}; restore it (rlvr-lab ttsp-targets writes it) or give the target's text`);
+      throw new CliError(`--target: ${why}; restore it (rlvr-lab ttsp-targets writes it) or give the target's text`);
     }
   }
   try {

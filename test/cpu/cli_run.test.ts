@@ -139,7 +139,7 @@ describe('rlvr-lab run and ablate: --target and --adapters (TTSP), checked befor
   it("a base's damaged target list is named", async () => {
     const ckpt = await checkpoint('target-bad');
     await writeFile(join(ckpt, 'ttsp_targets.json'), JSON.stringify({ ...targets, veryHard: [{ text: 7 }] }));
-    expectUserError(await cli('run', '--loop', 'ttsp', '--ckpt', ckpt, '--target', 'midhard:1', '--out', join(dir, 't6.jsonl')), `${join(ckpt, 'ttsp_targets.json')}.veryHard[0]: expected {"text", "passRate"}`);
+    expectUserError(await cli('run', '--loop', 'ttsp', '--ckpt', ckpt, '--target', 'midhard:1', '--out', join(dir, 't6.jsonl')), `--target: damaged target list ${join(ckpt, 'ttsp_targets.json')}: veryHard[0].text: expected string, got 7`);
   });
 
   it('--adapters only for a loop with adapter sets, and a folder without them is named', async () => {
