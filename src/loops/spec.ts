@@ -12,6 +12,7 @@ import type { AdapterSetInit, LoopEngine } from './engine';
 import type { BaseLoopConfig } from './base_config';
 import type { AdapterStart } from './adapter_start';
 import type { GPTConfig } from '../model/config';
+import type { LoopGuide, PaperLesson } from './lessons';
 
 /** A metric chart: one line per run of `key` from the step events (TRL's names where they exist). */
 export interface MetricChartSpec {
@@ -238,6 +239,10 @@ export interface LoopDefinition<C extends BaseLoopConfig = BaseLoopConfig> {
    * Without it the loop refuses such files.
    */
   adapterFiles?(files: readonly { file: string; bytes: Uint8Array }[], cfg: GPTConfig): AdapterStart[];
+  /** what the page's introduction says about the loop (its guide.ts); absent: the introduction does not offer it */
+  guide?: LoopGuide;
+  /** the paper lessons it leads (`?lesson=<id>`; a lesson may also run other loops, named by their registry names) */
+  lessons?: readonly PaperLesson[];
 }
 
 /** An engine for a snapshot's parameters, decoding `decodeBatch` sequences at a time (the loop sizes its own passes). */

@@ -5,6 +5,7 @@ import { CORE_CHARTS } from '../charts';
 import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { DATPO_FIELDS, DATPO_PRESETS, DATPO_RL_UNUSED, validateDatpoConfig, type DatpoConfig } from './config';
 import { datpoBody } from './body';
+import { DATPO_GUIDE, DATPO_LESSONS } from './guide';
 
 const DATPO_CHARTS: readonly MetricChartSpec[] = [
   {
@@ -102,4 +103,6 @@ export const DATPO: LoopDefinition<DatpoConfig> = {
     },
   },
   body: datpoBody,
+  guide: DATPO_GUIDE,
+  lessons: DATPO_LESSONS,
 };

@@ -5,6 +5,7 @@ import { CORE_CHARTS, REWARD_CHART } from '../charts';
 import type { LoopDefinition } from '../spec';
 import { GRPO_FIELDS, GRPO_PRESETS, validateGrpoConfig, type GrpoConfig } from './config';
 import { grpoBody } from './body';
+import { GRPO_GUIDE } from './guide';
 
 export const GRPO: LoopDefinition<GrpoConfig> = {
   spec: {
@@ -23,4 +24,5 @@ export const GRPO: LoopDefinition<GrpoConfig> = {
     views: { metrics: [REWARD_CHART, ...CORE_CHARTS.filter((c) => c.id !== 'entropy-all')] },
   },
   body: grpoBody,
+  guide: GRPO_GUIDE,
 };

@@ -8,6 +8,7 @@ import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { OPENSIR_FIELDS, OPENSIR_PRESETS, OPENSIR_RL_UNUSED, validateOpensirConfig, type OpensirConfig } from './config';
 import { solvability } from './logic';
 import { opensirBody } from './body';
+import { OPENSIR_GUIDE, OPENSIR_LESSONS } from './guide';
 
 const OPENSIR_CHARTS: readonly MetricChartSpec[] = [
   {
@@ -127,4 +128,6 @@ export const OPENSIR: LoopDefinition<OpensirConfig> = {
     },
   },
   body: opensirBody,
+  guide: OPENSIR_GUIDE,
+  lessons: OPENSIR_LESSONS,
 };

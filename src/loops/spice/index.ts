@@ -8,6 +8,7 @@ import { SPICE_FIELDS, SPICE_PRESETS, SPICE_RL_UNUSED, validateSpiceConfig, type
 import { frontierDots, frontierLabel, frontierPoints } from '../frontier';
 import { spiceBody } from './body';
 import { crossPlay } from './crossplay';
+import { SPICE_GUIDE, SPICE_LESSONS } from './guide';
 
 const SPICE_CHARTS: readonly MetricChartSpec[] = [
   {
@@ -113,5 +114,7 @@ export const SPICE: LoopDefinition<SpiceConfig> = {
     },
   },
   body: spiceBody,
+  guide: SPICE_GUIDE,
+  lessons: SPICE_LESSONS,
   crossPlay,
 };

@@ -6,6 +6,7 @@ import { CORE_CHARTS } from '../charts';
 import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { SVS_FIELDS, SVS_PRESETS, SVS_RL_UNUSED, validateSvsConfig, type SvsConfig } from './config';
 import { svsBody } from './body';
+import { SVS_GUIDE, SVS_LESSONS } from './guide';
 
 const SVS_CHARTS: readonly MetricChartSpec[] = [
   {
@@ -93,4 +94,6 @@ export const SVS: LoopDefinition<SvsConfig> = {
     },
   },
   body: svsBody,
+  guide: SVS_GUIDE,
+  lessons: SVS_LESSONS,
 };
