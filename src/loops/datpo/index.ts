@@ -49,6 +49,10 @@ export const DATPO: LoopDefinition<DatpoConfig> = {
     // an update holds every block of every tree: its size varies, so 64-row pieces
     shape: (c) => ({ trainRows: 64, decodeBatch: Math.min(64, Math.max(c.problemsPerStep * c.rootRollouts, c.bnMax * 8)) }),
     cpuMode: true,
+    recipe: {
+      groupSize: 'rootRollouts', problems: ['problemsPerStep'],
+      released: { framework: 'its own trainer', onRecipeFramework: false, note: 'DATPO\'s tree rollouts and block advantages are its own code; this recipe is the flat GRPO core it starts from' },
+    },
     records: ['datpo.leaf'],
     views: {
       metrics: DATPO_CHARTS,

@@ -20,6 +20,7 @@ export const GRPO: LoopDefinition<GrpoConfig> = {
     // one update is problemsPerStep × G trajectories in miniBatches parts; sampling in batches of at most 64
     shape: (c) => ({ trainRows: Math.ceil((c.problemsPerStep * c.groupSize) / c.rl.miniBatches), decodeBatch: Math.min(64, c.problemsPerStep * c.groupSize) }),
     cpuMode: true,
+    recipe: { groupSize: 'groupSize', problems: ['problemsPerStep'] },
     records: [],
     views: { metrics: [REWARD_CHART, ...CORE_CHARTS.filter((c) => c.id !== 'entropy-all')] },
   },

@@ -56,6 +56,10 @@ export const OPENSIR: LoopDefinition<OpensirConfig> = {
     // a step samples teacherGroups × teacherSamples problems and studentSamples answers to each legal one; it trains on one group of each
     shape: (c) => ({ trainRows: Math.max(c.teacherSamples, c.studentSamples), decodeBatch: Math.min(64, c.teacherGroups * c.teacherSamples * c.studentSamples) }),
     cpuMode: true,
+    recipe: {
+      groupSize: 'studentSamples', problems: ['teacherGroups', 'teacherSamples'],
+      released: { framework: 'TRL', onRecipeFramework: true, note: 'OpenSIR is built on TRL\'s GRPOTrainer: the TRL keys of this recipe are its keys; the teacher, its rewards and the pool are its own code' },
+    },
     records: ['opensir.pool'],
     views: {
       metrics: OPENSIR_CHARTS,

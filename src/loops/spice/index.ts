@@ -45,6 +45,10 @@ export const SPICE: LoopDefinition<SpiceConfig> = {
     // an update holds every challenger output and K answers per valid question: its size varies, so 64-row pieces
     shape: (c) => ({ trainRows: Math.min(64, c.documentsPerStep * c.questionsPerDocument * c.answersPerQuestion), decodeBatch: Math.min(64, c.documentsPerStep * c.questionsPerDocument * c.answersPerQuestion) }),
     cpuMode: true,
+    recipe: {
+      groupSize: 'answersPerQuestion', problems: ['documentsPerStep', 'questionsPerDocument'],
+      released: { framework: '(no released code)', onRecipeFramework: false, note: 'SPICE\'s challenger and corpus are not in either framework; this recipe trains its reasoner role only' },
+    },
     records: ['spice.question'],
     snapshots: 8,
     views: {

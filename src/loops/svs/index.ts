@@ -38,6 +38,10 @@ export const SVS: LoopDefinition<SvsConfig> = {
     // the update holds OQA, VPS and SPA groups: its size varies, so the trainer accumulates gradients over 64-row pieces
     shape: (c) => ({ trainRows: Math.min(64, c.problemsPerStep * c.groupSize), decodeBatch: Math.min(64, c.problemsPerStep * c.groupSize) }),
     cpuMode: true,
+    recipe: {
+      groupSize: 'groupSize', problems: ['problemsPerStep'],
+      released: { framework: 'veRL', onRecipeFramework: true, note: 'SvS is built on veRL: the veRL keys of this recipe are its keys; its own constants (below) are the variational-synthesis step around them' },
+    },
     records: ['svs.variant'],
     views: {
       metrics: SVS_CHARTS,

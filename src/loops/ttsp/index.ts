@@ -55,6 +55,10 @@ export const TTSP: LoopDefinition<TtspConfig> = {
       ],
     }),
     cpuMode: false,
+    recipe: {
+      groupSize: 'solverAttempts', problems: ['proposerContexts', 'proposalsPerContext'],
+      released: { framework: '(no released code)', onRecipeFramework: false, note: 'TTSP\'s proposer, adapters and targets are not in either framework; this recipe trains its solver role only' },
+    },
     // an exported TTSP checkpoint is the adapted solver: the base with the solver set merged in
     exportAdapter: SOLVER,
     records: ['ttsp.proposal'],
