@@ -29,7 +29,7 @@ export interface BenchPlan {
   /** the side-by-side sampling in Chromium (ours, onnxruntime-web WebGPU and wasm): rows per case, greedy or T = 1 */
   ort: { cases: { B: number; greedy: boolean }[]; maxNew: number };
   /** one GRPO step of the shipped small policy (timed steps after a warm-up) and an evaluation */
-  grpo: { steps: number; eval: { problems: number; samples: number } };
+  controlStep: { steps: number; eval: { problems: number; samples: number } };
   seed: number;
 }
 
@@ -61,7 +61,7 @@ export function benchPlan(quick: boolean): BenchPlan {
       sample: { B: 64, prompt: 8, maxNew: 16, reps: 4, group: 8 },
       fork: { B: 64, prompt: 48, maxNew: 24, reps: 2, group: 4 },
       ort: { cases: [{ B: 1, greedy: true }, { B: 8, greedy: true }, { B: 64, greedy: true }, { B: 64, greedy: false }], maxNew: 16 },
-      grpo: { steps: 2, eval: { problems: 8, samples: 8 } },
+      controlStep: { steps: 2, eval: { problems: 8, samples: 8 } },
       seed: 1234,
     };
   }
@@ -76,7 +76,7 @@ export function benchPlan(quick: boolean): BenchPlan {
     sample: { B: 64, prompt: 8, maxNew: 56, reps: 3, group: 8 },
     fork: { B: 64, prompt: 48, maxNew: 24, reps: 3, group: 4 },
     ort: { cases: [1, 8, 64, 256].flatMap((B) => [{ B, greedy: true }, { B, greedy: false }]), maxNew: 48 },
-    grpo: { steps: 3, eval: { problems: 32, samples: 64 } },
+    controlStep: { steps: 3, eval: { problems: 32, samples: 64 } },
     seed: 1234,
   };
 }

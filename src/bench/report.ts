@@ -2,7 +2,7 @@
 // of stdout, for scripts and CI to parse).
 import type { MatmulResult, AttentionResult, DecodeAttentionResult } from './kernel_bench';
 import type { SampleResult, TrainResult } from './model_bench';
-import type { GrpoStepResult } from './grpo_bench';
+import type { ControlStepResult } from './control_step_bench';
 import type { BenchPlan } from './plan';
 import { LONG_TASK_MS, type PageResult } from './page_bench';
 import { fmt, formatTable, geomean, round3 } from './timing';
@@ -18,7 +18,7 @@ export interface BenchResults {
   decodeAttention?: DecodeAttentionResult[];
   train: TrainResult;
   sample: SampleResult;
-  grpo: GrpoStepResult;
+  controlStep: ControlStepResult;
   /** null when the page was not measured (--skip-page) */
   page: PageResult | null;
   /** null when onnxruntime-web was not measured (--skip-ort, or it failed: ortError); absent in older results */
@@ -48,7 +48,7 @@ export interface BenchSummary {
   /** our sampler's tokens/s over onnxruntime-web's WebGPU / wasm backend on the same policy, B = 64 greedy, in Chromium (null: not measured or failed) */
   sampleVsOrtWebgpu: number | null;
   sampleVsOrtWasm: number | null;
-  /** seconds of one GRPO step of the shipped small policy, default config (rollouts + update) */
+  /** seconds of one GRPO step (the control loop's) of the shipped small policy, default config (rollouts + update); the key keeps its name so the figures recorded in docs/bench.md compare */
   grpoStepSeconds: number;
   dispatchesPerStep: number;
   submitsPerStep: number;
@@ -101,7 +101,7 @@ export function summarize(r: BenchResults): BenchSummary {
     fusedVsLayeredBlocks: round3(blockRatio(r)),
     sampleVsOrtWebgpu: ortRatio(r, 'ortWebgpu'),
     sampleVsOrtWasm: ortRatio(r, 'ortWasm'),
-    grpoStepSeconds: round3(r.grpo.stepS),
+    grpoStepSeconds: round3(r.controlStep.stepS),
     dispatchesPerStep: r.train.perStep.dispatches,
     submitsPerStep: r.train.perStep.submits,
     readbackBytesPerStep: r.train.perStep.readbackBytes,
@@ -181,7 +181,7 @@ function sampleSection(r: BenchResults): string {
 }
 
 function grpoSection(r: BenchResults): string {
-  const g = r.grpo;
+  const g = r.controlStep;
   const rows = [
     ['rollouts', `${fmt(g.rolloutS)} s`],
     ['update', `${fmt(g.trainS)} s`],

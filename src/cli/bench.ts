@@ -9,7 +9,7 @@ import { benchPlan } from '../bench/plan';
 import { benchAttention, benchDecodeAttention, benchMatmul } from '../bench/kernel_bench';
 import { benchSample, benchTrain } from '../bench/model_bench';
 import { renderReport } from '../bench/report';
-import { benchGrpoStep } from '../bench/grpo_bench';
+import { benchControlStep } from '../bench/control_step_bench';
 import { benchPage } from '../bench/page_bench';
 import { benchOrtSampling } from '../bench/ort_bench';
 import { benchExplorer } from '../bench/explorer_bench';
@@ -28,7 +28,7 @@ export async function benchCommand(argv: string[]): Promise<void> {
     const decodeAttention = await benchDecodeAttention(gpu, plan, log);
     const train = await benchTrain(gpu, tf, plan, log);
     const sample = await benchSample(gpu, plan, log);
-    const grpo = await benchGrpoStep(gpu, plan, 'public/models/small', log);
+    const controlStep = await benchControlStep(gpu, plan, 'public/models/small', log);
     const page = f['skip-page'] ? null : await benchPage(log);
     // a failure in Chromium or onnxruntime-web costs its table only, not the measurements above
     let ortError: string | undefined;
@@ -36,7 +36,7 @@ export async function benchCommand(argv: string[]): Promise<void> {
     let explorerError: string | undefined;
     const explorer = f['skip-page'] ? null : await benchExplorer(log).catch((e: Error) => ((explorerError = e.message), null));
     log('done');
-    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, decodeAttention, train, sample, grpo, page, ort, ...(ortError ? { ortError } : {}), explorer, ...(explorerError ? { explorerError } : {}) }));
+    process.stdout.write(renderReport({ adapter: gpu.adapterName, plan, matmul, attention, decodeAttention, train, sample, controlStep, page, ort, ...(ortError ? { ortError } : {}), explorer, ...(explorerError ? { explorerError } : {}) }));
   } finally {
     gpu.destroy();
   }

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { CliError } from './args';
 import type { BaseLoopConfig } from '../loops/base_config';
 import type { LoopDefinition } from '../loops/spec';
-import { parseTargetList, resolveTarget, TARGET_LIST_FILE } from '../loops/registry';
+import { LOOPS, parseTargetList, resolveTarget, TARGET_LIST_FILE } from '../loops/registry';
+import type { FieldSpec } from '../config/fields';
 import { ConfigError } from '../util/errors';
 import { readInputText } from './paths';
 import { showText } from '../util/show';
@@ -16,9 +17,12 @@ const MAX_TARGETS_BYTES = 16_000_000;
 /** A problem's text fits the solve prompt: a few hundred characters. */
 export const MAX_TARGET_TEXT = 1000;
 
+/** Whether a loop declares a field that holds a target problem (by the field's declared kind, not its name). */
+const hasTarget = (def: LoopDefinition<BaseLoopConfig>) => Object.values(def.spec.fields as Readonly<Record<string, FieldSpec<unknown>>>).some((f) => f.type.kind === 'string' && f.type.holds === 'target');
+
 /** --target: a shipped target's id (midhard:N, veryhard:N) or a problem's text, for a loop with a target (TTSP). */
 export async function readTargetFlag(arg: string, def: LoopDefinition<BaseLoopConfig>, ckptDir: string): Promise<Record<string, unknown>> {
-  if (!('target' in def.spec.fields)) throw new CliError(`--target: loop ${def.spec.name} has no target (TTSP has)`);
+  if (!hasTarget(def)) throw new CliError(`--target: loop ${def.spec.name} has no target (loops with one: ${LOOPS.filter(hasTarget).map((l) => l.spec.name).join(', ')})`);
   if (arg.length > MAX_TARGET_TEXT) throw new CliError(`--target ${showText(arg)}: a problem's text is at most ${MAX_TARGET_TEXT} characters`);
   const file = join(ckptDir, TARGET_LIST_FILE);
   let list = null;

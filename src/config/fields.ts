@@ -15,6 +15,12 @@ export const F32_MAX = 3.4028234663852886e38;
 export type StringKind = 'corpus' | 'target' | 'train-set' | 'eval-set';
 
 /**
+ * The value of a `corpus` field that names the lab's built-in generated corpus (any other value is
+ * a corpus file's text): the loop that reads it, the launcher's widget and the file checks share it.
+ */
+export const GENERATED_CORPUS = 'generated';
+
+/**
  * A number field's bounds are inclusive (`min ≤ v ≤ max`) unless declared exclusive
  * (`minExclusive`, `maxExclusive`), and messages say which ("must be ≤ 1", "must be < 1").
  */

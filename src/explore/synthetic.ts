@@ -1,6 +1,7 @@
 // A synthetic grid for the explorer's figure in `npm run bench` (§6 of issue 26): `runs` runs in
 // arms of `seeds`, `steps` steps, `metrics` step metrics (the GRPO charts' keys first), with
 // evaluations at the start and the end; seeded, so every bench draws the same data.
+import { CONTROL_LOOP } from '../loops/registry';
 import { mulberry32 } from '../util/rng';
 import { knobText } from './grid';
 import { ABLATION_FORMAT, ABLATION_VERSION, SWEEP_FORMAT, SWEEP_VERSION, type Sweep, type SweepArm, type SweepEval } from './format';
@@ -35,7 +36,7 @@ export function syntheticSweep(runs = 48, steps = 300, metrics = 20, seeds = 4):
       const p = 0.3 + a * 0.01;
       return { seed: s + 1, start: evalAt(0, 0.3), end: evalAt(steps, p), steps, generatedTokens: tokens, seconds: seconds.reduce((x, y) => x + y, 0), report: {}, series: { step, seconds, tokens: tok, metrics: cols }, evals: [evalAt(0, 0.3), evalAt(steps, p)] };
     });
-    return { id: `arm${a + 1}`, label: `lr ${knobText(lr)}`, knobs: { lr }, ablation: { format: ABLATION_FORMAT, version: ABLATION_VERSION, loop: 'grpo', base: 'small', config: { lr, steps }, partial: false, results } };
+    return { id: `arm${a + 1}`, label: `lr ${knobText(lr)}`, knobs: { lr }, ablation: { format: ABLATION_FORMAT, version: ABLATION_VERSION, loop: CONTROL_LOOP, base: 'small', config: { lr, steps }, partial: false, results } };
   });
   return { format: SWEEP_FORMAT, version: SWEEP_VERSION, title: `synthetic: ${runs} runs × ${steps} steps × ${metrics} metrics`, curvesRecorded: true, arms };
 }

@@ -3,6 +3,9 @@
 // when the translation is approximate or absent. The key names are those of the pinned versions
 // (RECIPE_VERSIONS); test/fixtures/recipe_keys/ holds the names each defines there.
 import type { BaseLoopConfig } from '../loops/base_config';
+import { loopNamed } from '../loops/registry';
+import type { FieldSpec } from '../config/fields';
+import { ConfigError } from '../util/errors';
 import type { RlCoreConfig } from '../rl/config';
 import { ROLE_LIMITS } from '../world/roles';
 import type { YamlValue } from './yaml';
@@ -38,22 +41,25 @@ export interface SolveCore {
 type Cfg = BaseLoopConfig & Record<string, unknown>;
 const n = (c: Cfg, k: string, d: number) => (typeof c[k] === 'number' ? (c[k] as number) : d);
 
-/** The loop's solving role, as a GRPO run of it would be set up (LOOPS.md: the solver of each loop). */
+/**
+ * The loop's solving role, as a GRPO run of it would be set up (LOOPS.md: the solver of each
+ * loop): the fields its definition names (spec.recipe) read from the run's config.
+ */
 export function solveCore(loop: string, c: Cfg): SolveCore {
-  const base = {
+  const spec = loopNamed(loop).spec;
+  if (!spec.recipe) throw new ConfigError(`loop ${loop} declares no recipe (its spec's recipe field): its runs cannot be exported to TRL or veRL`);
+  const { groupSize, problems } = spec.recipe;
+  const fields = spec.fields as Readonly<Record<string, FieldSpec<unknown>>>;
+  const field = (k: string) => n(c, k, fields[k].default as number);
+  return {
     maxNewTokens: n(c, 'maxNewTokens', ROLE_LIMITS.solve.response),
     topP: n(c, 'topP', 1),
     trainSet: typeof c.trainSet === 'string' ? c.trainSet : 'train',
     trainProblems: n(c, 'trainProblems', 256),
+    groupSize: field(groupSize),
+    problemsPerStep: problems.reduce((p, k) => p * field(k), 1),
+    from: { groupSize, problemsPerStep: problems.join(' × ') },
   };
-  const pick = (groupKey: string, problems: number, problemsFrom: string) => ({ ...base, groupSize: n(c, groupKey, 8), problemsPerStep: problems, from: { groupSize: groupKey, problemsPerStep: problemsFrom } });
-  switch (loop) {
-    case 'spice': return pick('answersPerQuestion', n(c, 'documentsPerStep', 8) * n(c, 'questionsPerDocument', 1), 'documentsPerStep × questionsPerDocument');
-    case 'opensir': return pick('studentSamples', n(c, 'teacherGroups', 4) * n(c, 'teacherSamples', 8), 'teacherGroups × teacherSamples');
-    case 'datpo': return pick('rootRollouts', n(c, 'problemsPerStep', 8), 'problemsPerStep');
-    case 'ttsp': return pick('solverAttempts', n(c, 'proposerContexts', 1) * n(c, 'proposalsPerContext', 1), 'proposerContexts × proposalsPerContext');
-    default: return pick('groupSize', n(c, 'problemsPerStep', 8), 'problemsPerStep');
-  }
 }
 
 const TRL_LOSS: Partial<Record<RlCoreConfig['aggregation'], string>> = { token_mean: 'dapo', seq_mean_token_mean: 'grpo', constant_norm: 'dr_grpo' };

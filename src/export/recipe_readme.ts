@@ -1,33 +1,25 @@
 // README.md of an exported recipe: how to run it, every lab knob and where it went, every knob
-// that does not translate, and for the papers' loops their own constants and the released code.
+// that does not translate, and for the papers' loops their own constants and the released code
+// (what the loop's definition says of it: spec.recipe.released).
 import { BASE_FIELDS } from '../loops/base_config';
-import { loopNamed } from '../loops/registry';
+import { CONTROL_LOOP, loopNamed } from '../loops/registry';
 import type { FieldSpec } from '../config/fields';
 import { RECIPE_VERSIONS, type Framework, type KnobRow, type SolveCore } from './recipe_map';
 import type { RecipeSource } from './recipe';
 
 const cell = (v: unknown) => (v === undefined ? '' : `\`${typeof v === 'string' ? v : JSON.stringify(v)}\``);
 
-/** How each paper's loop runs at scale: its released code and the framework it is built on. */
-const RELEASED: Readonly<Record<string, { framework: string; note: string }>> = {
-  svs: { framework: 'veRL', note: 'SvS is built on veRL: the veRL keys of this recipe are its keys; its own constants (below) are the variational-synthesis step around them' },
-  opensir: { framework: 'TRL', note: 'OpenSIR is built on TRL\'s GRPOTrainer: the TRL keys of this recipe are its keys; the teacher, its rewards and the pool are its own code' },
-  datpo: { framework: 'its own trainer', note: 'DATPO\'s tree rollouts and block advantages are its own code; this recipe is the flat GRPO core it starts from' },
-  spice: { framework: '(no released code)', note: 'SPICE\'s challenger and corpus are not in either framework; this recipe trains its reasoner role only' },
-  ttsp: { framework: '(no released code)', note: 'TTSP\'s proposer, adapters and targets are not in either framework; this recipe trains its solver role only' },
-};
-
 function loopConstants(src: RecipeSource, core: SolveCore): string {
-  if (src.loop === 'grpo') return '';
+  if (src.loop === CONTROL_LOOP) return '';
   const spec = loopNamed(src.loop).spec;
   const used = new Set([...Object.keys(BASE_FIELDS), ...Object.values(core.from), 'maxNewTokens', 'topP', 'trainSet', 'trainProblems']);
   const c = src.config as unknown as Record<string, unknown>;
   const fields = Object.entries(spec.fields as Record<string, FieldSpec<unknown>>).filter(([k]) => !used.has(k));
-  const released = RELEASED[src.loop];
+  const released = spec.recipe?.released;
   return `
 ## The ${spec.title} loop: what this recipe is, and is not
 
-This recipe is the loop's **shared core**: its solving role (solve prompts, ${core.groupSize} answers each, the verifier's reward) with the loop's RL settings. The loop's own machinery is not in ${src.loop === 'svs' || src.loop === 'opensir' ? 'this file set' : 'either framework'}. ${released?.note ?? ''}.
+This recipe is the loop's **shared core**: its solving role (solve prompts, ${core.groupSize} answers each, the verifier's reward) with the loop's RL settings. The loop's own machinery is not in ${released?.onRecipeFramework ? 'this file set' : 'either framework'}. ${released?.note ?? ''}.
 ${spec.paper?.code ? `Released code that runs the whole loop at scale: ${spec.paper.code} (${released?.framework ?? ''}).` : 'The paper has no released code the lab knows of.'}
 ${spec.paper?.url ? `Paper: ${spec.paper.url}` : ''}
 
@@ -71,7 +63,7 @@ export function recipeReadme(fw: Framework, src: RecipeSource, rows: readonly Kn
   const lost = rows.filter((r) => !r.key && r.note && !/^off\b|, as set$|as in TRL$|^used only by/.test(r.note));
   return `# RLVR Lab recipe for ${name}
 
-The lab's ${src.loop} ${src.loop === 'grpo' ? 'run' : 'loop'} (${src.origin}) as a folder that runs the same algorithm in ${RECIPE_VERSIONS[fw]}.
+The lab's ${src.loop} ${src.loop === CONTROL_LOOP ? 'run' : 'loop'} (${src.origin}) as a folder that runs the same algorithm in ${RECIPE_VERSIONS[fw]}.
 
 ## Files
 

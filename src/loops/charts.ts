@@ -2,6 +2,15 @@
 // lists these and adds its own.
 import type { MetricChartSpec } from './spec';
 
+/**
+ * What the charts' x axis counts: training steps, a run's cumulative compute time, or its
+ * cumulative generated tokens (every response token its step sampled: the cost loops are compared
+ * at, LOOPS.md). Time and tokens are both a per-run "clock" summed over its steps. Declared here
+ * because a loop's paper lesson names the axis it compares on (lessons.ts); the page's clocks
+ * (state/charts/wallTime.ts) compute it.
+ */
+export type XAxisMode = 'step' | 'time' | 'tokens';
+
 export const REWARD_CHART: MetricChartSpec = {
   id: 'reward', key: 'reward', title: 'Reward', unit: true, yLabel: 'mean reward',
   note: 'Mean reward of the step\'s sampled responses: 1 when the final answer is right. The signal RL climbs; it should rise.',

@@ -4,6 +4,7 @@
 import { ConfigError, didYouMean } from '../util/errors';
 import type { BaseLoopConfig } from './base_config';
 import type { LoopDefinition } from './spec';
+import type { LoopGuide, PaperLesson } from './lessons';
 import { GRPO } from './grpo/index';
 import { SVS } from './svs/index';
 import { SPICE } from './spice/index';
@@ -26,6 +27,22 @@ export const LOOP_NAMES: readonly string[] = LOOPS.map((l) => l.spec.name);
 export const CONTROL_LOOP: string = GRPO.spec.name;
 export { stepRollout as controlStepRollout } from './grpo/step';
 export type { GrpoConfig as ControlConfig } from './grpo/config';
+
+/** Each loop's guide for the page's introduction (its guide.ts), by name, in the registry's order. */
+export const LOOP_GUIDES: Readonly<Record<string, LoopGuide>> = Object.fromEntries(LOOPS.flatMap((l) => (l.guide ? [[l.spec.name, l.guide]] : [])));
+
+/**
+ * Every loop's paper lessons, in the order the page lists them: the comparisons with the control
+ * first, then the rest, each part in the registry's order of the loops that lead them.
+ */
+export const PAPER_LESSONS: readonly PaperLesson[] = (() => {
+  const all = LOOPS.flatMap((l) => l.lessons ?? []);
+  const withControl = (l: PaperLesson) => l.runs.some((r) => r.loop === CONTROL_LOOP);
+  const ids = all.map((l) => l.id);
+  const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (twice) throw new Error(`registry: two loops declare the lesson "${twice}"`);
+  return [...all.filter(withControl), ...all.filter((l) => !withControl(l))];
+})();
 
 /** The shipped targets of a loop with a target field (TTSP's), read from a base policy's folder. */
 export { TARGET_LIST_FILE, parseTargetList, resolveTarget, type TargetList } from './ttsp/targets';

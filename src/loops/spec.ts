@@ -12,6 +12,7 @@ import type { AdapterSetInit, LoopEngine } from './engine';
 import type { BaseLoopConfig } from './base_config';
 import type { AdapterStart } from './adapter_start';
 import type { GPTConfig } from '../model/config';
+import type { LoopGuide, PaperLesson } from './lessons';
 
 /** A metric chart: one line per run of `key` from the step events (TRL's names where they exist). */
 export interface MetricChartSpec {
@@ -190,6 +191,24 @@ export interface LoopPaper {
   code?: string;
 }
 
+/**
+ * What an exported TRL / veRL recipe takes from a loop (src/export/recipe_*.ts): its solving role
+ * as plain GRPO groups (the recipe trains that role only), and how the paper runs the whole loop.
+ */
+export interface LoopRecipe<C> {
+  /** the field holding the answers each solve problem gets (the GRPO group) */
+  groupSize: keyof C & string;
+  /** the fields whose product is the solve problems of a step */
+  problems: readonly (keyof C & string)[];
+  /** the paper's released code: the framework it is built on and what of the loop a recipe leaves out (absent: the control, which the recipe is) */
+  released?: {
+    framework: string;
+    note: string;
+    /** the released code is built on TRL or veRL, so what is missing is the loop's own code, not a framework */
+    onRecipeFramework: boolean;
+  };
+}
+
 export interface LoopSpec<C extends BaseLoopConfig = BaseLoopConfig> {
   name: string;
   title: string;
@@ -221,6 +240,8 @@ export interface LoopSpec<C extends BaseLoopConfig = BaseLoopConfig> {
   snapshots?: number;
   /** a loop that trains adapter sets: the one merged into the base when a checkpoint is exported as a policy (TTSP: the solver) */
   exportAdapter?: string;
+  /** what a TRL / veRL recipe of a run takes from the loop (absent: its runs are not exported as recipes) */
+  recipe?: LoopRecipe<C>;
 }
 
 /** A loop: its engine-free definition and its body (also engine-free: it runs against LoopEngine). */
@@ -238,6 +259,10 @@ export interface LoopDefinition<C extends BaseLoopConfig = BaseLoopConfig> {
    * Without it the loop refuses such files.
    */
   adapterFiles?(files: readonly { file: string; bytes: Uint8Array }[], cfg: GPTConfig): AdapterStart[];
+  /** what the page's introduction says about the loop (its guide.ts); absent: the introduction does not offer it */
+  guide?: LoopGuide;
+  /** the paper lessons it leads (`?lesson=<id>`; a lesson may also run other loops, named by their registry names) */
+  lessons?: readonly PaperLesson[];
 }
 
 /** An engine for a snapshot's parameters, decoding `decodeBatch` sequences at a time (the loop sizes its own passes). */

@@ -6,7 +6,8 @@ import { corpusRef } from '../state/persist/corpusArchive';
 import { MAX_PARAM_CHARS } from '../state/url';
 import { useEffect, useId, useMemo, useState } from 'react';
 import { showText } from '../util/show';
-import type { Field } from '../config/fields';
+// the `corpus` value that names the lab's own corpus (a file's text otherwise)
+import { GENERATED_CORPUS as GENERATED, type Field } from '../config/fields';
 import { baseValue, effectiveValue, fieldError, fieldSpec, formatValue, parseInput, type Section } from '../state/launcher';
 import { useLab } from './LabStore';
 import { loopNamed } from '../loops/registry';
@@ -41,9 +42,6 @@ function TextInput({ id, value, field, disabled, invalid, onValue }: { id: strin
     />
   );
 }
-
-/** The `corpus` value that names the lab's own corpus (a file's text otherwise). */
-const GENERATED = 'generated';
 
 /**
  * A corpus field: the lab's generated corpus or a file of the user's, one document a line. A file

@@ -81,7 +81,7 @@ function fakeResults(): BenchResults {
       fork: { B: 64, prompt: 48, maxNew: 24, group: 4, rows: 300, shared: 450 },
       blocks: [{ B: 8, layered: 400, fused: 800 }, { B: 64, layered: 2000, fused: 500 }], blockKernel: 'layered',
     },
-    grpo: { steps: 1, problemsPerStep: 8, groupSize: 8, rolloutS: 1.5, trainS: 0.5, stepS: 2, tokensPerStep: 1200, meanSeqLen: 30, evalProblems: 8, evalN: 8, evalS: 4 },
+    controlStep: { steps: 1, problemsPerStep: 8, groupSize: 8, rolloutS: 1.5, trainS: 0.5, stepS: 2, tokensPerStep: 1200, meanSeqLen: 30, evalProblems: 8, evalN: 8, evalS: 4 },
     page: { adapter: 'test-adapter', runSeconds: 40, longTasks: 3, longestTaskMs: 56.25, tasksOver50: 2 },
     ort: {
       adapter: 'test-adapter', wasmThreads: 1, maxNew: 16, promptTokens: 13,

@@ -121,8 +121,8 @@ describe('rlvr-lab run and ablate: --target and --adapters (TTSP), checked befor
   it('--target only for a loop with a target; a shipped id must exist, and the list says which do', async () => {
     const ckpt = await checkpoint('target-base');
     const out = (n: string) => ['--out', join(dir, `${n}.jsonl`)];
-    expectUserError(await cli('run', '--loop', 'grpo', '--ckpt', ckpt, '--target', 'midhard:1', ...out('t1')), '--target: loop grpo has no target (TTSP has)');
-    expectUserError(await cli('ablate', '--loop', 'svs', '--ckpt', ckpt, '--seeds', '1', '--steps', '1', '--target', '1+1'), '--target: loop svs has no target (TTSP has)');
+    expectUserError(await cli('run', '--loop', 'grpo', '--ckpt', ckpt, '--target', 'midhard:1', ...out('t1')), '--target: loop grpo has no target (loops with one: ttsp)');
+    expectUserError(await cli('ablate', '--loop', 'svs', '--ckpt', ckpt, '--seeds', '1', '--steps', '1', '--target', '1+1'), '--target: loop svs has no target (loops with one: ttsp)');
     expectUserError(await cli('run', '--loop', 'ttsp', '--ckpt', ckpt, '--target', 'midhard:1', ...out('t2')), '--target: target midhard:1: no such shipped target (ids: none: this base ships no target list)');
     await writeFile(join(ckpt, 'ttsp_targets.json'), JSON.stringify(targets));
     expectUserError(await cli('run', '--loop', 'ttsp', '--ckpt', ckpt, '--target', 'veryhard:2', ...out('t3')), 'no such shipped target (ids: midhard:1..1, veryhard:1..1)');

@@ -11,10 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli } from '../helpers/cli';
 import { CpuPolicy } from '../../src/engines/cpu/policy';
 import { loadCheckpointDir } from '../../src/model/checkpoint_node';
-import { loopNamed } from '../../src/loops/registry';
+import { LOOPS, loopNamed } from '../../src/loops/registry';
 import { DEFAULT_RL_CORE, RL_CORE_PRESETS, type RlCorePresetName } from '../../src/rl/config';
-import { knobRows, type Framework } from '../../src/export/recipe_map';
-import { recipeConfig } from '../../src/export/recipe';
+import { knobRows, solveCore, type Framework } from '../../src/export/recipe_map';
+import { recipeReadme } from '../../src/export/recipe_readme';
+import { recipeConfig, type RecipeSource } from '../../src/export/recipe';
 import { answerOf } from '../../src/eval/score';
 import { decode, encode, EOS, extractAnswer, loadSet, makeRng, randInt, solvePrompt, VOCABULARY } from '../../src/world/index';
 import type { BaseLoopConfig } from '../../src/loops/base_config';
@@ -84,6 +85,39 @@ describe('the mapping of the RL presets, key by key against the pinned framework
     expect(verl('gspo').actor_rollout_ref.actor).toMatchObject({ policy_loss: { loss_mode: 'gspo' }, clip_ratio_low: 3e-4, clip_ratio_high: 4e-4, loss_agg_mode: 'seq-mean-token-mean' });
     expect(verl('grpo_original').actor_rollout_ref.actor).toMatchObject({ use_kl_loss: true, kl_loss_coef: 0.04, kl_loss_type: 'low_var_kl' });
     expect(verl('grpo').actor_rollout_ref.rollout).toMatchObject({ n: 8 });
+  });
+});
+
+describe('what a recipe takes from the loop\'s definition (spec.recipe)', () => {
+  it('each loop names count fields of its own config as its solving core; the core reads them from the run', () => {
+    for (const def of LOOPS) {
+      expect(def.spec.recipe, def.spec.name).toBeDefined();
+      const { groupSize, problems } = def.spec.recipe!;
+      const fields = def.spec.fields as Record<string, { type: { kind: string; integer?: boolean } }>;
+      for (const k of [groupSize, ...problems]) expect(fields[k]?.type, `${def.spec.name}.${k}`).toMatchObject({ kind: 'number', integer: true });
+      const c = def.spec.validate(def.spec.presets.lab.config) as unknown as BaseLoopConfig & Record<string, unknown>;
+      const core = solveCore(def.spec.name, c);
+      expect(core.groupSize, def.spec.name).toBe(c[groupSize]);
+      expect(core.problemsPerStep, def.spec.name).toBe(problems.reduce((p, k) => p * (c[k] as number), 1));
+    }
+    const spice = loopNamed('spice').spec;
+    expect(solveCore('spice', spice.validate(spice.presets.lab.config) as unknown as BaseLoopConfig & Record<string, unknown>)).toMatchObject({
+      groupSize: 8, problemsPerStep: 16, from: { groupSize: 'answersPerQuestion', problemsPerStep: 'documentsPerStep × questionsPerDocument' },
+    });
+  });
+
+  it('the README says where the paper\'s own code is: on the recipe\'s framework, elsewhere, or (the control) nothing', () => {
+    const readme = (loop: string) => {
+      const spec = loopNamed(loop).spec;
+      const config = spec.validate({});
+      const c = config as unknown as BaseLoopConfig & Record<string, unknown>;
+      return recipeReadme('trl', { loop, config, origin: 'test' } as unknown as RecipeSource, knobRows('trl', loop, c), solveCore(loop, c));
+    };
+    expect(readme('opensir')).toContain('The loop\'s own machinery is not in this file set. OpenSIR is built on TRL');
+    expect(readme('spice')).toContain('The loop\'s own machinery is not in either framework. SPICE\'s challenger');
+    expect(readme('grpo')).not.toContain('shared core');
+    expect(readme('grpo')).toContain('The lab\'s grpo run (test)');
+    expect(readme('datpo')).toContain('The lab\'s datpo loop (test)');
   });
 });
 

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { challengerReward, diagnoseQuestion, leakBaseRate, rewardCurve } from '../../src/loops/spice/logic';
 import { validateSpiceConfig, type SpiceConfig } from '../../src/loops/spice/config';
-import { corpusDocuments, corpusError, corpusText, GENERATED_CORPUS } from '../../src/loops/spice/corpus';
+import { corpusDocuments, corpusError, corpusText } from '../../src/loops/spice/corpus';
+import { GENERATED_CORPUS } from '../../src/config/fields';
 import { driveLoop } from '../../src/loops/driver';
 import { loopNamed } from '../../src/loops/registry';
 import type { LoopEvent } from '../../src/loops/events';

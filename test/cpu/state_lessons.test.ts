@@ -8,7 +8,7 @@ import { DEFAULT_LAUNCHER, loopLabel, setField, setLoop, setSetup } from '../../
 import { linkQuery } from '../../src/state/links';
 import { guidedLoops, lessonLaunchers, LOOP_GUIDES, PAPER_LESSONS, QUICK_DEMO } from '../../src/state/lessons';
 import { queryToLauncher, queryToLesson } from '../../src/state/url';
-import { LOOP_NAMES, loopNamed } from '../../src/loops/registry';
+import { LOOP_NAMES, LOOPS, loopNamed } from '../../src/loops/registry';
 import { createLabStore } from '../../src/state/store';
 import type { AdapterReport, RunSpec } from '../../src/lab/protocol';
 import { fakeLabClient } from '../helpers/labClient';
@@ -81,6 +81,13 @@ describe('the lesson table', () => {
 
   it('names the loops by their own spelling', () => {
     expect(LOOP_NAMES.map(loopLabel)).toEqual(['GRPO', 'SvS', 'SPICE', 'OpenSIR', 'DATPO', 'TTSP']);
+  });
+
+  it('lists the lessons the loops declare with the comparisons with the control first, each part in the registry\'s order', () => {
+    expect(PAPER_LESSONS.map((l) => l.id)).toEqual(['grpo-vs-svs', 'datpo-coverage', 'spice-gold', 'opensir-pool', 'ttsp-target']);
+    expect(Object.keys(LOOP_GUIDES)).toEqual(LOOP_NAMES);
+    // each lesson is declared by a loop it runs (its guide.ts)
+    for (const def of LOOPS) for (const l of def.lessons ?? []) expect(l.runs.map((r) => r.loop), l.id).toContain(def.spec.name);
   });
 
   it('gives each paper a lesson whose runs, set-ups, fields and charts exist, with what was measured', () => {

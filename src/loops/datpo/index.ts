@@ -5,6 +5,7 @@ import { CORE_CHARTS } from '../charts';
 import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { DATPO_FIELDS, DATPO_PRESETS, DATPO_RL_UNUSED, validateDatpoConfig, type DatpoConfig } from './config';
 import { datpoBody } from './body';
+import { DATPO_GUIDE, DATPO_LESSONS } from './guide';
 
 const DATPO_CHARTS: readonly MetricChartSpec[] = [
   {
@@ -48,6 +49,10 @@ export const DATPO: LoopDefinition<DatpoConfig> = {
     // an update holds every block of every tree: its size varies, so 64-row pieces
     shape: (c) => ({ trainRows: 64, decodeBatch: Math.min(64, Math.max(c.problemsPerStep * c.rootRollouts, c.bnMax * 8)) }),
     cpuMode: true,
+    recipe: {
+      groupSize: 'rootRollouts', problems: ['problemsPerStep'],
+      released: { framework: 'its own trainer', onRecipeFramework: false, note: 'DATPO\'s tree rollouts and block advantages are its own code; this recipe is the flat GRPO core it starts from' },
+    },
     records: ['datpo.leaf'],
     views: {
       metrics: DATPO_CHARTS,
@@ -102,4 +107,6 @@ export const DATPO: LoopDefinition<DatpoConfig> = {
     },
   },
   body: datpoBody,
+  guide: DATPO_GUIDE,
+  lessons: DATPO_LESSONS,
 };

@@ -5,6 +5,7 @@ import { CORE_CHARTS, REWARD_CHART } from '../charts';
 import type { LoopDefinition } from '../spec';
 import { GRPO_FIELDS, GRPO_PRESETS, validateGrpoConfig, type GrpoConfig } from './config';
 import { grpoBody } from './body';
+import { GRPO_GUIDE } from './guide';
 
 export const GRPO: LoopDefinition<GrpoConfig> = {
   spec: {
@@ -19,8 +20,10 @@ export const GRPO: LoopDefinition<GrpoConfig> = {
     // one update is problemsPerStep × G trajectories in miniBatches parts; sampling in batches of at most 64
     shape: (c) => ({ trainRows: Math.ceil((c.problemsPerStep * c.groupSize) / c.rl.miniBatches), decodeBatch: Math.min(64, c.problemsPerStep * c.groupSize) }),
     cpuMode: true,
+    recipe: { groupSize: 'groupSize', problems: ['problemsPerStep'] },
     records: [],
     views: { metrics: [REWARD_CHART, ...CORE_CHARTS.filter((c) => c.id !== 'entropy-all')] },
   },
   body: grpoBody,
+  guide: GRPO_GUIDE,
 };

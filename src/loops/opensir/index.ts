@@ -8,6 +8,7 @@ import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { OPENSIR_FIELDS, OPENSIR_PRESETS, OPENSIR_RL_UNUSED, validateOpensirConfig, type OpensirConfig } from './config';
 import { solvability } from './logic';
 import { opensirBody } from './body';
+import { OPENSIR_GUIDE, OPENSIR_LESSONS } from './guide';
 
 const OPENSIR_CHARTS: readonly MetricChartSpec[] = [
   {
@@ -55,6 +56,10 @@ export const OPENSIR: LoopDefinition<OpensirConfig> = {
     // a step samples teacherGroups × teacherSamples problems and studentSamples answers to each legal one; it trains on one group of each
     shape: (c) => ({ trainRows: Math.max(c.teacherSamples, c.studentSamples), decodeBatch: Math.min(64, c.teacherGroups * c.teacherSamples * c.studentSamples) }),
     cpuMode: true,
+    recipe: {
+      groupSize: 'studentSamples', problems: ['teacherGroups', 'teacherSamples'],
+      released: { framework: 'TRL', onRecipeFramework: true, note: 'OpenSIR is built on TRL\'s GRPOTrainer: the TRL keys of this recipe are its keys; the teacher, its rewards and the pool are its own code' },
+    },
     records: ['opensir.pool'],
     views: {
       metrics: OPENSIR_CHARTS,
@@ -127,4 +132,6 @@ export const OPENSIR: LoopDefinition<OpensirConfig> = {
     },
   },
   body: opensirBody,
+  guide: OPENSIR_GUIDE,
+  lessons: OPENSIR_LESSONS,
 };

@@ -2,13 +2,13 @@
 // challenger and reasoner group sizes, the challenger reward's shape and τ, the invalid-question
 // reward, the corpus and the two ablations (no corpus, frozen challenger), each with the paper's
 // value as its default; presets; a validator that names the field to change.
-import { count, defaultsOf, num, type FieldSpecs } from '../../config/fields';
+import { count, defaultsOf, GENERATED_CORPUS, num, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../util/errors';
 import { ROLE_LIMITS } from '../../world/index';
 import { BOUNDS, loopFields, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
 import { FRONTIER_SHAPES, type FrontierShape } from '../frontier';
-import { corpusError, GENERATED_CORPUS } from './corpus';
+import { corpusError } from './corpus';
 import { cutLine, escapeControls } from '../../util/show';
 
 export type ChallengerRewardShape = FrontierShape;

@@ -3,9 +3,7 @@
 // A file with any bad line is refused as a whole, each bad line named by its number: a run never
 // trains on a corpus quietly missing lines.
 import { challengePrompt, generateCorpus, loadCorpus, renderDocument, type Document } from '../../world/index';
-
-/** The `corpus` value that names the lab's generated corpus. */
-export const GENERATED_CORPUS = 'generated';
+import { GENERATED_CORPUS } from '../../config/fields';
 /** The seed of the generated corpus: part of the lab, not of a run. */
 export const CORPUS_SEED = 0x5eed_c0de;
 

@@ -8,6 +8,7 @@ import { SPICE_FIELDS, SPICE_PRESETS, SPICE_RL_UNUSED, validateSpiceConfig, type
 import { frontierDots, frontierLabel, frontierPoints } from '../frontier';
 import { spiceBody } from './body';
 import { crossPlay } from './crossplay';
+import { SPICE_GUIDE, SPICE_LESSONS } from './guide';
 
 const SPICE_CHARTS: readonly MetricChartSpec[] = [
   {
@@ -44,6 +45,10 @@ export const SPICE: LoopDefinition<SpiceConfig> = {
     // an update holds every challenger output and K answers per valid question: its size varies, so 64-row pieces
     shape: (c) => ({ trainRows: Math.min(64, c.documentsPerStep * c.questionsPerDocument * c.answersPerQuestion), decodeBatch: Math.min(64, c.documentsPerStep * c.questionsPerDocument * c.answersPerQuestion) }),
     cpuMode: true,
+    recipe: {
+      groupSize: 'answersPerQuestion', problems: ['documentsPerStep', 'questionsPerDocument'],
+      released: { framework: '(no released code)', onRecipeFramework: false, note: 'SPICE\'s challenger and corpus are not in either framework; this recipe trains its reasoner role only' },
+    },
     records: ['spice.question'],
     snapshots: 8,
     views: {
@@ -113,5 +118,7 @@ export const SPICE: LoopDefinition<SpiceConfig> = {
     },
   },
   body: spiceBody,
+  guide: SPICE_GUIDE,
+  lessons: SPICE_LESSONS,
   crossPlay,
 };

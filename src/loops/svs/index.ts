@@ -6,6 +6,7 @@ import { CORE_CHARTS } from '../charts';
 import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { SVS_FIELDS, SVS_PRESETS, SVS_RL_UNUSED, validateSvsConfig, type SvsConfig } from './config';
 import { svsBody } from './body';
+import { SVS_GUIDE, SVS_LESSONS } from './guide';
 
 const SVS_CHARTS: readonly MetricChartSpec[] = [
   {
@@ -37,6 +38,10 @@ export const SVS: LoopDefinition<SvsConfig> = {
     // the update holds OQA, VPS and SPA groups: its size varies, so the trainer accumulates gradients over 64-row pieces
     shape: (c) => ({ trainRows: Math.min(64, c.problemsPerStep * c.groupSize), decodeBatch: Math.min(64, c.problemsPerStep * c.groupSize) }),
     cpuMode: true,
+    recipe: {
+      groupSize: 'groupSize', problems: ['problemsPerStep'],
+      released: { framework: 'veRL', onRecipeFramework: true, note: 'SvS is built on veRL: the veRL keys of this recipe are its keys; its own constants (below) are the variational-synthesis step around them' },
+    },
     records: ['svs.variant'],
     views: {
       metrics: SVS_CHARTS,
@@ -93,4 +98,6 @@ export const SVS: LoopDefinition<SvsConfig> = {
     },
   },
   body: svsBody,
+  guide: SVS_GUIDE,
+  lessons: SVS_LESSONS,
 };

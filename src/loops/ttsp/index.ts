@@ -8,6 +8,7 @@ import type { LoopDefinition, MetricChartSpec } from '../spec';
 import { LORA_TARGET_SETS, TTSP_FIELDS, TTSP_PRESETS, TTSP_RL_UNUSED, validateTtspConfig, type TtspConfig } from './config';
 import { parseAdapterFile, type LoraSpec } from '../../model/lora';
 import { PROPOSER, SOLVER, ttspBody } from './body';
+import { TTSP_GUIDE, TTSP_LESSONS } from './guide';
 
 const TTSP_CHARTS: readonly MetricChartSpec[] = [
   {
@@ -54,6 +55,10 @@ export const TTSP: LoopDefinition<TtspConfig> = {
       ],
     }),
     cpuMode: false,
+    recipe: {
+      groupSize: 'solverAttempts', problems: ['proposerContexts', 'proposalsPerContext'],
+      released: { framework: '(no released code)', onRecipeFramework: false, note: 'TTSP\'s proposer, adapters and targets are not in either framework; this recipe trains its solver role only' },
+    },
     // an exported TTSP checkpoint is the adapted solver: the base with the solver set merged in
     exportAdapter: SOLVER,
     records: ['ttsp.proposal'],
@@ -142,6 +147,8 @@ export const TTSP: LoopDefinition<TtspConfig> = {
     },
   },
   body: ttspBody,
+  guide: TTSP_GUIDE,
+  lessons: TTSP_LESSONS,
   // a run continued from another's exported adapters (PEFT files, each with its rank, α and targets)
   adapterFiles: (files, cfg) => files.map((f) => parseAdapterFile(f.bytes, cfg, f.file)),
 };

@@ -4,12 +4,10 @@
 // steps cost, comparable between runs whatever their pauses. Each run keeps its own clock; things
 // that happen at a step (an evaluation, a knob change, a halt) sit at the run's time after it.
 
-/**
- * What the charts' x axis counts: training steps, a run's cumulative compute time, or its
- * cumulative generated tokens (every response token its step sampled: the cost loops are compared
- * at, LOOPS.md). Time and tokens are both a per-run "clock" summed over its steps.
- */
-export type XAxisMode = 'step' | 'time' | 'tokens';
+import type { XAxisMode } from '../../loops/charts';
+
+/** What the charts' x axis counts (steps, compute time, generated tokens): declared with the loops' charts. */
+export type { XAxisMode };
 
 export const X_AXIS_MODES: readonly XAxisMode[] = ['step', 'time', 'tokens'];
 

@@ -7,7 +7,7 @@ import { useMemo } from 'react';
 import { expandGrid, knobChoices, MAX_KNOBS, type GridControl, type GridKnob } from '../../explore/grid';
 import { defaultConcurrency, estimateSeconds, gridProgress, measuredStepSeconds } from '../../explore/queue';
 import { armColour } from '../../explore/draw';
-import { LOOPS } from '../../loops/registry';
+import { CONTROL_LOOP, LOOPS } from '../../loops/registry';
 import { configDiff, defaultConfig, setupNames } from '../../state/launcher';
 import { selectExclusiveJob, selectRunsReady, type LabState } from '../../state/store';
 import { lookOf } from '../../state/gridDriver';
@@ -124,7 +124,7 @@ export function GridFormPanel() {
           </button>
         )}
         {!form.control && (
-          <button type="button" className="secondary" data-testid="explorer-add-control" onClick={() => setForm({ control: { loop: 'grpo', setup: 'paper', matchArm: 0, steps: 200 } })}>
+          <button type="button" className="secondary" data-testid="explorer-add-control" onClick={() => setForm({ control: { loop: CONTROL_LOOP, setup: 'paper', matchArm: 0, steps: 200 } })}>
             Add a control arm
           </button>
         )}

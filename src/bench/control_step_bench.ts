@@ -1,6 +1,7 @@
-// One full GRPO step of the shipped `small` policy with the loop's default config (rollouts of
-// problemsPerStep × groupSize on the training set, then the update), and a held-out evaluation,
-// on the engine the lab runs: what a user waits for per step. Figures, not bounds.
+// One full step of the control loop (the registry's CONTROL_LOOP, GRPO) on the shipped `small`
+// policy with its default config (rollouts of problemsPerStep × groupSize on the training set,
+// then the update), and a held-out evaluation, on the engine the lab runs: what a user waits for
+// per step. Figures, not bounds.
 import type { Gpu } from '../gpu/runtime';
 import { loadCheckpointDir } from '../model/checkpoint_node';
 import { createWebGpuEngine } from '../engines/webgpu/engine';
@@ -9,7 +10,7 @@ import { trainSettings } from '../loops/driver';
 import { loadSet, makeRng } from '../world/index';
 import type { BenchPlan } from './plan';
 
-export interface GrpoStepResult {
+export interface ControlStepResult {
   /** timed steps (after one warm-up step) */
   steps: number;
   problemsPerStep: number;
@@ -26,17 +27,17 @@ export interface GrpoStepResult {
   evalS: number;
 }
 
-export async function benchGrpoStep(gpu: Gpu, plan: BenchPlan, policyDir: string, log: (s: string) => void): Promise<GrpoStepResult> {
+export async function benchControlStep(gpu: Gpu, plan: BenchPlan, policyDir: string, log: (s: string) => void): Promise<ControlStepResult> {
   const def = loopNamed(CONTROL_LOOP);
   const c = def.spec.validate({}) as ControlConfig;
   const base = await loadCheckpointDir(policyDir);
-  log(`GRPO step of ${policyDir}: ${c.problemsPerStep} problems × ${c.groupSize} samples, default config (1 warm-up + ${plan.grpo.steps} timed steps)`);
+  log(`GRPO step of ${policyDir}: ${c.problemsPerStep} problems × ${c.groupSize} samples, default config (1 warm-up + ${plan.controlStep.steps} timed steps)`);
   const engine = await createWebGpuEngine(gpu, { cfg: base.cfg, params: base.params, reference: base.params, ...def.spec.shape(c) }, trainSettings(c, c.maxNewTokens));
   try {
     const train = loadSet('train');
     const rand = makeRng(plan.seed);
     let rolloutS = 0, trainS = 0, tokens = 0, seqLen = 0, seqs = 0;
-    for (let step = 0; step <= plan.grpo.steps; step++) {
+    for (let step = 0; step <= plan.controlStep.steps; step++) {
       const r = controlStepRollout(c, step + 1, train, rand);
       const t0 = performance.now();
       const trajs = await engine.rollout(r.prompts, r.opts, r.reward);
@@ -52,8 +53,8 @@ export async function benchGrpoStep(gpu: Gpu, plan: BenchPlan, policyDir: string
         seqs++;
       }
     }
-    const n = plan.grpo.steps;
-    const { problems, samples } = plan.grpo.eval;
+    const n = plan.controlStep.steps;
+    const { problems, samples } = plan.controlStep.eval;
     log(`held-out evaluation: ${problems} problems × ${samples} samples`);
     const evalSet = loadSet('eval-mixed').slice(0, problems).map((p, i) => ({ id: i, text: p.text, answer: p.answer }));
     const e0 = performance.now();
