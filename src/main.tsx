@@ -18,8 +18,8 @@ import { LabStoreProvider } from './ui/LabStore';
 
 const base = new URL(import.meta.env.BASE_URL, window.location.origin);
 let runCounter = 0;
-// the main engine worker serves the adapter panel, self-test, demo and checkpoints; each run
-// trains in an engine worker of its own; CPU mode's workers start only if the user picks CPU
+// the main worker serves the adapter panel, self-test, demo and checkpoints; each run
+// trains in a GPU worker of its own; CPU mode's workers start only if the user picks CPU
 // mode (no WebGPU)
 const { client, cpuMode } = createLab();
 const store = createLabStore(client, {

@@ -47,17 +47,3 @@ export function recipeProblem(v: unknown, nPositions: number): string | null {
   const unknown = Object.keys(v).find((k) => !(k in checks));
   return unknown === undefined ? null : `pretrain has an unknown key ${showValue(unknown)}`;
 }
-
-/** Why `s` is not a trainer state of a recipe of `steps` steps; null when it is. */
-export function stateProblem(s: unknown, steps: number): string | null {
-  if (!isObject(s)) return 'state is not an object';
-  if (int(0, steps)(s.step) !== null) return `state.step = ${showValue(s.step)}: must be an integer from 0 to the recipe's ${steps} steps`;
-  if (int(0, MAX_PRETRAIN_STEPS)(s.evalsSinceBest) !== null) return `state.evalsSinceBest = ${showValue(s.evalsSinceBest)}: must be a non-negative integer`;
-  if (real(0, Number.MAX_VALUE)(s.tokensSeen) !== null) return `state.tokensSeen = ${showValue(s.tokensSeen)}: must be a non-negative number`;
-  // JSON writes Infinity (no evaluation yet) as null
-  if (s.bestEvalLoss !== null && real(0, Number.MAX_VALUE)(s.bestEvalLoss) !== null) return `state.bestEvalLoss = ${showValue(s.bestEvalLoss)}: must be a loss or null`;
-  const h = s.history;
-  const point = (p: unknown) => isObject(p) && ['step', 'trainLoss', 'evalLoss', 'lr', 'tokensPerS'].every((k) => typeof p[k] === 'number' || p[k] === null);
-  if (!Array.isArray(h) || !h.every(point)) return 'state.history must be a list of {step, trainLoss, evalLoss, lr, tokensPerS}';
-  return null;
-}

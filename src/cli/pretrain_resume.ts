@@ -12,7 +12,9 @@ import { loadCheckpointDir, saveCheckpointDir } from '../model/checkpoint_node';
 import { CheckpointError, decodeSafetensors, encodeSafetensors } from '../model/safetensors';
 import type { GPT } from '../model/gpt';
 import type { PretrainConfig, PretrainState } from '../pretrain/run';
-import { recipeProblem, stateProblem } from './pretrain_recipe';
+import { MAX_PRETRAIN_STEPS, recipeProblem } from './pretrain_recipe';
+import * as v from 'valibot';
+import { parseOr } from '../util/valibot';
 
 export const TRAINER_STATE = 'trainer_state.json';
 export const OPTIMIZER_FILE = 'optimizer.safetensors';
@@ -85,29 +87,52 @@ async function readPart(resumeDir: string, file: string): Promise<Buffer> {
   }
 }
 
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const count = v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.maxValue(MAX_PRETRAIN_STEPS));
+const nonNegative = v.pipe(v.number(), v.finite(), v.minValue(0));
+/** a logged figure: JSON writes a non-finite one as null */
+const figure = v.nullable(v.number());
 
-/** trainer_state.json, checked for the fields a resumed run reads. */
+/**
+ * trainer_state.json as saveResume writes it. Objects are loose, as in the checkpoints' schema
+ * (a field a later version adds does not make this one call the save damaged); the recipe's own
+ * bounds are recipeProblem's, shared with the flags, checked after.
+ */
+const SavedRunSchema = v.looseObject({
+  pretrain: v.looseObject({}),
+  state: v.looseObject({
+    step: count,
+    // JSON writes Infinity (no evaluation yet) as null
+    bestEvalLoss: v.nullable(nonNegative),
+    evalsSinceBest: count,
+    tokensSeen: nonNegative,
+    history: v.pipe(v.array(v.looseObject({ step: figure, trainLoss: figure, evalLoss: figure, lr: figure, tokensPerS: figure })), v.maxLength(MAX_PRETRAIN_STEPS)),
+  }),
+  adamStep: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+  preset: v.string(),
+});
+
+/** trainer_state.json, checked whole (a one-line refusal naming the folder and the field path) before a resumed run reads it. */
 export async function readSavedRun(resumeDir: string, nPositions = Number.MAX_SAFE_INTEGER): Promise<SavedRun> {
   const text = (await readPart(resumeDir, TRAINER_STATE)).toString('utf8');
   const damaged = (why: string) => new CheckpointError(`resume point ${resumeDir}: ${TRAINER_STATE} ${why}; the save is damaged: restore it, or start again without --resume`);
-  let saved: unknown;
+  let json: unknown;
   try {
-    saved = JSON.parse(text);
+    json = JSON.parse(text);
   } catch (err) {
     throw damaged(`is not JSON (${(err as Error).message})`);
   }
-  if (!isObject(saved) || !isObject(saved.pretrain) || !isObject(saved.state)) throw damaged('lacks its pretrain or state object');
-  if (!Number.isInteger(saved.adamStep) || (saved.adamStep as number) < 0) throw damaged('lacks a non-negative integer adamStep');
-  if (typeof saved.preset !== 'string') throw damaged('does not say which preset it was saved by');
+  const saved = parseOr(SavedRunSchema, json, (line) => {
+    throw damaged(`holds ${line}`);
+  });
   // runs saved before the prompt loss existed had none
-  const pretrain = { ...saved.pretrain, promptWeight: saved.pretrain.promptWeight ?? 0 } as PretrainConfig;
+  const pretrain = { ...saved.pretrain, promptWeight: saved.pretrain.promptWeight ?? 0 };
   // the context bounds seqLen; the preset's architecture is checked against the saved model after
-  const bad = recipeProblem(pretrain, nPositions) ?? stateProblem(saved.state, pretrain.steps);
+  const bad = recipeProblem(pretrain, nPositions);
   if (bad) throw damaged(`holds ${bad}`);
-  const state = saved.state as unknown as PretrainState;
-  // JSON writes Infinity (no evaluation yet) as null
-  return { pretrain, state: { ...state, bestEvalLoss: state.bestEvalLoss ?? Infinity }, adamStep: saved.adamStep as number, preset: saved.preset };
+  const recipe = pretrain as unknown as PretrainConfig;
+  if (saved.state.step > recipe.steps) throw damaged(`holds state.step = ${saved.state.step}, past the recipe's ${recipe.steps} steps`);
+  const state: PretrainState = { ...saved.state, bestEvalLoss: saved.state.bestEvalLoss ?? Infinity, history: saved.state.history as PretrainState['history'] };
+  return { pretrain: recipe, state, adamStep: saved.adamStep, preset: saved.preset };
 }
 
 const sameArchitecture = (a: GPTConfig, b: GPTConfig) =>

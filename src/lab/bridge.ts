@@ -79,7 +79,7 @@ export type Connected<T> = Client<T> & {
 
 /**
  * Page side: the API that `serve` answers in `worker`. A call rejects with the reason when the
- * worker fails to load, crashes or is closed, instead of hanging; `name` ("engine worker") names
+ * worker fails to load, crashes or is closed, instead of hanging; `name` ("main worker") names
  * it in the rejections.
  */
 export function connect<T extends object>(worker: Worker, name: string): Connected<T> {

@@ -1,5 +1,5 @@
 // onnxruntime-web for the ORT check (ortcheck.ts), loaded only when the check runs: ortcheck.ts
-// imports this module dynamically, so neither the page nor the engine worker's own chunk carries
+// imports this module dynamically, so neither the page nor the GPU worker's own chunk carries
 // ORT until a user asks for the check. Loaded as the bench page loads it (src/bench/sampling_page.ts):
 // the wasm glue and binary as files of their own, found through env.wasm.wasmPaths.
 import * as ort from 'onnxruntime-web/all';

@@ -1,10 +1,10 @@
-// Analyses of a finished run computed on demand in the engine worker: SPICE's cross-play matrix
+// Analyses of a finished run computed on demand in the main worker: SPICE's cross-play matrix
 // (its loop's), from the snapshots kept with the run's checkpoints. One per run at a time; the
 // progress and the result (or the reason it failed) stay with the run id until the page reloads.
 import type { StateCreator } from 'zustand/vanilla';
 import type { LabClient } from '../lab/protocol';
 import type { CrossPlayOptions, CrossPlayResult } from '../loops/spec';
-import { errorText } from './engineSlice';
+import { errorText } from '../util/errors';
 import type { LabState } from './store';
 
 export interface CrossPlayState {

@@ -3,7 +3,7 @@
 // and asking the browser once to keep the lab's storage rather than evict it under pressure.
 import type { StateCreator } from 'zustand/vanilla';
 import type { CheckpointFile, CheckpointFormat, CheckpointInfo, LabClient } from '../lab/protocol';
-import { errorText } from './engineSlice';
+import { errorText } from '../util/errors';
 import { isFinished } from './runsSlice';
 import type { LabState } from './store';
 

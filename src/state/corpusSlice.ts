@@ -2,7 +2,7 @@
 // the browser's storage, corpusArchive.ts) under `upload:<hash>`, which is what the link writes;
 // an address naming one is read after its corpus is loaded, so a reload keeps the corpus.
 import type { StateCreator } from 'zustand/vanilla';
-import { errorText } from './engineSlice';
+import { errorText } from '../util/errors';
 import { corpusRef, type CorpusArchive } from './persist/corpusArchive';
 import type { LabState } from './store';
 

@@ -3,7 +3,7 @@
 import type { StateCreator } from 'zustand/vanilla';
 import { CPU_MODE } from '../lab/protocol/cpuMode';
 import type { CpuModeSwitch } from '../lab/page/lab';
-import { errorText } from './engineSlice';
+import { errorText } from '../util/errors';
 import type { LabState } from './store';
 
 export type CpuModeStatus = 'off' | 'starting' | 'on' | 'failed';
@@ -20,7 +20,7 @@ export interface CpuModeSlice {
 
 /** True when the GPU engine is out (no WebGPU, no adapter, the device or its worker failed): CPU mode is offered. */
 export function selectCpuModeOffered(s: LabState): boolean {
-  const a = s.engine.adapter.status;
+  const a = s.device.adapter.status;
   return a === 'unavailable' || a === 'failed';
 }
 

@@ -3,7 +3,7 @@
 // are dropped.
 import type { StateCreator } from 'zustand/vanilla';
 import type { DemoBatch, DemoOptions, LabClient } from '../lab/protocol';
-import { errorText } from './engineSlice';
+import { errorText } from '../util/errors';
 import { FrameQueue, type FrameScheduler } from './frameQueue';
 import { appendBatches, type LossPoint } from './charts/points';
 import type { LabState } from './store';

@@ -9,7 +9,7 @@ import { mergeSweeps, readSweepText, MAX_SWEEP_FILE_BYTES, SweepFileError, type 
 import type { XMode } from '../explore/draw';
 import { newEntries, defaultConcurrency, type GridState } from '../explore/queue';
 import { plansOfSweep } from '../explore/replay';
-import { errorText } from './engineSlice';
+import { errorText } from '../util/errors';
 import type { GridArchive } from './persist/gridArchive';
 import type { TextFile } from './importSlice';
 import type { LabState } from './store';
@@ -98,7 +98,7 @@ export const createExplorerSlice =
 
     const queue = async (plan: GridPlan, title: string, concurrency: number | null, from?: string): Promise<null> => {
       const s = get();
-      const adapter = s.engine.adapter.status === 'ready' ? s.engine.adapter.adapter : null;
+      const adapter = s.device.adapter.status === 'ready' ? s.device.adapter.adapter : null;
       const grid: GridState = {
         id: services.newRunId(), createdAt: services.now(), title, arms: plan.arms, runs: plan.runs, entries: newEntries(plan.runs), paused: false,
         concurrency: concurrency ?? defaultConcurrency(adapter, s.cpuMode.status === 'on'), ...(from ? { from } : {}),

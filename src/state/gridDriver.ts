@@ -105,7 +105,7 @@ export function startGridDriver(api: StoreApi<LabState>, io: { save: (g: GridSta
   };
 
   return api.subscribe((s, prev) => {
-    if (s.runs === prev.runs && s.explorer?.grid === prev.explorer?.grid && s.explorer?.loaded === prev.explorer?.loaded && s.engine === prev.engine && s.cpuMode === prev.cpuMode && s.selfTest === prev.selfTest && s.demo === prev.demo) return;
+    if (s.runs === prev.runs && s.explorer?.grid === prev.explorer?.grid && s.explorer?.loaded === prev.explorer?.loaded && s.device === prev.device && s.cpuMode === prev.cpuMode && s.selfTest === prev.selfTest && s.demo === prev.demo) return;
     tick();
   });
 }

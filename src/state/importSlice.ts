@@ -3,7 +3,7 @@
 // under a new id and number (existing runs are never touched), selected, and saved to the
 // archive like any other run; a bad one leaves everything as it was and says what is wrong.
 import type { StateCreator } from 'zustand/vanilla';
-import { errorText } from './engineSlice';
+import { errorText } from '../util/errors';
 import { importedRecord, importRunText, MAX_RUN_FILE_BYTES } from './files/importRun';
 import { chunkOfData } from './runData';
 import { runDiff } from './launcher';

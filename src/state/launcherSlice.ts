@@ -3,7 +3,7 @@
 import type { StateCreator } from 'zustand/vanilla';
 import type { RlCorePresetName } from '../rl/config';
 import type { PolicyCatalog } from './catalog';
-import { errorText } from './engineSlice';
+import { errorText } from '../util/errors';
 import { DEFAULT_LAUNCHER, effectiveValue, loopKeys, resolveLauncher, RL_KEYS, setField, setLoop, setPreset, setSetup, type LauncherState, type Resolved, type Section } from './launcher';
 import type { LabState } from './store';
 import { NO_LESSON, type Lesson } from './url';

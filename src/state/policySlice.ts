@@ -6,7 +6,7 @@ import type { StateCreator } from 'zustand/vanilla';
 import type { LabClient } from '../lab/protocol';
 import type { GPTConfig } from '../model/config';
 import type { PolicyInfo } from './catalog';
-import { errorText } from './engineSlice';
+import { errorText } from '../util/errors';
 import type { PolicyArchive } from './persist/policyArchive';
 import { checkCheckpoint, readCheckpointFiles, uploadName, type BinaryFile, type CheckedCheckpoint } from './files/policyUpload';
 import type { LabState } from './store';

@@ -6,7 +6,7 @@ import type { LabClient, LiveKnobs, RunBatch, RunHalt, RunSpec, RunState, RunSta
 import type { RunArchive, RunRecord } from './persist/archive';
 import type { BaseLoopConfig } from '../loops/base_config';
 import type { RunChunk } from './runData';
-import { errorText } from './engineSlice';
+import { errorText } from '../util/errors';
 import { FrameQueue, type FrameScheduler } from './frameQueue';
 import { checkKnobs, currentKnobs } from './knobs';
 import { loopLabel, runDiff, type Resolved } from './launcher';

@@ -2,7 +2,7 @@
 // (onnxruntime-web beside the lab's kernels, src/selftest/ortcheck.ts) runs on its own button.
 import type { StateCreator } from 'zustand/vanilla';
 import type { LabClient, OrtCheckResult, SelfTestRow, SelfTestSummary } from '../lab/protocol';
-import { errorText } from './engineSlice';
+import { errorText } from '../util/errors';
 import type { LabState } from './store';
 
 export interface SelfTestSlice {

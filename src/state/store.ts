@@ -5,7 +5,7 @@ import type { LabClient } from '../lab/protocol';
 import type { PolicyCatalog } from './catalog';
 import { createCheckpointsSlice, type CheckpointServices, type CheckpointsSlice } from './checkpointsSlice';
 import { createDemoSlice, type DemoSlice } from './demoSlice';
-import { createEngineSlice, type EngineSlice } from './engineSlice';
+import { createDeviceSlice, type DeviceSlice } from './deviceSlice';
 import { animationFrame, type FrameScheduler } from './frameQueue';
 import { createLauncherSlice, type LauncherSlice } from './launcherSlice';
 import { createRunsSlice, isComputing, type RunServices, type RunsSlice } from './runsSlice';
@@ -21,7 +21,7 @@ import { createExplorerSlice, type ExplorerServices, type ExplorerSlice } from '
 import type { CorpusArchive } from './persist/corpusArchive';
 import { createCorpusSlice, type CorpusSlice } from './corpusSlice';
 
-export type LabState = EngineSlice & SelfTestSlice & DemoSlice & LauncherSlice & RunsSlice & ViewSlice & ImportSlice & PolicySlice & CpuModeSlice & CheckpointsSlice & AnalysisSlice & ExplorerSlice & CorpusSlice;
+export type LabState = DeviceSlice & SelfTestSlice & DemoSlice & LauncherSlice & RunsSlice & ViewSlice & ImportSlice & PolicySlice & CpuModeSlice & CheckpointsSlice & AnalysisSlice & ExplorerSlice & CorpusSlice;
 export type LabStore = StoreApi<LabState>;
 
 export interface StoreServices extends RunServices, CheckpointServices, Omit<ExplorerServices, 'newRunId' | 'now'> {
@@ -37,7 +37,7 @@ export interface StoreServices extends RunServices, CheckpointServices, Omit<Exp
 
 export function createLabStore(client: LabClient, services: StoreServices, schedule: FrameScheduler = animationFrame): LabStore {
   return createStore<LabState>()((...a) => ({
-    ...createEngineSlice(client)(...a),
+    ...createDeviceSlice(client)(...a),
     ...createSelfTestSlice(client)(...a),
     ...createDemoSlice(client, schedule)(...a),
     ...createLauncherSlice(services.fetchCatalog)(...a),
@@ -70,7 +70,7 @@ export function selectExclusiveJob(s: LabState): boolean {
 
 /** True when commands can be sent: a device exists and has not been lost. */
 export function selectEngineReady(s: LabState): boolean {
-  return s.engine.adapter.status === 'ready' && s.engine.deviceLost === null;
+  return s.device.adapter.status === 'ready' && s.device.deviceLost === null;
 }
 
 /** True when runs can start: on a working GPU device, or in CPU mode. */

@@ -1,4 +1,4 @@
-// Which GPU the engine worker found, with the features and limits the kernels depend on.
+// Which GPU the main worker found, with the features and limits the kernels depend on.
 import type { AdapterSummary } from '../gpu/device';
 import { formatLimit } from './format';
 import { useLab } from './LabStore';
@@ -86,8 +86,8 @@ function AdapterDetails({ adapter, deviceLimits, lost }: { adapter: AdapterSumma
 }
 
 export function AdapterPanel() {
-  const adapter = useLab((s) => s.engine.adapter);
-  const lost = useLab((s) => s.engine.deviceLost !== null);
+  const adapter = useLab((s) => s.device.adapter);
+  const lost = useLab((s) => s.device.deviceLost !== null);
   return (
     <Panel title="GPU adapter" intro="The engine runs in Web Workers: the page's own holds a WebGPU device for the whole session, and each training run gets a worker and a device of its own on this adapter.">
       <div data-testid="adapter-info" data-status={adapter.status} aria-live="polite">

@@ -31,7 +31,7 @@ const WAKE_TEXT: Record<WakeLockStatus, string> = {
 /** `?debug` in the URL shows commands for exercising failure paths by hand and in the browser tests. */
 function DebugTools() {
   const lose = useLab((s) => s.debugLoseDevice);
-  const ready = useLab((s) => s.engine.adapter.status === 'ready' && s.engine.deviceLost === null);
+  const ready = useLab((s) => s.device.adapter.status === 'ready' && s.device.deviceLost === null);
   return (
     <div className="debug" aria-label="Debug tools">
       <button
@@ -45,7 +45,7 @@ function DebugTools() {
 }
 
 export function App({ debug = false }: { debug?: boolean }) {
-  const init = useLab((s) => s.initEngine);
+  const init = useLab((s) => s.initDevice);
   const wake = useWakeLock();
   // a lesson link (`?hide=…`) can hide parts of the page
   const hidden = useLab((s) => s.lesson.hide);

@@ -12,10 +12,7 @@ import { EvalCharts } from './charts/EvalCharts';
 import { ChartSubject, MetricChart, type ChangeLine, type RunBadge } from './charts/MetricChart';
 import { seriesClass } from './charts/overlay';
 import { metricChartsOf } from './charts/specs';
-import { CurveChart, MultiLineChart, RecordMap, StackedChart, stackedProps } from './charts/LoopViews';
-import { RecordBrowser } from './RecordBrowser';
-import { CrossPlay } from './CrossPlay';
-import { TreeView } from './TreeView';
+import { declaresViewsIn, drawViews } from './viewRegistry';
 import { isLoopName, loopNamed } from '../loops/registry';
 import type { LoopViews, MetricChartSpec } from '../loops/spec';
 import { WALL_TIME_NOTE, type ChartAxis } from './charts/xaxis';
@@ -186,19 +183,11 @@ export function TrainingCharts() {
             series={shown.runs.map((r) => ({ id: r.run.id, name: r.name, steps: r.run.data.step, values: shown.runs.length > 1 && hidden.includes(r.run.id) ? undefined : r.run.data.series[spec.key], clock: clockFor(r.run.data, axis.mode) }))}
           />
         ))}
-        {ownViews.map(({ run, badge, views }) => [
-          ...(views.stacked ?? []).filter((spec) => reports(run, spec.series)).map((spec) => <StackedChart key={`${run.id}-${spec.id}`} {...stackedProps(spec, run.data, badge)} />),
-          ...(views.multiLine ?? []).filter((spec) => reports(run, spec.series)).map((spec) => <MultiLineChart key={`${run.id}-${spec.id}`} spec={spec} data={run.data} axis={axis} marks={marks} run={badge} />),
-        ])}
+        {ownViews.flatMap(({ run, badge, views }) => drawViews(views, 'training', { run, badge, axis, marks }))}
       </div>
       </ChartSubject.Provider>
     </Panel>
   );
-}
-
-/** Whether a loop chart of several metrics has something of `run` to draw, or waits for its first step. */
-function reports(run: RunView, series: readonly { key: string }[]): boolean {
-  return run.data.step.length === 0 || series.some((s) => s.key in run.data.series);
 }
 
 /** The views the loop of a run declares (null for a loop this page does not know). */
@@ -209,32 +198,19 @@ function viewsOf(loop: string): LoopViews | null {
 /** The selected run's curriculum, in the browsers its loop declares (none for GRPO). */
 export function CurriculumPanel() {
   const shown = useShownRuns();
-  // the first shown run whose loop has a browser or a curve (a compared GRPO run listed first has none)
-  const has = (v: LoopViews | null) => (v?.browsers ?? []).length + (v?.curves ?? []).length + (v?.maps ?? []).length + (v?.trees ?? []).length > 0 || Boolean(v?.crossPlay);
-  const run = shown.runs.find((r) => has(viewsOf(r.run.loop)))?.run;
+  // the first shown run whose loop declares a curriculum view (a compared GRPO run listed first has none)
+  const run = shown.runs.find((r) => declaresViewsIn(viewsOf(r.run.loop), ['curriculum-grid', 'curriculum']))?.run;
   if (!run) return null;
   const views = viewsOf(run.loop) as LoopViews;
+  const grid = drawViews(views, 'curriculum-grid', { run });
   return (
     <Panel title="Curriculum" className="panel-wide curriculum" intro={`${run.label}: what the loop made of its steps.`}>
-      {(views.curves ?? []).length + (views.maps ?? []).length > 0 && (
+      {grid.length > 0 && (
         <ChartSubject.Provider value={run.label}>
-          <div className="chart-grid-layout">
-            {(views.curves ?? []).map((spec) => (
-              <CurveChart key={spec.id} spec={spec} config={run.config} />
-            ))}
-            {(views.maps ?? []).map((spec) => (
-              <RecordMap key={spec.id} spec={spec} events={run.data.records} />
-            ))}
-          </div>
+          <div className="chart-grid-layout">{grid}</div>
         </ChartSubject.Provider>
       )}
-      {(views.trees ?? []).map((spec) => (
-        <TreeView key={spec.id} spec={spec} events={run.data.records} />
-      ))}
-      {(views.browsers ?? []).map((spec) => (
-        <RecordBrowser key={spec.id} spec={spec} events={run.data.records} />
-      ))}
-      {views.crossPlay && <CrossPlay spec={views.crossPlay} run={run} />}
+      {drawViews(views, 'curriculum', { run })}
     </Panel>
   );
 }

@@ -2,7 +2,7 @@
 // once on, a banner that stays in view says what every run now computes on.
 import { CPU_MODE } from '../lab/protocol/cpuMode';
 import { selectCpuModeOffered } from '../state/cpuModeSlice';
-import type { AdapterState } from '../state/engineSlice';
+import type { AdapterState } from '../state/deviceSlice';
 import { useLab } from './LabStore';
 import { HEADLINES } from './WebGpuHelp';
 
@@ -13,7 +13,7 @@ function why(adapter: AdapterState): string {
 }
 
 function Offer() {
-  const adapter = useLab((s) => s.engine.adapter);
+  const adapter = useLab((s) => s.device.adapter);
   const { status, error } = useLab((s) => s.cpuMode);
   const enter = useLab((s) => s.enterCpuMode);
   return (
@@ -39,7 +39,7 @@ function Offer() {
 }
 
 function Banner() {
-  const adapter = useLab((s) => s.engine.adapter);
+  const adapter = useLab((s) => s.device.adapter);
   return (
     <div className="cpu-banner" role="status" data-testid="cpu-mode-banner">
       <strong>{CPU_MODE.label}</strong>

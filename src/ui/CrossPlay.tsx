@@ -1,4 +1,4 @@
-// A loop's cross-play matrices (CrossPlaySpec): computed on demand in the engine worker from the
+// A loop's cross-play matrices (CrossPlaySpec): computed on demand in the main worker from the
 // run's snapshots, with its progress, then drawn as a heat map: one row per reasoner checkpoint,
 // one column per challenger checkpoint, each cell the pass rate (darker = solved more often).
 // The spec's gradings (SPICE: by the challenger's gold, by the true value) are one matrix each;

@@ -5,9 +5,9 @@
 import { useLab } from './LabStore';
 
 function MainDeviceLost() {
-  const lost = useLab((s) => s.engine.deviceLost);
-  const reconnect = useLab((s) => s.engine.reconnect);
-  const reconnectEngine = useLab((s) => s.reconnectEngine);
+  const lost = useLab((s) => s.device.deviceLost);
+  const reconnect = useLab((s) => s.device.reconnect);
+  const reconnectDevice = useLab((s) => s.reconnectDevice);
   if (!lost) return null;
   return (
     <div className="notice notice-error" role="alert" data-testid="device-lost">
@@ -18,7 +18,7 @@ function MainDeviceLost() {
         device was lost too says so below and resumes from its last checkpoint (select it and press Resume).
       </p>
       <div className="actions">
-        <button type="button" data-testid="device-reconnect" disabled={reconnect.status === 'connecting'} onClick={() => void reconnectEngine()}>
+        <button type="button" data-testid="device-reconnect" disabled={reconnect.status === 'connecting'} onClick={() => void reconnectDevice()}>
           {reconnect.status === 'connecting' ? 'Reconnecting…' : 'Reconnect GPU'}
         </button>
         <button type="button" className="secondary" onClick={() => window.location.reload()}>
@@ -36,7 +36,7 @@ function MainDeviceLost() {
 
 /** Runs whose own worker's device was lost: the loss halted them alone. */
 function RunDevicesLost() {
-  const lostRuns = useLab((s) => s.engine.lostRuns);
+  const lostRuns = useLab((s) => s.device.lostRuns);
   const runs = useLab((s) => s.runs.byId);
   const lost = Object.entries(lostRuns).flatMap(([id, loss]) => (runs[id] ? [{ id, label: runs[id].label, ...loss }] : []));
   const select = useLab((s) => s.selectRun);
@@ -68,9 +68,9 @@ function RunDevicesLost() {
 }
 
 export function DeviceAlerts() {
-  const lost = useLab((s) => s.engine.deviceLost !== null);
-  const runsLost = useLab((s) => Object.keys(s.engine.lostRuns).length > 0);
-  const errors = useLab((s) => s.engine.gpuErrors);
+  const lost = useLab((s) => s.device.deviceLost !== null);
+  const runsLost = useLab((s) => Object.keys(s.device.lostRuns).length > 0);
+  const errors = useLab((s) => s.device.gpuErrors);
   if (!lost && !runsLost && errors.length === 0) return null;
   return (
     <div className="alerts">

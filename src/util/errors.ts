@@ -6,6 +6,11 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** What a caught value says, for one line of the page: an Error's message, else the value as text. */
+export function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 function editDistance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {

@@ -91,14 +91,14 @@ describe('flags', () => {
   });
 });
 
-/** A pretraining save whose trainer_state.json has `pretrain` replaced. */
-async function resumeWith(out: string, pretrain: unknown): Promise<void> {
+/** A pretraining save whose trainer_state.json has `pretrain` replaced (and, given `edit`, the whole file edited). */
+async function resumeWith(out: string, pretrain: unknown, edit: (saved: Record<string, unknown>) => unknown = (x) => x): Promise<void> {
   const table = buildTensorTable(tiny);
   const resume = join(out, 'resume');
   await saveCheckpointDir(resume, tiny, initParams(tiny, table, 1), table, { preset: 'tiny' });
   const z = new Float32Array(table.totalFloats);
   await writeFile(join(resume, 'optimizer.safetensors'), encodeSafetensors([{ name: 'adam.m', shape: [z.length], data: z }, { name: 'adam.v', shape: [z.length], data: z }]));
-  await writeFile(join(resume, 'trainer_state.json'), JSON.stringify({ pretrain, state: { ...freshState(), step: 1 }, adamStep: 1, preset: 'tiny' }));
+  await writeFile(join(resume, 'trainer_state.json'), JSON.stringify(edit({ pretrain, state: { ...freshState(), step: 1 }, adamStep: 1, preset: 'tiny' })));
 }
 
 describe('pretrain', () => {
@@ -116,6 +116,27 @@ describe('pretrain', () => {
     expectUserError(await cli('pretrain', '--preset', 'tiny', '--out', join(dir, 'r1'), '--resume'), 'trainer_state.json holds pretrain.seed = undefined');
     await resumeWith(join(dir, 'r2'), { ...DEFAULT_PRETRAIN, seed: 1, seqLen: 64, steps: -5, lr: 'x' });
     expectUserError(await cli('pretrain', '--preset', 'tiny', '--out', join(dir, 'r2'), '--resume'), 'pretrain.steps = -5: must be an integer from 1 to 1000000');
+  });
+  it('a damaged trainer state is refused in one line naming the save and the field path', async () => {
+    const recipe = { ...DEFAULT_PRETRAIN, seed: 1, seqLen: 64, steps: 10 };
+    const history = [{ step: 1, trainLoss: 2.5, evalLoss: null, lr: 1e-3, tokensPerS: 100 }];
+    // [what is damaged, the edit, what the refusal says]
+    const cases: [string, (s: Record<string, unknown>) => unknown, string][] = [
+      ['a history point with a text loss', (s) => ({ ...s, state: { ...(s.state as object), history: [{ ...history[0], trainLoss: 'x' }] } }), 'state.history[0].trainLoss: expected number, got "x"'],
+      ['a fractional step', (s) => ({ ...s, state: { ...(s.state as object), step: 1.5 } }), 'state.step: '],
+      ['a history that is not a list', (s) => ({ ...s, state: { ...(s.state as object), history: {} } }), 'state.history: expected Array'],
+      ['no state', ({ state: _, ...s }) => s, 'state: missing'],
+      ['a negative token count', (s) => ({ ...s, state: { ...(s.state as object), tokensSeen: -1 } }), 'state.tokensSeen: '],
+      ['a step past the recipe', (s) => ({ ...s, state: { ...(s.state as object), step: 11 } }), "state.step = 11, past the recipe's 10 steps"],
+      ['a fractional adamStep', (s) => ({ ...s, adamStep: 0.5 }), 'adamStep: '],
+      ['no preset', ({ preset: _, ...s }) => s, 'preset: missing'],
+    ];
+    for (const [i, [, edit, said]] of cases.entries()) {
+      const out = join(dir, `ts${i}`);
+      await resumeWith(out, recipe, (s) => edit({ ...s, state: { ...(s.state as object), history } }));
+      const r = await cli('pretrain', '--preset', 'tiny', '--out', out, '--resume');
+      expectUserError(r, `resume point ${join(out, 'resume')}: trainer_state.json holds ${said}`);
+    }
   });
 });
 

@@ -49,7 +49,7 @@ async function lab(archive: RunArchive, grids: GridArchive, first = 1, checkpoin
     fetchCatalog: async () => ({ defaultPolicy: 'small', policies: [{ name: 'small', description: '', params: null }] }),
     archive, grids, newRunId: () => `id${++n}`, now: () => 1000 + n,
   }, (cb) => void cb());
-  await store.getState().initEngine();
+  await store.getState().initDevice();
   await store.getState().loadCatalog();
   await store.getState().loadArchive();
   await store.getState().loadGrid();

@@ -61,7 +61,7 @@ describe('CPU mode in the store', () => {
     const { cpu, finish } = fakeCpu();
     const store = labWith(gpu, cpu);
     await store.getState().loadCatalog();
-    await store.getState().initEngine();
+    await store.getState().initDevice();
     expect(selectRunsReady(store.getState())).toBe(false);
     await store.getState().enterCpuMode();
     const s = store.getState();
@@ -100,18 +100,18 @@ describe('CPU mode in the store', () => {
   it('is refused while the GPU engine works, and says why when its worker cannot start', async () => {
     const ready: AdapterReport = { ok: true, adapter: { name: 'fake', vendor: 'test', architecture: '', description: '', features: [], limits: {} }, deviceLimits: {} };
     const withGpu = labWith(fakeGpu(ready), fakeCpu().cpu);
-    await withGpu.getState().initEngine();
+    await withGpu.getState().initDevice();
     await withGpu.getState().enterCpuMode();
     expect(withGpu.getState().cpuMode.status).toBe('failed');
     expect(withGpu.getState().cpuMode.error).toMatch(/CPU mode is for browsers without WebGPU/);
 
     const broken = fakeCpu(async () => {
-      throw new Error('the CPU engine worker failed: it could not be loaded');
+      throw new Error('the CPU mode worker failed: it could not be loaded');
     });
     const noGpu = labWith(fakeGpu(NO_WEBGPU), broken.cpu);
-    await noGpu.getState().initEngine();
+    await noGpu.getState().initDevice();
     await noGpu.getState().enterCpuMode();
-    expect(noGpu.getState().cpuMode).toEqual({ status: 'failed', error: 'the CPU engine worker failed: it could not be loaded' });
+    expect(noGpu.getState().cpuMode).toEqual({ status: 'failed', error: 'the CPU mode worker failed: it could not be loaded' });
     expect(broken.cpu.terminate).toHaveBeenCalledOnce();
     expect(selectRunsReady(noGpu.getState())).toBe(false);
   });

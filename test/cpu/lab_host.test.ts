@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MainHost, type MainHostDeps } from '../../src/lab/worker/mainHost';
 import { StepBatcher } from '../../src/lab/worker/stepBatcher';
-import type { DemoBatch, EngineEvent, SelfTestRow } from '../../src/lab/protocol';
+import type { DemoBatch, DeviceEvent, SelfTestRow } from '../../src/lab/protocol';
 import type { Gpu, GpuEvent } from '../../src/gpu/runtime';
 
 afterEach(() => vi.useRealTimers());
@@ -96,7 +96,7 @@ describe('Engine', () => {
 
   it('forwards device loss and GPU errors as typed events', async () => {
     const { engine, emit } = engineWith();
-    const events: EngineEvent[] = [];
+    const events: DeviceEvent[] = [];
     expect((await engine.init((e) => events.push(e))).ok).toBe(true);
     emit({ kind: 'error', message: 'oops' });
     engine.debugLoseDevice();
@@ -119,7 +119,7 @@ describe('Engine', () => {
         },
       },
     });
-    const events: EngineEvent[] = [];
+    const events: DeviceEvent[] = [];
     await engine.init((e) => events.push(e));
     expect(() => engine.reconnect()).toThrow(/still working/);
     (made[0].gpu as unknown as { isLost: boolean }).isLost = true;

@@ -8,7 +8,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { CpuRunWorker } from '../../src/lab/page/lab';
 import { withCpuMode } from '../../src/lab/page/lab';
-import type { AdapterReport, EngineEvent, LabClient, RunBatch, RunSpec, RunStatus } from '../../src/lab/protocol';
+import type { AdapterReport, DeviceEvent, LabClient, RunBatch, RunSpec, RunStatus } from '../../src/lab/protocol';
 import { withRunWorkers } from '../../src/lab/page/lab';
 import { createLabStore, selectEngineReady, type LabStore } from '../../src/state/store';
 
@@ -19,10 +19,10 @@ const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
 };
 
-/** One engine worker client: its run ends when the test says; every call is logged in order. */
+/** One GPU worker's client: its run ends when the test says; every call is logged in order. */
 function fakeWorker(report: AdapterReport = READY) {
   const log: string[] = [];
-  let onEvent: (e: EngineEvent) => void = () => undefined;
+  let onEvent: (e: DeviceEvent) => void = () => undefined;
   let onBatch: (b: RunBatch) => void = () => undefined;
   let finish: (s: RunStatus) => void = () => undefined;
   let fail: (e: Error) => void = () => undefined;
@@ -31,7 +31,7 @@ function fakeWorker(report: AdapterReport = READY) {
   let gated = false;
   const cmd = (name: string) => vi.fn(async (runId: string) => void log.push(`${name} ${runId}`));
   const client = {
-    init: vi.fn(async (cb: (e: EngineEvent) => void) => {
+    init: vi.fn(async (cb: (e: DeviceEvent) => void) => {
       onEvent = cb;
       if (gated) await initGate;
       log.push('init');
@@ -65,7 +65,7 @@ function fakeWorker(report: AdapterReport = READY) {
   } satisfies LabClient & { terminate(): void };
   return {
     client, log,
-    emit: (e: EngineEvent) => onEvent(e),
+    emit: (e: DeviceEvent) => onEvent(e),
     batch: (b: RunBatch) => onBatch(b),
     finish: (s: RunStatus) => finish(s),
     fail: (e: Error) => fail(e),
@@ -171,7 +171,7 @@ describe('withRunWorkers: a worker per run', () => {
 
   it('loses the device of one run\'s worker (debug), and reports its events tagged with the run; without a run, the main worker\'s', async () => {
     const { main, workers, client } = pool();
-    const events: EngineEvent[] = [];
+    const events: DeviceEvent[] = [];
     await client.init((e) => events.push(e));
     void client.startRun(spec('a'), () => undefined);
     void client.startRun(spec('b'), () => undefined);
@@ -185,7 +185,7 @@ describe('withRunWorkers: a worker per run', () => {
     expect(main.client.debugLoseDevice).toHaveBeenCalledOnce();
   });
 
-  it('keeps the main engine\'s rules: no self-test while a run computes, no run during the demo, no deleting an active run\'s checkpoint', async () => {
+  it('keeps the main worker\'s rules: no self-test while a run computes, no run during the demo, no deleting an active run\'s checkpoint', async () => {
     const { main, workers, client } = pool();
     await client.init(() => undefined);
     void client.startRun(spec('a'), () => undefined);
@@ -216,12 +216,12 @@ describe('a device lost in one run\'s worker, in the store', () => {
       fetchCatalog: async () => ({ defaultPolicy: 'tiny', policies: [{ name: 'tiny', description: '', params: null }] }),
       archive: null, newRunId: () => `run${++n}`, now: () => 0,
     }, (cb) => void cb());
-    await store.getState().initEngine();
+    await store.getState().initDevice();
     await store.getState().loadCatalog();
     return { store, workers };
   }
 
-  it('halts that run alone: the page lists it, the main engine and the other run carry on, resume takes it off the list', async () => {
+  it('halts that run alone: the page lists it, the main worker and the other run carry on, resume takes it off the list', async () => {
     const { store, workers } = await lab();
     void store.getState().startRun();
     void store.getState().startRun();
@@ -237,9 +237,9 @@ describe('a device lost in one run\'s worker, in the store', () => {
     await settle();
 
     const s = store.getState();
-    expect(s.engine.lostRuns).toEqual({ run1: { reason: 'destroyed', message: 'gone' } });
-    expect(s.engine.deviceLost).toBeNull();
-    expect(s.engine.gpuErrors).toEqual(['run #1 GRPO · tiny: after the loss']);
+    expect(s.device.lostRuns).toEqual({ run1: { reason: 'destroyed', message: 'gone' } });
+    expect(s.device.deviceLost).toBeNull();
+    expect(s.device.gpuErrors).toEqual(['run #1 GRPO · tiny: after the loss']);
     expect(selectEngineReady(s)).toBe(true);
     expect(s.runs.byId.run1.status.state).toBe('failed');
     expect(s.runs.byId.run2.status.state).toBe('running');
@@ -251,7 +251,7 @@ describe('a device lost in one run\'s worker, in the store', () => {
     await settle();
     expect(workers).toHaveLength(3);
     expect(workers[2].client.startRun.mock.calls[0][0]).toMatchObject({ runId: 'run1', resume: false });
-    expect(store.getState().engine.lostRuns).toEqual({});
+    expect(store.getState().device.lostRuns).toEqual({});
   });
 
   it('loses the main worker\'s device when no run is active: runs are not halted', async () => {
@@ -262,8 +262,8 @@ describe('a device lost in one run\'s worker, in the store', () => {
     await settle();
     await store.getState().debugLoseDevice();
     expect(workers[0].client.debugLoseDevice).not.toHaveBeenCalled();
-    expect(store.getState().engine.deviceLost).toEqual({ reason: 'destroyed', message: 'gone' });
-    expect(store.getState().engine.lostRuns).toEqual({});
+    expect(store.getState().device.deviceLost).toEqual({ reason: 'destroyed', message: 'gone' });
+    expect(store.getState().device.lostRuns).toEqual({});
   });
 });
 

@@ -63,7 +63,7 @@ function storeWithRun() {
 describe('commands on the store', () => {
   it('toggle-pause pauses a running run and resumes a paused one; step only on a paused run', async () => {
     const { store, client, setState } = storeWithRun();
-    await store.getState().initEngine();
+    await store.getState().initDevice();
     await store.getState().loadCatalog();
     expect(command('toggle-pause').enabled(store.getState())).toBe(false);
     void store.getState().startRun();
@@ -93,7 +93,7 @@ describe('commands on the store', () => {
 
   it('ticks runs for comparison in ticking order and forgets deleted runs', async () => {
     const { store, setState } = storeWithRun();
-    await store.getState().initEngine();
+    await store.getState().initDevice();
     await store.getState().loadCatalog();
     void store.getState().startRun();
     void store.getState().startRun();

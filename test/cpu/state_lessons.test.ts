@@ -127,7 +127,7 @@ describe('a paper lesson in the store', () => {
       fetchCatalog: async () => ({ defaultPolicy: 'tiny', policies: [{ name: 'tiny', description: '', params: null }] }),
       archive: null, newRunId: () => `r${++n}`, now: () => n,
     }, () => undefined);
-    await store.getState().initEngine();
+    await store.getState().initDevice();
     await store.getState().loadCatalog();
     const q = new URLSearchParams('lesson=datpo-coverage&seed=3&steps=2');
     store.getState().setLesson(queryToLesson(q).lesson);

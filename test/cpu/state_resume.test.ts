@@ -70,7 +70,7 @@ async function store(archive: RunArchive, checkpoints: CheckpointInfo[] = [], ow
     fetchCatalog: async () => ({ defaultPolicy: 'tiny', policies: [{ name: 'tiny', description: '', params: null }] }),
     archive, newRunId: () => `run${++n}`, now: () => 1000 + n, ownership,
   }, (cb) => void cb());
-  await s.getState().initEngine();
+  await s.getState().initDevice();
   await s.getState().loadCatalog();
   s.getState().setField('loop', 'steps', 5);
   return { store: s, runs, client };
@@ -144,9 +144,9 @@ describe('resume from a checkpoint', () => {
     };
     await lose(0, 1);
     expect(command('resume').enabled(s.getState())).toBe(false);
-    await s.getState().reconnectEngine();
+    await s.getState().reconnectDevice();
     expect(client.reconnect).toHaveBeenCalledTimes(1);
-    expect(s.getState().engine.deviceLost).toBeNull();
+    expect(s.getState().device.deviceLost).toBeNull();
     expect(command('resume').enabled(s.getState())).toBe(true);
 
     for (let i = 1; i <= 2; i++) {
@@ -155,7 +155,7 @@ describe('resume from a checkpoint', () => {
       await settle();
       expect(runs[i].spec).toMatchObject({ runId: 'run1', resume: true });
       await lose(i, 2);
-      await s.getState().reconnectEngine();
+      await s.getState().reconnectDevice();
     }
     const halts = s.getState().runs.byId.run1.status.halts ?? [];
     expect(halts.map((h) => h.step)).toEqual([1, 2, 2]);

@@ -60,7 +60,7 @@ async function readyStore(archive: RunArchive | null, prefix = 'run', frames = m
     fetchCatalog: async () => ({ defaultPolicy: 'tiny', policies: [{ name: 'tiny', description: '', params: null }] }),
     archive, newRunId: () => `${prefix}${++n}`, now: () => 1000 + n,
   }, frames.schedule);
-  await store.getState().initEngine();
+  await store.getState().initDevice();
   await store.getState().loadCatalog();
   store.getState().setField('loop', 'steps', 3);
   return { store, runs, frames };

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { FrameQueue } from '../../src/state/frameQueue';
 import { appendBatches } from '../../src/state/charts/points';
 import { createLabStore, selectBusy, type StoreServices } from '../../src/state/store';
-import type { AdapterReport, DemoBatch, DemoOutcome, EngineEvent, SelfTestRow } from '../../src/lab/protocol';
+import type { AdapterReport, DemoBatch, DemoOutcome, DeviceEvent, SelfTestRow } from '../../src/lab/protocol';
 import { fakeLabClient } from '../helpers/labClient';
 
 /** A frame scheduler the test advances by hand. */
@@ -45,9 +45,9 @@ function fakeClient(report: AdapterReport = READY) {
     finish: () => undefined,
     fail: () => undefined,
   };
-  let onEvent: ((e: EngineEvent) => void) | null = null;
+  let onEvent: ((e: DeviceEvent) => void) | null = null;
   const client = fakeLabClient({
-    init: vi.fn(async (cb: (e: EngineEvent) => void) => {
+    init: vi.fn(async (cb: (e: DeviceEvent) => void) => {
       onEvent = cb;
       return report;
     }),
@@ -68,7 +68,7 @@ function fakeClient(report: AdapterReport = READY) {
       }),
     stopDemo: vi.fn(async () => demo.finish('stopped')),
   });
-  return { client, demo, emit: (e: EngineEvent) => onEvent?.(e) };
+  return { client, demo, emit: (e: DeviceEvent) => onEvent?.(e) };
 }
 
 const SERVICES: StoreServices = {
@@ -203,27 +203,27 @@ describe('lab store: engine and self-test', () => {
   it('initialises once, however often it is asked (React StrictMode runs effects twice)', async () => {
     const { client } = fakeClient();
     const store = createLabStore(client, SERVICES, manualFrames().schedule);
-    await Promise.all([store.getState().initEngine(), store.getState().initEngine()]);
+    await Promise.all([store.getState().initDevice(), store.getState().initDevice()]);
     expect(client.init).toHaveBeenCalledTimes(1);
-    expect(store.getState().engine.adapter.status).toBe('ready');
+    expect(store.getState().device.adapter.status).toBe('ready');
   });
 
   it('keeps the reason when there is no WebGPU', async () => {
     const { client } = fakeClient({ ok: false, reason: 'no-webgpu', message: 'navigator.gpu is missing' });
     const store = createLabStore(client, SERVICES, manualFrames().schedule);
-    await store.getState().initEngine();
-    expect(store.getState().engine.adapter).toEqual({ status: 'unavailable', reason: 'no-webgpu', message: 'navigator.gpu is missing' });
+    await store.getState().initDevice();
+    expect(store.getState().device.adapter).toEqual({ status: 'unavailable', reason: 'no-webgpu', message: 'navigator.gpu is missing' });
   });
 
   it('records device loss and GPU errors sent by the worker', async () => {
     const { client, emit } = fakeClient();
     const store = createLabStore(client, SERVICES, manualFrames().schedule);
-    await store.getState().initEngine();
+    await store.getState().initDevice();
     emit({ type: 'gpu-error', message: 'validation failed' });
     emit({ type: 'device-lost', reason: 'destroyed', message: 'gone' });
-    const { engine } = store.getState();
-    expect(engine.gpuErrors).toEqual(['validation failed']);
-    expect(engine.deviceLost).toEqual({ reason: 'destroyed', message: 'gone' });
+    const { device } = store.getState();
+    expect(device.gpuErrors).toEqual(['validation failed']);
+    expect(device.deviceLost).toEqual({ reason: 'destroyed', message: 'gone' });
   });
 
   it('streams self-test rows and keeps the summary', async () => {

@@ -52,7 +52,7 @@ async function tab(archive: RunArchive, ownership: RunOwnership, channel: RunCha
     fetchCatalog: async () => ({ defaultPolicy: 'tiny', policies: [{ name: 'tiny', description: '', params: null }] }),
     archive, ownership, channel, newRunId: () => 'r1', now: () => 1,
   }, (cb) => void cb());
-  await store.getState().initEngine();
+  await store.getState().initDevice();
   await store.getState().loadCatalog();
   store.getState().setField('loop', 'steps', 4);
   return { store, runs };

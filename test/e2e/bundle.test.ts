@@ -1,6 +1,6 @@
 // The page does no training work on its main thread, checked without a clock: the built page's
 // main chunk (the script index.html loads, and every chunk it imports statically) holds no WGSL
-// and no GPU compute calls, while the engine worker's chunk does. The long-task figure of a run
+// and no GPU compute calls, while the GPU worker's chunk does. The long-task figure of a run
 // is printed by lab.test.ts and `npm run bench`, not asserted (durations depend on the machine).
 // Run after `vite build` (npm run test:e2e builds first).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -41,7 +41,7 @@ function workerChunks(main: Map<string, string>): Map<string, string> {
 }
 
 describe('the page bundle', () => {
-  it('keeps the engine out of the main thread: no WGSL or GPU dispatch in the page\'s chunks, all of it in the engine worker', () => {
+  it('keeps the engine out of the main thread: no WGSL or GPU dispatch in the page\'s chunks, all of it in the GPU worker', () => {
     expect(existsSync(path.join(dist, 'index.html')), `${DIST}/ is not built: run vite build first`).toBe(true);
     const main = mainChunks();
     expect(main.size).toBeGreaterThan(0);
@@ -49,20 +49,20 @@ describe('the page bundle', () => {
       for (const marker of ENGINE_MARKERS) expect(text.includes(marker), `${name} (main thread) contains ${marker}`).toBe(false);
     }
     const workers = workerChunks(main);
-    const engine = [...workers].filter(([name]) => name.includes('engine.worker'));
-    expect(engine.length, `worker chunks found: ${[...workers.keys()].join(', ')}`).toBe(1);
-    // the markers are real: the engine worker's chunk holds every one of them
-    for (const marker of ENGINE_MARKERS) expect(engine[0][1].includes(marker), `engine worker lacks ${marker}`).toBe(true);
+    const gpuChunk = [...workers].filter(([name]) => name.includes('gpu.worker'));
+    expect(gpuChunk.length, `worker chunks found: ${[...workers.keys()].join(', ')}`).toBe(1);
+    // the markers are real: the GPU worker's chunk holds every one of them
+    for (const marker of ENGINE_MARKERS) expect(gpuChunk[0][1].includes(marker), `GPU worker lacks ${marker}`).toBe(true);
   });
 
-  it('loads onnxruntime-web only for the ORT check: a chunk of its own that the engine worker imports dynamically', () => {
+  it('loads onnxruntime-web only for the ORT check: a chunk of its own that the GPU worker imports dynamically', () => {
     const main = mainChunks();
-    const engine = [...workerChunks(main)].find(([name]) => name.includes('engine.worker'));
-    expect(engine).toBeDefined();
-    // ORT's API name: in no chunk a visit loads, neither the page's nor the engine worker's
-    for (const [name, text] of [...main, engine!]) expect(text.includes('InferenceSession'), `${name} holds onnxruntime-web`).toBe(false);
-    const ort = /["'`]\.\/(ort_runtime-[\w-]+\.js)["'`]/.exec(engine![1])?.[1];
-    expect(ort, 'the engine worker names the ORT check\'s runtime chunk').toBeDefined();
+    const gpuChunk = [...workerChunks(main)].find(([name]) => name.includes('gpu.worker'));
+    expect(gpuChunk).toBeDefined();
+    // ORT's API name: in no chunk a visit loads, neither the page's nor the GPU worker's
+    for (const [name, text] of [...main, gpuChunk!]) expect(text.includes('InferenceSession'), `${name} holds onnxruntime-web`).toBe(false);
+    const ort = /["'`]\.\/(ort_runtime-[\w-]+\.js)["'`]/.exec(gpuChunk![1])?.[1];
+    expect(ort, 'the GPU worker names the ORT check\'s runtime chunk').toBeDefined();
     expect(read(`assets/${ort}`).includes('InferenceSession')).toBe(true);
   });
 

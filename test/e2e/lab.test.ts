@@ -337,7 +337,7 @@ describe('run page (built app, headless Chromium)', () => {
       },
       before, { timeout: STEP_TIMEOUT_MS },
     );
-    // the run's own worker loses its device: the page names the run; its engine worker carries on
+    // the run's own worker loses its device: the page names the run; its GPU worker carries on
     await page.getByTestId('debug-lose-device').click();
     await page.getByTestId('run-device-lost').waitFor({ timeout: 30_000 });
     const halt = page.getByTestId('run-halt');

@@ -1,5 +1,5 @@
 // The self-test panel's independent check in the built app (issue 29 §3): the launcher's base
-// policy (the catalog's default, `small`) exported to ONNX in the engine worker and run by
+// policy (the catalog's default, `small`) exported to ONNX in the main worker and run by
 // onnxruntime-web, loaded there on demand, beside the lab's kernels on SwiftShader; the panel
 // shows agreement within the stated tolerance. Run after `vite build` (npm run test:e2e builds).
 import type { Page } from 'playwright-core';

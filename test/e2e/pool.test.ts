@@ -1,5 +1,5 @@
-// Each run in an engine worker of its own (built app, headless Chromium, WebGPU on SwiftShader):
-// two runs train at once, each in a worker with its own device beside the page's main engine
+// Each run in a GPU worker of its own (built app, headless Chromium, WebGPU on SwiftShader):
+// two runs train at once, each in a worker with its own device beside the page's main
 // worker; losing one run's device halts that run alone while the other keeps training, and the
 // halted run resumes from its checkpoint in a new worker; a worker closes when its run ends;
 // losing the page's own device (no run active) shows the reconnect banner, and reconnecting
@@ -14,13 +14,13 @@ import { ARTIFACTS, closeLab, dropDeviceLossErrors, openLab, requireAdapter, sho
 const SETUP = 'policy=tiny&seed=3&steps=400&problemsPerStep=2&groupSize=4&maxNewTokens=16&trainProblems=16&evalEvery=0&evalProblems=4&evalN=4&samplesPerStep=3&checkpointEvery=1';
 const STEP_TIMEOUT_MS = 120_000;
 
-/** The page's engine workers: the main one and one per run not yet ended. */
-const engineWorkers = (page: Page) => page.workers().filter((w) => w.url().includes('engine.worker')).length;
+/** The page's GPU workers (gpu.worker.ts): the main one and one per run not yet ended. */
+const gpuWorkers = (page: Page) => page.workers().filter((w) => w.url().includes('gpu.worker')).length;
 
 async function waitWorkers(page: Page, n: number): Promise<void> {
   const deadline = Date.now() + 20_000;
-  while (engineWorkers(page) !== n) {
-    if (Date.now() > deadline) throw new Error(`expected ${n} engine workers, found ${engineWorkers(page)}`);
+  while (gpuWorkers(page) !== n) {
+    if (Date.now() > deadline) throw new Error(`expected ${n} GPU workers, found ${gpuWorkers(page)}`);
     await page.waitForTimeout(100);
   }
 }
@@ -61,17 +61,17 @@ describe('a worker per run (built app, headless Chromium)', () => {
   });
   afterAll(() => closeLab(lab));
 
-  it('trains two runs at once, each in an engine worker of its own', async (ctx) => {
+  it('trains two runs at once, each in a GPU worker of its own', async (ctx) => {
     requireAdapter(ctx, lab);
     await page.waitForFunction(() => !document.querySelector('[data-testid=run-start]')?.hasAttribute('disabled'), null, { timeout: 10_000 });
-    expect(engineWorkers(page)).toBe(1);
+    expect(gpuWorkers(page)).toBe(1);
     const t0 = Date.now();
     await page.getByTestId('run-start').click();
     await page.getByTestId('field-seed').locator('input').fill('4');
     await page.getByTestId('run-start').click();
     await waitRuns(page, 'both runs to train', [{ state: 'running', minStep: 1 }, { state: 'running', minStep: 1 }]);
     console.log(`two runs from Start to step 1 each: ${Date.now() - t0} ms`);
-    expect(engineWorkers(page)).toBe(3);
+    expect(gpuWorkers(page)).toBe(3);
     await waitRuns(page, 'both runs to train on', [{ state: 'running', minStep: 2 }, { state: 'running', minStep: 2 }]);
     await shot(page, 'pool-two-runs');
     await page.locator('.runs').first().screenshot({ path: path.join(ARTIFACTS, 'pool-two-runs-panel.png') });
@@ -99,7 +99,7 @@ describe('a worker per run (built app, headless Chromium)', () => {
     await page.getByTestId('run-resume').click();
     await lost.waitFor({ state: 'detached', timeout: 10_000 });
     await waitRuns(page, 'the first run to go on from its checkpoint', [{ state: 'running', minStep: first.step + 1 }, { state: 'running' }]);
-    expect(engineWorkers(page)).toBe(3);
+    expect(gpuWorkers(page)).toBe(3);
     for (const i of [0, 1]) {
       await item(page, i).locator('.run-pick').click();
       await page.getByTestId('run-stop').click();

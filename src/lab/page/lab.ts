@@ -5,12 +5,12 @@
 // (or the demo) and a run never share the GPU is kept here and nowhere else: the workers no
 // longer see each other.
 import { routeRunCommands } from '../bridge';
-import type { EngineEvent, LabClient, MainApi } from '../protocol';
+import type { DeviceEvent, LabClient, MainApi } from '../protocol';
 import type { CpuRunWorkerApi, GpuRunWorkerApi, RunApi } from '../protocol/run';
 import { connectCpuRunWorker, connectGpuRunWorker, connectMainWorker } from './connect';
 import { RunWorkerPool, type RunWorker } from './pool';
 
-/** How the store turns CPU mode on (see state/engineSlice.ts). */
+/** How the store turns CPU mode on (see state/deviceSlice.ts). */
 export interface CpuModeSwitch {
   /** Starts CPU mode's worker; resolves once it answers, rejects with why it could not start. */
   start(): Promise<void>;
@@ -41,7 +41,7 @@ type Job = 'self-test' | 'demo';
  * from one. The exclusive jobs (self-test, demo) and the runs are kept apart here.
  */
 export function withRunWorkers(main: MainApi, createWorker: () => GpuRunWorker): LabClient {
-  let onEvent: ((e: EngineEvent) => void) | null = null;
+  let onEvent: ((e: DeviceEvent) => void) | null = null;
   const uploads = new Map<string, Upload>();
   let job: Job | null = null;
 

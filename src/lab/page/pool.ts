@@ -1,7 +1,7 @@
 // Every run trains in a worker of its own, opened for it and closed when it ends (done, stopped
 // or failed): on the GPU each run's worker holds its own adapter, device and compiled pipelines,
 // so a device lost in one run's worker halts that run alone, and runs no longer share one event
-// loop. The page's main engine worker keeps the adapter panel, the self-test, the demo, uploaded
+// loop. The page's main worker keeps the adapter panel, the self-test, the demo, uploaded
 // policies (it checks them) and the checkpoints, which live in the origin-private file system
 // that every worker of the page shares. The page's lab (lab.ts) opens a pool for GPU runs and one
 // for CPU mode's.

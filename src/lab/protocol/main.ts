@@ -102,14 +102,14 @@ export interface CheckpointFile {
  * Things the engine reports on its own, outside any command. `runId` is set page side
  * (src/lab/page/lab.ts) when the event comes from the worker of that run alone.
  */
-export type EngineEvent =
+export type DeviceEvent =
   | { type: 'device-lost'; reason: string; message: string; runId?: string }
   | { type: 'gpu-error'; message: string; runId?: string };
 
 /** What the main worker answers; function arguments are page callbacks (src/lab/bridge.ts). */
 export interface MainApi {
   /** Finds the adapter and creates the device once; later calls return the same report. */
-  init(onEvent: (e: EngineEvent) => void): Promise<AdapterReport>;
+  init(onEvent: (e: DeviceEvent) => void): Promise<AdapterReport>;
   selfTestNames(): Promise<string[]>;
   runSelfTests(onResult: (row: SelfTestRow) => void): Promise<SelfTestSummary>;
   /** Runs base policy `policy` with onnxruntime-web and with the lab's kernels and compares them. */

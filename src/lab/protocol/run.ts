@@ -5,7 +5,7 @@
 import type { AdapterStart } from '../../loops/adapter_start';
 import type { LoopEvent, RunPhaseKind } from '../../loops/events';
 import type { LiveKnobs } from '../../loops/driver';
-import type { AdapterReport, EngineEvent } from './main';
+import type { AdapterReport, DeviceEvent } from './main';
 
 export type { LiveKnobs };
 
@@ -114,7 +114,7 @@ export const RUN_WORKER_NAME = 'rlvr-lab-run';
 /** A GPU run worker: the run API on a device of its own, opened before its run starts. */
 export interface GpuRunWorkerApi extends RunApi {
   /** Finds an adapter and creates the run's own device; its events are the run's alone. */
-  init(onEvent: (e: EngineEvent) => void): Promise<AdapterReport>;
+  init(onEvent: (e: DeviceEvent) => void): Promise<AdapterReport>;
   /** An uploaded policy the run starts from (the main worker checked it first). */
   registerPolicy(name: string, safetensors: Uint8Array, configJson: string): Promise<void>;
   /** Debug command: destroys the run's device. */

@@ -3,7 +3,7 @@
 // every GPU run worker (runHost.ts) hold one each, so a loss in one worker concerns it alone.
 import type { AdapterSummary } from '../../gpu/device';
 import type { Gpu } from '../../gpu/runtime';
-import type { AdapterReport, EngineEvent, NoGpuReason } from '../protocol/main';
+import type { AdapterReport, DeviceEvent, NoGpuReason } from '../protocol/main';
 
 export interface GpuProvider {
   requestAdapter(): Promise<{ adapter: GPUAdapter; summary: AdapterSummary }>;
@@ -26,13 +26,13 @@ export function errorMessage(e: unknown): string {
 export class DeviceSlot {
   private gpu: Gpu | null = null;
   private report: Promise<AdapterReport> | null = null;
-  private onEvent: ((e: EngineEvent) => void) | null = null;
+  private onEvent: ((e: DeviceEvent) => void) | null = null;
 
   /** `onLost` hears a loss before the page does (the run manager ends its runs). */
   constructor(private readonly provider: GpuProvider, private readonly onLost: (reason: string, message: string) => void = () => undefined) {}
 
   /** Finds the adapter and creates the device once; later calls return the same report. */
-  init(onEvent: (e: EngineEvent) => void): Promise<AdapterReport> {
+  init(onEvent: (e: DeviceEvent) => void): Promise<AdapterReport> {
     this.onEvent ??= onEvent;
     this.report ??= this.connect(onEvent);
     return this.report;
@@ -50,7 +50,7 @@ export class DeviceSlot {
     return this.report;
   }
 
-  private async connect(onEvent: (e: EngineEvent) => void): Promise<AdapterReport> {
+  private async connect(onEvent: (e: DeviceEvent) => void): Promise<AdapterReport> {
     let found: { adapter: GPUAdapter; summary: AdapterSummary };
     try {
       found = await this.provider.requestAdapter();

@@ -3,13 +3,13 @@
 // onnxruntime-web check and the demo one at a time, checks uploaded policies, and serves the
 // checkpoints every worker of the page shares. Runs train in workers of their own
 // (runHost.ts); the page (src/lab/page/lab.ts) keeps them and these jobs apart.
-// engine.worker.ts serves it to the page.
+// gpu.worker.ts serves it to the page.
 import type { SelfTest } from '../../selftest/selftest';
 import { runOrtCheck } from '../../selftest/ortcheck';
 import type { runMemoriseDemo } from '../../selftest/demo';
 import type { CrossPlayOptions, CrossPlayResult } from '../../loops/spec';
 import type { Served } from '../bridge';
-import type { AdapterReport, CheckpointFile, CheckpointFormat, CheckpointInfo, DemoBatch, DemoOptions, DemoOutcome, EngineEvent, MainApi, OrtCheckResult, SelfTestRow, SelfTestSummary } from '../protocol/main';
+import type { AdapterReport, CheckpointFile, CheckpointFormat, CheckpointInfo, DemoBatch, DemoOptions, DemoOutcome, DeviceEvent, MainApi, OrtCheckResult, SelfTestRow, SelfTestSummary } from '../protocol/main';
 import { StepBatcher } from './stepBatcher';
 import { RunManager, type RunDeps } from './runs';
 import { checkpointFile } from './checkpointExport';
@@ -42,7 +42,7 @@ export class MainHost implements Served<MainApi> {
     this.runs = new RunManager(deps.runs);
   }
 
-  init(onEvent: (e: EngineEvent) => void): Promise<AdapterReport> {
+  init(onEvent: (e: DeviceEvent) => void): Promise<AdapterReport> {
     return this.device.init(onEvent);
   }
 

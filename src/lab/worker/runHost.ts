@@ -1,9 +1,9 @@
 // A run worker's host: the run API (protocol/run.ts) over one RunManager on one device. GPU run
-// workers (engine.worker.ts opened for a run) hold a device of their own, so its loss halts their
+// workers (gpu.worker.ts opened for a run) hold a device of their own, so its loss halts their
 // run alone; CPU mode's workers (cpu.worker.ts) run on the float64 engine. Free of Comlink.
 import type { Gpu } from '../../gpu/runtime';
 import { routeRunCommands, type Served } from '../bridge';
-import type { AdapterReport, EngineEvent } from '../protocol/main';
+import type { AdapterReport, DeviceEvent } from '../protocol/main';
 import type { CpuRunWorkerApi, GpuRunWorkerApi, RunApi } from '../protocol/run';
 import { CPU_MODE } from '../protocol/cpuMode';
 import { RunManager, type RunDeps, type RunDevice } from './runs';
@@ -30,7 +30,7 @@ export function gpuRunHost(deps: GpuRunHostDeps): Served<GpuRunWorkerApi> {
   const runs = new RunManager<Gpu>(deps.runs);
   const device = new DeviceSlot(deps.gpu, (reason, message) => runs.deviceLost(reason, message));
   return {
-    init: (onEvent: (e: EngineEvent) => void): Promise<AdapterReport> => device.init(onEvent),
+    init: (onEvent: (e: DeviceEvent) => void): Promise<AdapterReport> => device.init(onEvent),
     registerPolicy: deps.registerPolicy,
     debugLoseDevice: () => device.lose(),
     ...runApiOf(runs, () => device.require()),

@@ -95,7 +95,7 @@ export function GridFormPanel() {
   const runs = useLab((s) => s.runs);
   const refusal = useLab((s) => s.explorer.refusal);
   const ready = useLab((s) => selectRunsReady(s) && !selectExclusiveJob(s));
-  const adapter = useLab((s) => (s.engine.adapter.status === 'ready' ? s.engine.adapter.adapter : null));
+  const adapter = useLab((s) => (s.device.adapter.status === 'ready' ? s.device.adapter.adapter : null));
   const cpu = useLab((s) => s.cpuMode.status === 'on');
   const setForm = useLab((s) => s.setGridForm);
   const start = useLab((s) => s.startGrid);

@@ -1,12 +1,13 @@
-// Engine slice: the adapter found by the main engine worker and what the GPU devices report on
+// Device slice: the adapter found by the main worker and what the GPU devices report on
 // their own: the main worker's device (adapter panel, self-test, demo), and each run's, whose
 // worker is the run's alone (lab/page/lab.ts): its loss halts that run only, and the run's
 // status says so; the page lists such losses until the run resumes or is deleted.
 import type { StateCreator } from 'zustand/vanilla';
 import type { AdapterSummary } from '../gpu/device';
-import type { EngineEvent, LabClient, NoGpuReason } from '../lab/protocol';
+import type { DeviceEvent, LabClient, NoGpuReason } from '../lab/protocol';
 import type { LabState } from './store';
 import { isFinished } from './runsSlice';
+import { errorText } from '../util/errors';
 
 export type AdapterState =
   | { status: 'idle' }
@@ -23,10 +24,10 @@ export interface DeviceLoss {
   message: string;
 }
 
-export interface EngineSlice {
-  engine: {
+export interface DeviceSlice {
+  device: {
     adapter: AdapterState;
-    /** the main engine worker's device was lost (runs have devices of their own) */
+    /** the main worker's device was lost (runs have devices of their own) */
     deviceLost: DeviceLoss | null;
     /** runs whose own worker's device was lost, by run id */
     lostRuns: Record<string, DeviceLoss>;
@@ -34,38 +35,34 @@ export interface EngineSlice {
     reconnect: { status: 'idle' | 'connecting' } | { status: 'failed'; message: string };
     gpuErrors: string[];
   };
-  initEngine(): Promise<void>;
+  initDevice(): Promise<void>;
   /** After a device loss: asks the worker for a new adapter and device. */
-  reconnectEngine(): Promise<void>;
+  reconnectDevice(): Promise<void>;
   /** Loses the device of the selected run's worker while it is active, else the main worker's. */
   debugLoseDevice(): Promise<void>;
   /** Takes a run off the list of runs whose device was lost (it resumed, or was deleted). */
   dismissRunLoss(runId: string): void;
 }
 
-export function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
-export const createEngineSlice =
-  (client: LabClient): StateCreator<LabState, [], [], EngineSlice> =>
+export const createDeviceSlice =
+  (client: LabClient): StateCreator<LabState, [], [], DeviceSlice> =>
   (set, get) => {
-    const patch = (p: Partial<EngineSlice['engine']>) => set((s) => ({ engine: { ...s.engine, ...p } }));
-    const onEvent = (e: EngineEvent) => {
+    const patch = (p: Partial<DeviceSlice['device']>) => set((s) => ({ device: { ...s.device, ...p } }));
+    const onEvent = (e: DeviceEvent) => {
       if (e.type === 'device-lost') {
         const loss = { reason: e.reason, message: e.message };
         if (e.runId === undefined) patch({ deviceLost: loss });
-        else patch({ lostRuns: { ...get().engine.lostRuns, [e.runId]: loss } });
+        else patch({ lostRuns: { ...get().device.lostRuns, [e.runId]: loss } });
         return;
       }
       const from = e.runId === undefined ? '' : `run ${get().runs.byId[e.runId]?.label ?? e.runId}: `;
-      patch({ gpuErrors: [...get().engine.gpuErrors, from + e.message].slice(-MAX_GPU_ERRORS) });
+      patch({ gpuErrors: [...get().device.gpuErrors, from + e.message].slice(-MAX_GPU_ERRORS) });
     };
     return {
-      engine: { adapter: { status: 'idle' }, deviceLost: null, lostRuns: {}, reconnect: { status: 'idle' }, gpuErrors: [] },
+      device: { adapter: { status: 'idle' }, deviceLost: null, lostRuns: {}, reconnect: { status: 'idle' }, gpuErrors: [] },
 
-      async initEngine() {
-        if (get().engine.adapter.status !== 'idle') return;
+      async initDevice() {
+        if (get().device.adapter.status !== 'idle') return;
         patch({ adapter: { status: 'detecting' } });
         try {
           const r = await client.init(onEvent);
@@ -79,8 +76,8 @@ export const createEngineSlice =
         }
       },
 
-      async reconnectEngine() {
-        if (get().engine.reconnect.status === 'connecting') return;
+      async reconnectDevice() {
+        if (get().device.reconnect.status === 'connecting') return;
         patch({ reconnect: { status: 'connecting' } });
         try {
           const r = await client.reconnect();
@@ -98,7 +95,7 @@ export const createEngineSlice =
       },
 
       dismissRunLoss(runId) {
-        const { [runId]: gone, ...rest } = get().engine.lostRuns;
+        const { [runId]: gone, ...rest } = get().device.lostRuns;
         if (gone) patch({ lostRuns: rest });
       },
     };
