@@ -13,9 +13,15 @@ const SHORT = 'policy=tiny&seed=2&steps=1&evalProblems=2&evalN=2&samplesPerStep=
 const query = (page: Page) => Object.fromEntries(new URL(page.url()).searchParams);
 
 /** Waits until `n` runs of the list have finished. */
-async function runsDone(page: Page, n: number, timeout = 240_000): Promise<void> {
+async function runsDone(page: Page, before: readonly string[], n: number, timeout = 240_000): Promise<void> {
+  // only the runs this lesson started count: a run of an earlier test whose last status write a
+  // reload cut off comes back interrupted, not done, and must not hold this lesson up
   const ok = await page
-    .waitForFunction((n) => document.querySelectorAll('[data-testid=run-item][data-state=done]').length >= n || (document.querySelector('[data-testid=run-item][data-state=failed]') ? 'failed' : false), n, { timeout, polling: 250 })
+    .waitForFunction(({ before, n }) => {
+      const items = [...document.querySelectorAll('[data-testid=run-item]')].filter((e) => !before.includes(e.getAttribute('data-run-id') ?? ''));
+      if (items.some((e) => e.getAttribute('data-state') === 'failed')) return 'failed';
+      return items.filter((e) => e.getAttribute('data-state') === 'done').length >= n;
+    }, { before, n }, { timeout, polling: 250 })
     .then((h) => h.jsonValue(), () => 'timeout');
   if (ok !== true) throw new Error(`waiting for ${n} finished runs: ${String(ok)}; ${await page.getByTestId('run-list').textContent()}`);
 }
@@ -99,9 +105,9 @@ describe('lessons (built app, headless Chromium)', () => {
       await expect(banner.getByRole('heading').textContent()).resolves.toBe(`Lesson: ${lesson.title}`);
       await expect(page.getByTestId('lesson-measured').textContent()).resolves.toContain(lesson.source);
       expect(await page.getByTestId('lesson-runs').locator('li').count()).toBe(lesson.runs.length);
-      const before = await page.getByTestId('run-item').count();
+      const before = await page.getByTestId('run-item').evaluateAll((es) => es.map((e) => e.getAttribute('data-run-id') ?? ''));
       await page.getByTestId('lesson-start').click();
-      await runsDone(page, before + lesson.runs.length);
+      await runsDone(page, before, lesson.runs.length);
       if (lesson.runs.length > 1) expect(await page.getByTestId('compare-legend').first().getByTestId('compare-label').count()).toBe(lesson.runs.length);
       // the lesson's first chart is drawn and marked; so is every other one its runs report (a
       // one-step tiny run may report no question at SPICE's frontier yet)
