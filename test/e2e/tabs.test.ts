@@ -17,10 +17,12 @@ describe('two tabs (built app, headless Chromium)', () => {
     const { page, base } = lab;
     await page.waitForFunction(() => !document.querySelector('[data-testid=run-start]')?.hasAttribute('disabled'), null, { timeout: 10_000 });
     await page.getByTestId('run-start').click();
-    // paused after its first step while the second tab opens, so the run is surely the first tab's then
-    await waitRunStatus(page, 'running', 1, 120_000, 20);
+    // paused while the second tab opens, so the run is surely the first tab's then: paused at once
+    // (a short run could end before a pause sent after its first step), then one single step
     await page.getByTestId('run-pause').click();
     await page.waitForFunction(() => document.querySelector('[data-testid=run-status]')?.getAttribute('data-state') === 'paused', null, { timeout: 60_000 });
+    await page.getByTestId('run-step').click();
+    await waitRunStatus(page, 'paused', 1, 120_000, 20);
     const tab2 = await page.context().newPage();
     await gotoLab(tab2, `${base}?${SETUP}`);
     await tab2.getByTestId('run-elsewhere').waitFor({ timeout: 10_000 });
