@@ -12,7 +12,7 @@ import { parseCheckpoint, serializeCheckpoint, CONFIG_FILE, MODEL_FILE } from '.
 import type { GPTConfig } from '../../model/config';
 import { buildTensorTable } from '../../model/params';
 import { CheckpointError, decodeSafetensors, encodeSafetensors } from '../../model/safetensors';
-import type { LoopEvent, OptimiserState } from '../../loops/events';
+import type { LoopCheckpoint, LoopEvent, OptimiserState } from '../../loops/events';
 import type { AdapterState } from '../../loops/engine';
 import { adapterFileNames, buildLoraTable, parseAdapter, serializeAdapter } from '../../model/lora';
 import type { CheckpointInfo, EvalEvent, RecordsEvent } from '../protocol';
@@ -39,22 +39,13 @@ export interface CheckpointFs {
 }
 
 /** A run's state after `step` completed steps, enough to resume it exactly or export its policy. */
-export interface RunCheckpoint {
+export interface RunCheckpoint extends LoopCheckpoint {
   runId: string;
   /** the loop's name in the registry (src/loops/registry.ts) */
   loop: string;
   /** the base policy it started from */
   policy: string;
   cfg: GPTConfig;
-  step: number;
-  params: Float32Array;
-  optimiser: OptimiserState;
-  /** the LoRA adapter sets of a loop that trains adapters over a frozen base (TTSP); absent otherwise */
-  adapters?: AdapterState[];
-  /** the loop's config at that step, live changes applied */
-  config: unknown;
-  /** the loop body's state at that step (plain JSON; null when it has none) */
-  state: unknown;
   history: RunHistory;
   savedAt: number;
 }
