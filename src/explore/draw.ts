@@ -2,7 +2,8 @@
 // all the same): the arms with their colours, the charts (every step metric of the arms' loops,
 // the registry's charts first), each arm's mean and band by step, generated tokens or compute time
 // (metrics/bands.ts: the seeds that reached a step, n of them), thinned to the chart's width with
-// LTTB; pass@k and maj@k by k at the start and the last evaluation with error bars across seeds.
+// LTTB; pass@k and maj@k by k at the start and the last evaluation with error bars across seeds;
+// the held-out evaluations over training (pass@1, pass@K, entropy) drawn as bands like a step metric.
 import { armBand, type BandKind, type BandPoint, type SeedSeries } from '../metrics/bands';
 import { isLoopName, loopNamed } from '../loops/registry';
 import type { MetricChartSpec } from '../loops/spec';
@@ -168,6 +169,55 @@ export function kCurve(arm: ArmView, at: 'start' | 'end', what: 'pass' | 'maj'):
   if (tables.length === 0 || tables.some((t) => !t)) return [];
   const ks = Object.keys(tables[0]!).map(Number).filter((k) => Number.isInteger(k) && k >= 1 && tables.every((t) => String(k) in t!)).sort((a, b) => a - b);
   return ks.map((k) => ({ k, ...meanSe(tables.map((t) => t![String(k)])) })).filter((p) => Number.isFinite(p.mean));
+}
+
+/** The held-out charts' keys: pass@1, pass@k at the largest k every evaluation reports, and the mean token entropy. */
+export const HELDOUT_PASS1 = 'heldout/pass@1';
+export const HELDOUT_ENTROPY = 'heldout/entropy';
+
+/** A seed's evaluations by step (start, the --eval-every ones, end), one per step, in step order. */
+export function seedEvals(s: SweepSeed): SweepEval[] {
+  const byStep = new Map<number, SweepEval>();
+  for (const e of [s.start, ...(s.evals ?? []), s.end]) byStep.set(e.step, e);
+  return [...byStep.values()].sort((a, b) => a.step - b.step);
+}
+
+/**
+ * The held-out set over training, drawn like a step metric: each seed's evaluations become a series
+ * at their steps (x by step, by the cumulative generated tokens at that step, or by the compute time
+ * spent training up to it), with pass@1, pass@K (K the largest k every evaluation of every arm
+ * reports) and the mean token entropy of the samples as its metrics. Arms whose seeds evaluated only
+ * at the start and the end still get their two points; `curves` is false when no seed evaluated
+ * between them (the explorer then leaves these charts out: pass@k by k already shows start and end).
+ */
+export function heldoutView(arms: readonly ArmView[]): { arms: ArmView[]; defs: ChartDef[]; curves: boolean } {
+  const all = arms.flatMap((a) => a.seeds.flatMap(seedEvals));
+  const ks = all.length ? Object.keys(all[0].passAtK).map(Number).filter((k) => Number.isInteger(k) && k > 1 && all.every((e) => typeof e.passAtK[String(k)] === 'number')) : [];
+  const kMax = ks.length ? Math.max(...ks) : null;
+  const keyMax = kMax === null ? null : `heldout/pass@${kMax}`;
+  const seriesOf = (s: SweepSeed): SweepSeed['series'] => {
+    const evals = seedEvals(s);
+    const at = new Map<number, number>((s.series?.step ?? []).map((st, i) => [st, i]));
+    const tokensAt = (step: number) => (step === 0 ? 0 : step === s.steps && !at.has(step) ? s.generatedTokens : (s.series?.tokens[at.get(step) ?? -1] ?? null));
+    let cum = 0;
+    const secondsTo = s.series ? s.series.step.map((_, i) => (cum += s.series!.seconds[i] ?? NaN)) : [];
+    const secAt = (step: number) => (step === 0 ? 0 : at.has(step) ? secondsTo[at.get(step)!] : step === s.steps ? s.seconds : NaN);
+    const metrics: Record<string, (number | null)[]> = {
+      [HELDOUT_PASS1]: evals.map((e) => e.passAtK['1'] ?? null),
+      [HELDOUT_ENTROPY]: evals.map((e) => e.meanEntropy),
+    };
+    if (keyMax) metrics[keyMax] = evals.map((e) => e.passAtK[String(kMax)] ?? null);
+    // xOf adds the seconds up: each point carries the compute time since the one before
+    const secs = evals.map((e) => secAt(e.step));
+    return { step: evals.map((e) => e.step), tokens: evals.map((e) => tokensAt(e.step)), seconds: secs.map((t, i) => (i === 0 ? t : t - secs[i - 1])), metrics };
+  };
+  const out = arms.map((a) => ({ ...a, seeds: a.seeds.map((s) => ({ ...s, series: seriesOf(s) })) }));
+  const defs: ChartDef[] = [
+    { id: 'heldout-pass1', key: HELDOUT_PASS1, title: 'Held-out pass@1 over training', note: 'pass@1 on the held-out set at each evaluation (the start, every --eval-every steps, the end): the mean over problems, each arm\'s mean over its seeds with the band.', own: null },
+    ...(keyMax ? [{ id: `heldout-pass${kMax}`, key: keyMax, title: `Held-out pass@${kMax} over training`, note: `Coverage: the chance that at least one of ${kMax} samples is right, at each evaluation. RLVR that narrows the policy pulls it below the start while pass@1 rises.`, own: null }] : []),
+    { id: 'heldout-entropy', key: HELDOUT_ENTROPY, title: 'Held-out entropy over training (nats per token)', note: 'Mean token entropy of the held-out samples at each evaluation (the same problems and sampling every time), beside the training-time entropy of the step charts.', own: null },
+  ];
+  return { arms: out, defs, curves: arms.some((a) => a.seeds.some((s) => seedEvals(s).length > 2)) };
 }
 
 /** The arms' colours: distinct for the first ten (Tableau 10), then spread around the hue circle. */

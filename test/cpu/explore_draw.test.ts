@@ -3,7 +3,7 @@
 // reached each step, thinned by LTTB to the chart's width with the band kept at the same points;
 // pass@k by k over seeds; the table sorted with unknown values last; the grid's form in the URL.
 import { describe, expect, it } from 'vitest';
-import { armLine, armViews, chartDefs, kCurve, thinBand, xOf } from '../../src/explore/draw';
+import { armLine, armViews, chartDefs, heldoutView, kCurve, thinBand, xOf } from '../../src/explore/draw';
 import { niceTicks } from '../../src/explore/axis';
 import { sortRows, tableRows } from '../../src/explore/table';
 import { EMPTY_FORM } from '../../src/explore/grid';
@@ -62,6 +62,29 @@ describe('explore/draw', () => {
     expect(end[0].mean).toBeCloseTo(0.6, 12);
     expect(end[0].se).toBeCloseTo(0.1, 12);
     expect(kCurve(a, 'start', 'maj')).toEqual([{ k: 1, mean: 0.2, se: 0, n: 2 }]);
+  });
+
+  it('the held-out set over training: each seed\'s evaluations as a series at their steps, tokens and compute time; pass@1, pass@K (largest k all report) and entropy', () => {
+    const withEvals = (s: number, mid: number): SweepSeed => {
+      const base = seed(s, [0.1, 0.2, 0.3, 0.4]);
+      const e2 = { ...ev(2, mid), meanEntropy: 0.5 };
+      return { ...base, evals: [base.start, e2, base.end] };
+    };
+    const arms = armViews(sweep([{ loop: 'grpo', seeds: [withEvals(1, 0.3), withEvals(2, 0.5)] }, { loop: 'grpo', seeds: [seed(1, [0.1, 0.2])] }]));
+    const held = heldoutView(arms);
+    expect(held.curves).toBe(true);
+    expect(held.defs.map((d) => [d.id, d.key])).toEqual([['heldout-pass1', 'heldout/pass@1'], ['heldout-pass2', 'heldout/pass@2'], ['heldout-entropy', 'heldout/entropy']]);
+    const [a, b] = held.arms;
+    // steps 0, 2, 4 (the end); tokens at those steps from the step series (10 a step); time: training seconds between them (2 a step)
+    expect(a.seeds[0].series).toEqual({ step: [0, 2, 4], tokens: [0, 20, 40], seconds: [0, 4, 4], metrics: { 'heldout/pass@1': [0.2, 0.3, 0.5], 'heldout/entropy': [1, 0.5, 1], 'heldout/pass@2': [0.30000000000000004, 0.4, 0.6] } });
+    const line = armLine(a, 'heldout/pass@1', 'step', 'minmax');
+    expect(line.map((p) => [p.x, +p.lo.toFixed(9), +p.hi.toFixed(9)])).toEqual([[0, 0.2, 0.2], [2, 0.3, 0.5], [4, 0.5, 0.6]]);
+    expect(armLine(a, 'heldout/pass@1', 'tokens', 'se').map((p) => p.x)).toEqual([0, 20, 40]);
+    expect(armLine(a, 'heldout/entropy', 'time', 'se').map((p) => p.x)).toEqual([0, 4, 8]);
+    // an arm evaluated at the start and the end only: its two points
+    expect(b.seeds[0].series!.step).toEqual([0, 2]);
+    // no seed evaluated between start and end: no held-out curves to draw
+    expect(heldoutView(armViews(sweep([{ loop: 'grpo', seeds: [seed(1, [0.1])] }]))).curves).toBe(false);
   });
 
   it('the table sorts by a column, unknown values last either way', () => {

@@ -175,6 +175,10 @@ describe('SvS on a scripted policy', () => {
     }
     // kept: OQA groups (p = 1/4), VPS groups (some R_v = 1), SPA groups of fair variants only (0 < p̂ < 1)
     expect([step.metrics['mix/oqa'], step.metrics['mix/vps'], step.metrics['mix/spa']]).toEqual([16, 32, 8 * 8]);
+    // the SPA groups trained are the fair variants' alone, all truly valid: 1, where the parsed
+    // variants as a whole (leaks and another value among them) are valid 4 in 6
+    expect(step.metrics['spa/true_valid']).toBe(1);
+    expect(step.metrics['vps/true_valid']).toBeCloseTo(4 / 6, 12);
   });
 
   it('naive reward pays the variants that leak the answer; the shaped reward does not', async () => {

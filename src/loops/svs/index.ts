@@ -53,11 +53,12 @@ export const SVS: LoopDefinition<SvsConfig> = {
       multiLine: [
         {
           id: 'variants', title: 'Variants: reward, extraction and what the oracle says', unit: true,
-          note: 'VPS reward is what the policy is paid; extracted = parses as a problem. True validity (evaluates to the original answer) and leak come from the interpreter, which the paper cannot run: shown, never rewarded. A variant leaks when it hands the answer over and its original did not: it evaluates to the answer and one of its numbers is the answer with the rest cancelling out (36+0, 36*1, max(36,2), (36+5)-5); a number that merely equals the answer is no leak. The leak base rate is the same flag on gold, truly valid rewrites of the step\'s source problems (as many as the policy wrote): the rate a variant that hands nothing over still scores.',
+          note: 'VPS reward is what the policy is paid; extracted = parses as a problem. True validity (evaluates to the original answer) and leak come from the interpreter, which the paper cannot run: shown, never rewarded. A variant leaks when it hands the answer over and its original did not: it evaluates to the answer and one of its numbers is the answer with the rest cancelling out (36+0, 36*1, max(36,2), (36+5)-5); a number that merely equals the answer is no leak. True validity of the variants trained counts only those whose SPA group the update trained on (0 < p̂ < 1): a wrong variant there teaches the policy a wrong answer. The leak base rate is the same flag on gold, truly valid rewrites of the step\'s source problems (as many as the policy wrote): the rate a variant that hands nothing over still scores.',
           series: [
             { key: 'vps/reward', label: 'VPS reward' }, { key: 'vps/extracted', label: 'extracted' },
             { key: 'vps/true_valid', label: 'true validity' }, { key: 'vps/leak', label: 'leak rate' },
             { key: 'vps/leak_base', label: 'leak base rate (gold variants)' },
+            { key: 'spa/true_valid', label: 'true validity of the variants trained (SPA groups kept)' },
           ],
         },
         {

@@ -27,13 +27,14 @@ function model(p: Props, width: number) {
   const plotW = width - PAD.left - PAD.right;
   const lines = p.arms.map((arm) => ({ arm, band: thinBand(armLine(arm, p.def.key, p.mode, p.band), plotW) }));
   const seeds = p.showSeeds ? p.arms.flatMap((arm) => arm.seeds.map((s) => ({ arm, pts: lttb(seedLine(s, p.def.key, p.mode), plotW) }))) : [];
-  let xMax = 0, yLo = Infinity, yHi = -Infinity;
-  for (const l of lines) for (const b of l.band) (xMax = Math.max(xMax, b.x)), (yLo = Math.min(yLo, b.lo, b.mean)), (yHi = Math.max(yHi, b.hi, b.mean));
-  for (const s of seeds) for (const q of s.pts) (xMax = Math.max(xMax, q.x)), (yLo = Math.min(yLo, q.y)), (yHi = Math.max(yHi, q.y));
+  let xMin = Infinity, xMax = 0, yLo = Infinity, yHi = -Infinity;
+  for (const l of lines) for (const b of l.band) (xMin = Math.min(xMin, b.x)), (xMax = Math.max(xMax, b.x)), (yLo = Math.min(yLo, b.lo, b.mean)), (yHi = Math.max(yHi, b.hi, b.mean));
+  for (const s of seeds) for (const q of s.pts) (xMin = Math.min(xMin, q.x)), (xMax = Math.max(xMax, q.x)), (yLo = Math.min(yLo, q.y)), (yHi = Math.max(yHi, q.y));
   // a 0–1 metric keeps its whole axis while it fits in it
   if (p.def.unit && yLo >= 0 && yHi <= 1) (yLo = 0), (yHi = 1);
   const yt = niceTicks(yLo, yHi, 4);
-  const xt = niceTicks(p.mode === 'step' ? Math.min(1, xMax) : 0, xMax, 5, p.mode !== 'time');
+  // steps start at 1 (a held-out chart's at 0, its first evaluation)
+  const xt = niceTicks(p.mode === 'step' ? Math.min(1, xMax, xMin) : 0, xMax, 5, p.mode !== 'time');
   const x = linear(xt.lo, xt.hi, PAD.left, width - PAD.right);
   const y = linear(yt.lo, yt.hi, CHART_H - PAD.bottom, PAD.top);
   const drawn = lines.filter((l) => l.band.length > 0);

@@ -3,7 +3,7 @@
 // same code: every step metric by arm with bands, pass@k and maj@k by k, the results table, and
 // parallel coordinates past four arms. Exports the sweep and the ablate commands that reproduce it.
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { armViews, chartDefs, seedsWith, X_LABEL, X_MODES, type ArmView, type XMode } from '../../explore/draw';
+import { armViews, chartDefs, heldoutView, seedsWith, X_LABEL, X_MODES, type ArmView, type XMode } from '../../explore/draw';
 import type { Sweep } from '../../explore/format';
 import { sweepText } from '../../explore/format';
 import { sweepOfGrid } from '../../explore/live';
@@ -108,6 +108,7 @@ function Views({ arms }: { arms: ArmView[] }) {
   const setX = useLab((s) => s.setExplorerX);
   const setSeeds = useLab((s) => s.setShowSeeds);
   const defs = useMemo(() => chartDefs(arms), [arms]);
+  const held = useMemo(() => heldoutView(arms), [arms]);
   const [control, setControl] = useState<string | null>(null);
   const controlId = arms.some((a) => a.id === control) ? control : (arms.find((a) => a.control) ?? arms[0])?.id ?? null;
   const metrics = TABLE_METRICS.filter((k) => defs.some((d) => d.key === k));
@@ -145,6 +146,16 @@ function Views({ arms }: { arms: ArmView[] }) {
         <KChart what="pass" arms={arms} />
         <KChart what="maj" arms={arms} />
       </div>
+      {held.curves && (
+        <>
+          <h3 className="explorer-h">The held-out set over training</h3>
+          <div className="chart-grid-layout" data-testid="explorer-heldout">
+            {held.defs.map((d) => (
+              <BandChart key={d.id} def={d} arms={held.arms} mode={mode} band={band} showSeeds={showSeeds} />
+            ))}
+          </div>
+        </>
+      )}
       <h3 className="explorer-h">Every step metric, by arm</h3>
       {defs.length === 0 && <p className="detail" data-testid="explorer-no-curves">No step curves: {arms.every((a) => a.seeds.every((s) => !s.series)) ? 'the file holds start and end evaluations only.' : 'none recorded yet.'}</p>}
       <div className="chart-grid-layout">
