@@ -1,0 +1,59 @@
+// The PNG plots of docs/results.md: a gallery entry opened in the explorer (the built app, headless
+// Chromium, nothing trained) and photographed from its legend to its held-out charts: pass@k by k
+// at the start and the end, then held-out pass@1, pass@K and entropy over training, each arm's mean
+// over seeds with a band of ± 1 standard error.
+//   npx vite build && npx tsx scripts/build-gallery.ts && npx tsx scripts/plot-gallery.ts grpo-failure [more ids]
+// writes docs/img/<id>.png. The entries are read from public/gallery (copied over the build's, so a
+// rebuilt gallery needs no rebuilt app).
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, DIST, ROOT, freePort, startPreview, stopPreview } from '../src/bench/browser';
+
+const ids = process.argv.slice(2);
+if (ids.length === 0) throw new Error('usage: npx tsx scripts/plot-gallery.ts <gallery id> [more ids]  (ids: public/gallery/index.json)');
+for (const id of ids) if (!existsSync(path.join(ROOT, 'public', 'gallery', `${id}.json`))) throw new Error(`public/gallery/${id}.json not found: run npx tsx scripts/build-gallery.ts, or see public/gallery/index.json for the ids`);
+if (!existsSync(path.join(ROOT, DIST, 'index.html'))) throw new Error(`no build in ${DIST}/: run npx vite build first`);
+cpSync(path.join(ROOT, 'public', 'gallery'), path.join(ROOT, DIST, 'gallery'), { recursive: true });
+const out = path.join(ROOT, 'docs', 'img');
+mkdirSync(out, { recursive: true });
+
+const port = await freePort();
+const server = await startPreview(port);
+// no WebGPU needed to draw a file: Chromium without the GPU process
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu'), '--disable-gpu'] });
+try {
+  for (const id of ids) {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+    await page.goto(`http://127.0.0.1:${port}/?explore=gallery/${id}.json`);
+    await page.getByTestId('explorer-file').waitFor({ timeout: 30_000 });
+    const wanted = ['explorer-chart-passk', 'explorer-heldout'];
+    if ((await page.getByTestId('explorer-heldout').count()) === 0) throw new Error(`${id}: no held-out curves (the entry's runs evaluated only at the start and the end)`);
+    const charts = page.locator('[data-testid=explorer-heldout] [data-testid^=explorer-chart-], [data-testid=explorer-chart-passk]');
+    for (const c of await charts.all()) {
+      await c.scrollIntoViewIfNeeded();
+    }
+    await page.waitForFunction(() => {
+      const els = [...document.querySelectorAll('[data-testid=explorer-heldout] [data-testid^=explorer-chart-], [data-testid=explorer-chart-passk]')];
+      return els.length > 0 && els.every((el) => el.getAttribute('data-drawn') === 'true' && !el.hasAttribute('data-waiting'));
+    }, null, { timeout: 30_000 });
+    const boxes = await Promise.all(['explorer-legend', ...wanted].map(async (t) => {
+      const b = await page.getByTestId(t).first().evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return { x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height };
+      });
+      return b;
+    }));
+    const x = Math.min(...boxes.map((b) => b.x)) - 8;
+    const y = Math.min(...boxes.map((b) => b.y)) - 8;
+    const right = Math.max(...boxes.map((b) => b.x + b.w)) + 8;
+    const bottom = Math.max(...boxes.map((b) => b.y + b.h)) + 8;
+    const file = path.join(out, `${id}.png`);
+    await page.screenshot({ path: file, fullPage: true, clip: { x: Math.max(0, x), y: Math.max(0, y), width: right - x, height: bottom - y } });
+    console.log(`wrote ${path.relative(ROOT, file)}`);
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  await stopPreview(server);
+}
