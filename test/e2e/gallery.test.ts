@@ -3,7 +3,8 @@
 // entry keeps the page's parameters, adds explore=gallery/datpo-vs-grpo.json without a reload,
 // scrolls to the explorer and draws it from the file with nothing trained: one table row per arm
 // with ± values, and the pass@k chart with every arm. Screenshots at 1440 px:
-// test-artifacts/gallery-intro-1440.png and gallery-explorer-1440.png.
+// test-artifacts/gallery-intro-1440.png and gallery-explorer-1440.png. The GRPO failure entry (evaluated
+// every 50 steps) draws its held-out pass@1, pass@64 and entropy over training (gallery-heldout-1440.png).
 // Run with `npx vite build && npx vitest run --project e2e test/e2e/gallery.test.ts`.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { ARTIFACTS, closeLab, openLab, ROOT, type Lab } from './harness';
 
 const INDEX = JSON.parse(readFileSync(path.join(ROOT, 'public/gallery/index.json'), 'utf8')) as { entries: { id: string; title: string; claim: string; measured: string; arms: number }[] };
 const DATPO = INDEX.entries.find((e) => e.id === 'datpo-vs-grpo')!;
+const FAILURE = INDEX.entries.find((e) => e.id === 'grpo-failure')!;
 
 describe('the gallery in the intro (built app, headless Chromium)', () => {
   let lab: Lab;
@@ -68,6 +70,29 @@ describe('the gallery in the intro (built app, headless Chromium)', () => {
     expect(await page.getByTestId('run-item').count()).toBe(0);
     expect(await page.getByTestId('explorer-run-live').isVisible()).toBe(true);
     await page.getByTestId('explorer').screenshot({ path: path.join(ARTIFACTS, 'gallery-explorer-1440.png') });
+    // its runs evaluated at the start and the end only: no held-out curves over training
+    expect(await page.getByTestId('explorer-heldout').count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('an entry whose runs evaluated every 50 steps draws the held-out set over training: pass@1, pass@64 and entropy, every arm', async () => {
+    const { page, errors } = lab;
+    await page.goto(`${lab.base}?explore=gallery/${FAILURE.id}.json`);
+    await page.getByTestId('explorer-file').waitFor({ timeout: 10_000 });
+    const held = page.getByTestId('explorer-heldout');
+    await held.scrollIntoViewIfNeeded();
+    const ids = ['explorer-chart-heldout-pass1', 'explorer-chart-heldout-pass64', 'explorer-chart-heldout-entropy'];
+    await page.waitForFunction((want) => want.every((t) => {
+      const el = document.querySelector(`[data-testid=${t}]`);
+      return el?.getAttribute('data-drawn') === 'true' && !el.hasAttribute('data-waiting');
+    }), ids, { timeout: 10_000 });
+    for (const id of ids) {
+      const c = page.getByTestId(id);
+      expect(Number(await c.getAttribute('data-arms')), id).toBe(FAILURE.arms);
+      // 7 evaluations a seed (steps 0, 50, …, 300): 7 points an arm
+      expect(Number(await c.getAttribute('data-points')), id).toBe(7 * FAILURE.arms);
+    }
+    await held.screenshot({ path: path.join(ARTIFACTS, 'gallery-heldout-1440.png') });
     expect(errors).toEqual([]);
   });
 });
