@@ -3,7 +3,7 @@
 // lab measured (as results.md says it), the commit and base policy, and the commands; its arms are
 // the ablation files of docs/runs read through the one sweep format (src/explore/format.ts).
 //   npx tsx scripts/build-gallery.ts        # rewrites public/gallery/*.json and index.json
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { mergeSweeps, readSweepText, sweepText, type Ablation, type Sweep } from '../src/explore/format';
 import { isEffect, meanSe, pairedDifference, type ProblemCountsEval } from '../src/metrics/bands';
 
@@ -44,33 +44,55 @@ function lrMeasured([hi, lo]: readonly Ablation[]): string {
   return `From the new small, 40 steps, 3 seeds, 50 held-out problems × 16 samples: held-out pass@1 changed by ${pm(change(hi).mean, change(hi).se)} at lr 1e-4 and ${pm(change(lo).mean, change(lo).se)} at 3e-5 (paired by problem, seeds pooled); at the end 1e-4 − 3e-5 = ${pm(between.mean, between.se)}${between.withinTwoSe ? ', within two standard errors' : ''}. Held-out entropy ${f3(ent(hi, 'start'))} → ${f3(ent(hi, 'end'))} at 1e-4, ${f3(ent(lo, 'start'))} → ${f3(ent(lo, 'end'))} at 3e-5; pass@${kMax} ${f3(p64(hi, 'start', kMax))} → ${f3(p64(hi, 'end', kMax))} and ${f3(p64(lo, 'start', kMax))} → ${f3(p64(lo, 'end', kMax))}. ${change(hi).withinTwoSe && change(lo).withinTwoSe ? 'Neither change of pass@1 is beyond two standard errors: forty steps from this base show no GRPO gain yet' : 'A change of pass@1 beyond two standard errors'}; the step curves draw how reward and entropy move.`;
 }
 
-/** Issue 27 experiment 1's sentence (the GRPO failure), from its two arms' files: changes paired by problem, seeds pooled, with the claim rule. */
-function failureMeasured(arms: readonly Ablation[]): string {
-  const one = (a: Ablation, lr: string) => {
-    const d = (k: number) => pairedDifference(a.results.map((r) => counts(r.end)), a.results.map((r) => counts(r.start)), k);
-    const said = (k: number) => {
-      const x = d(k);
-      const signs = x.perSeed.map((v) => (v > 0 ? '+' : v < 0 ? '−' : '0')).join('');
-      return `pass@${k} ${pm(x.mean, x.se)} (${signs})${isEffect(x) ? (x.mean > 0 ? ' up' : ' down') : ''}`;
+/**
+ * Issue 27's sentences: each arm's change from step 0 at its last step, paired by problem, seeds
+ * pooled, with the seeds' signs and the claim rule; `names` says each arm in the sentence.
+ */
+function changesMeasured(names: readonly string[], lead: (arms: readonly Ablation[]) => string) {
+  return (arms: readonly Ablation[]): string => {
+    const one = (a: Ablation, name: string) => {
+      const d = (k: number) => pairedDifference(a.results.map((r) => counts(r.end)), a.results.map((r) => counts(r.start)), k);
+      const said = (k: number) => {
+        const x = d(k);
+        const signs = x.perSeed.map((v) => (v > 0 ? '+' : v < 0 ? '−' : '0')).join('');
+        return `pass@${k} ${pm(x.mean, x.se)} (${signs})${isEffect(x) ? (x.mean > 0 ? ' up' : ' down') : ''}`;
+      };
+      const ent = (at: 'start' | 'end') => meanSe(a.results.map((r) => r[at].meanEntropy)).mean;
+      const n = a.results.length;
+      return `${name} (${a.config.steps as number} steps, ${n} seed${n === 1 ? '' : 's'}${a.partial ? ', more to come' : ''}): ${said(1)}, ${said(8)}, ${said(64)}; entropy ${f3(ent('start'))} → ${f3(ent('end'))}`;
     };
-    const ent = (at: 'start' | 'end') => meanSe(a.results.map((r) => r[at].meanEntropy)).mean;
-    return `lr ${lr}: ${said(1)}, ${said(8)}, ${said(64)}; entropy ${f3(ent('start'))} → ${f3(ent('end'))}`;
+    return `${lead(arms)} ${arms.map((a, i) => one(a, names[i])).join('. ')}.`;
   };
-  const [hi, lo] = arms;
-  const seeds = Math.min(hi.results.length, lo.results.length);
-  return `From the new small, ${hi.config.steps as number} steps, ${seeds} seed${seeds === 1 ? '' : 's'} an arm${hi.partial || lo.partial ? ' (partial: more seeds to come)' : ''}, all 200 eval-mixed problems × 64 samples; change from step 0 paired by problem, seeds pooled (seeds' signs; up/down: the claim rule, beyond two standard errors and one sign in two seeds or more). ${one(hi, '1e-4')}. ${one(lo, '3e-5')}.`;
 }
+
+const HELDOUT_LEAD = 'From the new small, all 200 eval-mixed problems × 64 samples; change from step 0 to the last step paired by problem, seeds pooled (seeds\' signs; up/down: the claim rule, beyond two standard errors and one sign in two seeds or more).';
+
+const SEARCH_ARMS: ArmSpec[] = [
+  { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { lr: 1e-4 } },
+  { label: 'GRPO lr 3e-5 (§11)', files: ['issue27-grpo-lr3e-5.json'], knobs: { lr: 3e-5 } },
+  { label: 'P1 lr 5e-5', files: ['issue27-grpo-lr5e-5.json'], knobs: { lr: 5e-5 } },
+  { label: 'P2 lr 1e-4, 1,000 training problems', files: ['issue27-grpo-pool1000.json'], knobs: { trainProblems: 1000 } },
+  // P3 joins once its file exists (it runs across sessions)
+  ...(existsSync('docs/runs/issue27-grpo-lr3e-5-900.json') ? [{ label: 'P3 lr 3e-5, 900 steps', files: ['issue27-grpo-lr3e-5-900.json'], knobs: { steps: 900 } }] : []),
+];
 
 export const ENTRIES: readonly EntrySpec[] = [
   {
     id: 'grpo-failure', title: 'GRPO for 300 steps: looking for the failure the papers start from (issue 27 §1)', section: 'docs/results.md §11',
     claim: 'The papers\' starting point (SvS, DATPO): GRPO raises pass@1 while entropy falls and large-k coverage (pass@32, pass@64) drops below the base.',
-    measured: failureMeasured,
+    measured: changesMeasured(['lr 1e-4', 'lr 3e-5'], () => HELDOUT_LEAD),
     commit: 'ec11f29', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (the default)', files: ['issue27-grpo-lr1e-4.json'], knobs: { lr: 1e-4 } },
       { label: 'GRPO lr 3e-5', files: ['issue27-grpo-lr3e-5.json'], knobs: { lr: 3e-5 } },
     ],
+  },
+  {
+    id: 'grpo-search', title: 'GRPO: looking for pass@1 up and coverage down together (issue 27 §12 pilots)', section: 'docs/results.md §12',
+    claim: 'The papers\' starting point (SvS, DATPO): GRPO raises pass@1 while entropy falls and large-k coverage (pass@32, pass@64) drops below the base.',
+    measured: changesMeasured(['lr 1e-4 (§11)', 'lr 3e-5 (§11)', 'P1 lr 5e-5', 'P2 lr 1e-4 on 1,000 training problems', 'P3 lr 3e-5 for 900 steps'].slice(0, SEARCH_ARMS.length), () => `${HELDOUT_LEAD} The pilots ran seed 1 only, evaluated every 100 steps (P3 every 150).`),
+    commit: '25d55d3 (P3: 76f7313; both the same GRPO code)', base: NEW_SMALL,
+    arms: SEARCH_ARMS,
   },
   {
     id: 'grpo-lr', title: 'GRPO at two learning rates, with step curves (new small)', section: 'measured for the gallery (issue 26 §4)',
