@@ -91,7 +91,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'grpo-search', title: 'GRPO: looking for pass@1 up and coverage down together (issue 27 §12 pilots)', section: 'docs/results.md §12',
     claim: 'The papers\' starting point (SvS, DATPO): GRPO raises pass@1 while entropy falls and large-k coverage (pass@32, pass@64) drops below the base.',
     measured: changesMeasured(['lr 1e-4 (§11)', 'lr 3e-5 (§11)', 'P1 lr 5e-5', 'P2 lr 1e-4 on 1,000 training problems', 'P3 lr 3e-5 for 900 steps'].slice(0, SEARCH_ARMS.length), () => `${HELDOUT_LEAD} The pilots ran seed 1 only, evaluated every 100 steps (P3 every 150).`),
-    commit: '25d55d3 (P3: 76f7313; both the same GRPO code)', base: NEW_SMALL,
+    commit: '25d55d3', base: NEW_SMALL,
     arms: SEARCH_ARMS,
   },
   {
