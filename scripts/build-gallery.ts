@@ -95,6 +95,16 @@ export const ENTRIES: readonly EntrySpec[] = [
     arms: SEARCH_ARMS,
   },
   {
+    id: 'svs-exp2', title: 'SvS against GRPO at lr 1e-4, the corrected loop (issue 27 §13)', section: 'docs/results.md §13',
+    claim: 'SvS (Liang et al.): self-play with variational problem synthesis keeps policy entropy and raises pass@k at large k where GRPO\'s stalls.',
+    measured: changesMeasured(['GRPO lr 1e-4 (§11)', 'SvS lr 1e-4'], () => `${HELDOUT_LEAD} SvS evaluated every 25 steps; an SvS step generates ~4 times a GRPO step's tokens (SvS step 75 ≈ GRPO step 300).`),
+    commit: '76f7313', base: NEW_SMALL,
+    arms: [
+      { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
+      { label: 'SvS lr 1e-4 (shaped reward)', files: ['issue27-svs.json'], knobs: { loop: 'svs' } },
+    ],
+  },
+  {
     id: 'grpo-lr', title: 'GRPO at two learning rates, with step curves (new small)', section: 'measured for the gallery (issue 26 §4)',
     claim: 'GRPO (DeepSeekMath; the control every paper compares against): RL on verifiable rewards raises pass@1 while policy entropy falls.',
     measured: lrMeasured,
