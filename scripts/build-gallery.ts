@@ -21,7 +21,7 @@ interface EntrySpec {
   section: string;
   claim: string;
   /** what was measured: a sentence, or one computed from the arms' files (every number from a file) */
-  measured: string | ((arms: readonly Ablation[]) => string);
+  measured: string | ((arms: readonly Ablation[], labels: readonly string[]) => string);
   commit: string;
   base: string;
   arms: ArmSpec[];
@@ -46,10 +46,11 @@ function lrMeasured([hi, lo]: readonly Ablation[]): string {
 
 /**
  * Issue 27's sentences: each arm's change from step 0 at its last step, paired by problem, seeds
- * pooled, with the seeds' signs and the claim rule; `names` says each arm in the sentence.
+ * pooled, with the seeds' signs and the claim rule, after `lead`; each arm named by `names`, or by
+ * its label in the entry.
  */
-function changesMeasured(names: readonly string[], lead: (arms: readonly Ablation[]) => string) {
-  return (arms: readonly Ablation[]): string => {
+function changesMeasured(lead: string, names?: readonly string[]) {
+  return (arms: readonly Ablation[], labels: readonly string[]): string => {
     const one = (a: Ablation, name: string) => {
       const d = (k: number) => pairedDifference(a.results.map((r) => counts(r.end)), a.results.map((r) => counts(r.start)), k);
       const said = (k: number) => {
@@ -61,7 +62,7 @@ function changesMeasured(names: readonly string[], lead: (arms: readonly Ablatio
       const n = a.results.length;
       return `${name} (${a.config.steps as number} steps, ${n} seed${n === 1 ? '' : 's'}${a.partial ? ', more to come' : ''}): ${said(1)}, ${said(8)}, ${said(64)}; entropy ${f3(ent('start'))} → ${f3(ent('end'))}`;
     };
-    return `${lead(arms)} ${arms.map((a, i) => one(a, names[i])).join('. ')}.`;
+    return `${lead} ${arms.map((a, i) => one(a, (names ?? labels)[i])).join('. ')}.`;
   };
 }
 
@@ -80,7 +81,7 @@ export const ENTRIES: readonly EntrySpec[] = [
   {
     id: 'grpo-failure', title: 'GRPO for 300 steps: looking for the failure the papers start from (issue 27 §1)', section: 'docs/results.md §11',
     claim: 'The papers\' starting point (SvS, DATPO): GRPO raises pass@1 while entropy falls and large-k coverage (pass@32, pass@64) drops below the base.',
-    measured: changesMeasured(['lr 1e-4', 'lr 3e-5'], () => HELDOUT_LEAD),
+    measured: changesMeasured(HELDOUT_LEAD, ['lr 1e-4', 'lr 3e-5']),
     commit: 'ec11f29', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (the default)', files: ['issue27-grpo-lr1e-4.json'], knobs: { lr: 1e-4 } },
@@ -90,14 +91,14 @@ export const ENTRIES: readonly EntrySpec[] = [
   {
     id: 'grpo-search', title: 'GRPO: looking for pass@1 up and coverage down together (issue 27 §12 pilots)', section: 'docs/results.md §12',
     claim: 'The papers\' starting point (SvS, DATPO): GRPO raises pass@1 while entropy falls and large-k coverage (pass@32, pass@64) drops below the base.',
-    measured: changesMeasured(['lr 1e-4 (§11)', 'lr 3e-5 (§11)', 'P1 lr 5e-5', 'P2 lr 1e-4 on 1,000 training problems', 'P3 lr 3e-5 for 900 steps'].slice(0, SEARCH_ARMS.length), () => `${HELDOUT_LEAD} The pilots ran seed 1 only, evaluated every 100 steps (P3 every 150).`),
+    measured: changesMeasured(`${HELDOUT_LEAD} The pilots ran seed 1 only, evaluated every 100 steps (P3 every 150).`),
     commit: '25d55d3', base: NEW_SMALL,
     arms: SEARCH_ARMS,
   },
   {
     id: 'svs-exp2', title: 'SvS against GRPO at lr 1e-4, the corrected loop (issue 27 §13)', section: 'docs/results.md §13',
     claim: 'SvS (Liang et al.): self-play with variational problem synthesis keeps policy entropy and raises pass@k at large k where GRPO\'s stalls.',
-    measured: changesMeasured(['GRPO lr 1e-4 (§11)', 'SvS lr 1e-4'], () => `${HELDOUT_LEAD} SvS evaluated every 25 steps; an SvS step generates ~4 times a GRPO step's tokens (SvS step 75 ≈ GRPO step 300).`),
+    measured: changesMeasured(`${HELDOUT_LEAD} SvS evaluated every 25 steps; an SvS step generates ~4 times a GRPO step's tokens (SvS step 75 ≈ GRPO step 300).`),
     commit: '76f7313', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
@@ -187,7 +188,7 @@ function entry(spec: EntrySpec): Sweep {
     format: 'rlvr-lab.sweep', version: 1, title: spec.title, curvesRecorded: parts0(arms),
     arms: arms.map((a, i) => ({ id: `arm${i + 1}`, label: a.label, knobs: a.knobs, ...(a.control ? { control: true, matchedTo: a.matchedTo } : {}), ablation: a.ablation })),
   }]);
-  const measured = typeof spec.measured === 'string' ? spec.measured : spec.measured(arms.map((a) => a.ablation));
+  const measured = typeof spec.measured === 'string' ? spec.measured : spec.measured(arms.map((a) => a.ablation), arms.map((a) => a.label));
   const curves = merged.curvesRecorded ? 'step curves recorded' : 'step curves were not recorded for these runs: the pass@k curves and the table draw from their start and end evaluations';
   return {
     ...merged, claim: spec.claim, measured: `${measured} (${spec.section}; ${curves}.)`,

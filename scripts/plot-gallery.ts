@@ -8,7 +8,7 @@
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, DIST, ROOT, freePort, startPreview, stopPreview } from '../src/bench/browser';
+import { CHROMIUM, CHROMIUM_ARGS_NO_WEBGPU, DIST, ROOT, freePort, startPreview, stopPreview } from '../src/bench/browser';
 
 const ids = process.argv.slice(2);
 if (ids.length === 0) throw new Error('usage: npx tsx scripts/plot-gallery.ts <gallery id> [more ids]  (ids: public/gallery/index.json)');
@@ -18,10 +18,13 @@ cpSync(path.join(ROOT, 'public', 'gallery'), path.join(ROOT, DIST, 'gallery'), {
 const out = path.join(ROOT, 'docs', 'img');
 mkdirSync(out, { recursive: true });
 
+/** The charts photographed: pass@k by k and the held-out charts over training. */
+const CHARTS = '[data-testid=explorer-heldout] [data-testid^=explorer-chart-], [data-testid=explorer-chart-passk]';
+
 const port = await freePort();
 const server = await startPreview(port);
 // no WebGPU needed to draw a file: Chromium without the GPU process
-const browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu'), '--disable-gpu'] });
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS_NO_WEBGPU });
 try {
   for (const id of ids) {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
@@ -29,21 +32,16 @@ try {
     await page.getByTestId('explorer-file').waitFor({ timeout: 30_000 });
     const wanted = ['explorer-chart-passk', 'explorer-heldout'];
     if ((await page.getByTestId('explorer-heldout').count()) === 0) throw new Error(`${id}: no held-out curves (the entry's runs evaluated only at the start and the end)`);
-    const charts = page.locator('[data-testid=explorer-heldout] [data-testid^=explorer-chart-], [data-testid=explorer-chart-passk]');
-    for (const c of await charts.all()) {
-      await c.scrollIntoViewIfNeeded();
-    }
-    await page.waitForFunction(() => {
-      const els = [...document.querySelectorAll('[data-testid=explorer-heldout] [data-testid^=explorer-chart-], [data-testid=explorer-chart-passk]')];
+    // charts draw once scrolled near the viewport: each scrolled to, then all waited for
+    for (const c of await page.locator(CHARTS).all()) await c.scrollIntoViewIfNeeded();
+    await page.waitForFunction((sel) => {
+      const els = [...document.querySelectorAll(sel)];
       return els.length > 0 && els.every((el) => el.getAttribute('data-drawn') === 'true' && !el.hasAttribute('data-waiting'));
-    }, null, { timeout: 30_000 });
-    const boxes = await Promise.all(['explorer-legend', ...wanted].map(async (t) => {
-      const b = await page.getByTestId(t).first().evaluate((el) => {
-        const r = el.getBoundingClientRect();
-        return { x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height };
-      });
-      return b;
-    }));
+    }, CHARTS, { timeout: 30_000 });
+    const boxes = await Promise.all(['explorer-legend', ...wanted].map((t) => page.getByTestId(t).first().evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return { x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height };
+    })));
     const x = Math.min(...boxes.map((b) => b.x)) - 8;
     const y = Math.min(...boxes.map((b) => b.y)) - 8;
     const right = Math.max(...boxes.map((b) => b.x + b.w)) + 8;

@@ -24,6 +24,9 @@ export const CHROMIUM_ARGS = [
   '--disable-dawn-features=use_vulkan_zero_initialize_workgroup_memory_extension',
 ];
 
+/** Chromium without WebGPU (CPU mode's tests, drawing a file): no unsafe-WebGPU flag and no GPU process. */
+export const CHROMIUM_ARGS_NO_WEBGPU = [...CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu'), '--disable-gpu'];
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();

@@ -172,11 +172,11 @@ export function kCurve(arm: ArmView, at: 'start' | 'end', what: 'pass' | 'maj'):
 }
 
 /** The held-out charts' keys: pass@1, pass@k at the largest k every evaluation reports, and the mean token entropy. */
-export const HELDOUT_PASS1 = 'heldout/pass@1';
-export const HELDOUT_ENTROPY = 'heldout/entropy';
+const HELDOUT_PASS1 = 'heldout/pass@1';
+const HELDOUT_ENTROPY = 'heldout/entropy';
 
 /** A seed's evaluations by step (start, the --eval-every ones, end), one per step, in step order. */
-export function seedEvals(s: SweepSeed): SweepEval[] {
+function seedEvals(s: SweepSeed): SweepEval[] {
   const byStep = new Map<number, SweepEval>();
   for (const e of [s.start, ...(s.evals ?? []), s.end]) byStep.set(e.step, e);
   return [...byStep.values()].sort((a, b) => a.step - b.step);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { TestContext } from 'vitest';
-import { CHROMIUM, CHROMIUM_ARGS, DIST, ROOT, freePort, startPreview, stopPreview } from '../../src/bench/browser';
+import { CHROMIUM, CHROMIUM_ARGS, CHROMIUM_ARGS_NO_WEBGPU, DIST, ROOT, freePort, startPreview, stopPreview } from '../../src/bench/browser';
 
 export { DIST, ROOT, lowerGpuProcessPriority } from '../../src/bench/browser';
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
@@ -35,8 +35,6 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
-/** Chromium without WebGPU (CPU mode's tests): no unsafe-WebGPU flag and no GPU process. */
-export const CHROMIUM_ARGS_NO_WEBGPU = [...CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu'), '--disable-gpu'];
 
 /**
  * Checks the build and the browser, then starts `vite preview` on a free port and Chromium (with

@@ -191,7 +191,7 @@ class SvsRun {
     const trainedVariants = variants.filter((v) => v.spaGroup !== null && spaTrained.has(v.spaGroup));
     if (trainedVariants.length) metrics['spa/true_valid'] = rateOf(trainedVariants.map((v) => v.diag.trueValid));
     if (spa.length) Object.assign(metrics, { 'entropy/spa': meanEntropy(spa), 'spa/pass_rate': passRate(spa.map((t) => t.reward)), 'frac_reward_zero_std/spa': zeroStd(spa) });
-    return { metrics, samples: samplesOf([...oqa.slice(0, 2), ...vpsTrajs.slice(0, 1), ...spa.slice(0, 1)], c.samplesPerStep), records: this.records(step, originals, p, sources, variants, trainedGroups('vps'), trainedGroups('spa')) };
+    return { metrics, samples: samplesOf([...oqa.slice(0, 2), ...vpsTrajs.slice(0, 1), ...spa.slice(0, 1)], c.samplesPerStep), records: this.records(step, originals, p, sources, variants, trainedGroups('vps'), spaTrained) };
   }
 
   /**
