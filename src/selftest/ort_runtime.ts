@@ -6,10 +6,7 @@ import * as ort from 'onnxruntime-web/all';
 import ortMjs from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.mjs?url';
 import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
 import type { OrtBackend, OrtLogits } from './ortcheck';
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
+import { errorText } from '../util/errors';
 
 /**
  * Runs the exported model (int32 input_ids [B, T] -> logits [B, T, V]) once: on ORT's WebGPU

@@ -9,6 +9,7 @@ import { applyKnobs } from '../loops/driver';
 import { loopNamed } from '../loops/registry';
 import { RL_CORE_FIELDS } from '../rl/config';
 import type { RunData } from './runData';
+import { errorText } from '../util/errors';
 
 export type KnobKey = keyof LiveKnobs;
 
@@ -59,7 +60,7 @@ export function checkKnobs(loop: string, config: BaseLoopConfig, current: LiveKn
     applyKnobs(loopNamed(loop).spec.validate, config, { ...current, ...change });
     return null;
   } catch (e) {
-    return e instanceof Error ? e.message : String(e);
+    return errorText(e);
   }
 }
 

@@ -4,6 +4,7 @@
 import type { AdapterSummary } from '../../gpu/device';
 import type { Gpu } from '../../gpu/runtime';
 import type { AdapterReport, DeviceEvent, NoGpuReason } from '../protocol/main';
+import { errorText } from '../../util/errors';
 
 export interface GpuProvider {
   requestAdapter(): Promise<{ adapter: GPUAdapter; summary: AdapterSummary }>;
@@ -17,10 +18,6 @@ function noGpuReason(): NoGpuReason {
   const nav = (globalThis as { navigator?: { gpu?: unknown } }).navigator;
   if (nav?.gpu) return 'no-adapter';
   return globalThis.isSecureContext === false ? 'insecure-context' : 'no-webgpu';
-}
-
-export function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 export class DeviceSlot {
@@ -55,12 +52,12 @@ export class DeviceSlot {
     try {
       found = await this.provider.requestAdapter();
     } catch (e) {
-      return { ok: false, reason: noGpuReason(), message: errorMessage(e) };
+      return { ok: false, reason: noGpuReason(), message: errorText(e) };
     }
     try {
       this.gpu = await this.provider.createGpu(found.adapter);
     } catch (e) {
-      return { ok: false, reason: 'device-failed', message: errorMessage(e) };
+      return { ok: false, reason: 'device-failed', message: errorText(e) };
     }
     const gpu = this.gpu;
     gpu.onEvent((e) => {

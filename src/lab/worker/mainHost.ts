@@ -14,7 +14,8 @@ import { StepBatcher } from './stepBatcher';
 import { RunManager, type RunDeps } from './runs';
 import { checkpointFile } from './checkpointExport';
 import type { CheckpointStore } from './checkpoints';
-import { DeviceSlot, errorMessage, type GpuProvider } from './device';
+import { DeviceSlot, type GpuProvider } from './device';
+import { errorText } from '../../util/errors';
 
 export interface MainHostDeps {
   gpu: GpuProvider;
@@ -66,7 +67,7 @@ export class MainHost implements Served<MainApi> {
           const r = await test.run(gpu);
           row = { index, name: test.name, ok: r.ok, maxAbs: r.maxAbs, ms: performance.now() - t0, message: r.message };
         } catch (e) {
-          row = { index, name: test.name, ok: false, maxAbs: NaN, ms: performance.now() - t0, message: `threw: ${errorMessage(e)}` };
+          row = { index, name: test.name, ok: false, maxAbs: NaN, ms: performance.now() - t0, message: `threw: ${errorText(e)}` };
         }
         if (row.ok) summary.passed++;
         else summary.failed++;

@@ -19,6 +19,7 @@ import { RunBatcher } from './runBatcher';
 import { isQuotaError, type CheckpointStore, type RunCheckpoint, type RunHistory } from './checkpoints';
 import { checkpointFailedHalt, deviceLostHalt, stepHalt, storageFullHalt } from './halts';
 import type { RunBatch, RunHalt, RunSpec, RunState, RunStatus } from '../protocol';
+import { errorText } from '../../util/errors';
 
 /** What runs compute on: the GPU, or CPU mode's reference engine (never lost). */
 export interface RunDevice {
@@ -161,10 +162,6 @@ function adapterFileStarts(def: LoopDefinition<BaseLoopConfig>, spec: RunSpec, c
   return def.adapterFiles(files, cfg);
 }
 
-function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
 export class RunManager<D extends RunDevice = Gpu> {
   private readonly runs = new Map<string, Run>();
 
@@ -240,7 +237,7 @@ export class RunManager<D extends RunDevice = Gpu> {
       // quoting the failed call.
       if (!run.deviceLost) await new Promise((r) => setTimeout(r, LOSS_GRACE_MS));
       if (!run.deviceLost && device.isLost) run.halt((run.deviceLost = deviceLostHalt(run.step, 'lost', '')));
-      run.error = run.deviceLost ? run.deviceLost.message : errorMessage(e);
+      run.error = run.deviceLost ? run.deviceLost.message : errorText(e);
       setState('failed');
     } finally {
       engine?.destroy();
@@ -256,7 +253,7 @@ export class RunManager<D extends RunDevice = Gpu> {
     try {
       return (await this.deps.loadPolicy(c.policy)).params;
     } catch (e) {
-      throw new Error(`run ${c.runId} cannot resume: its base policy "${c.policy}" (the frozen reference of its KL term) could not be loaded: ${errorMessage(e)}`);
+      throw new Error(`run ${c.runId} cannot resume: its base policy "${c.policy}" (the frozen reference of its KL term) could not be loaded: ${errorText(e)}`);
     }
   }
 
@@ -336,7 +333,7 @@ export class RunManager<D extends RunDevice = Gpu> {
       run.notify();
     } catch (e) {
       run.unsaved = ck;
-      run.halt(isQuotaError(e) ? storageFullHalt(ck.step, run.savedStep) : checkpointFailedHalt(ck.step, run.savedStep, errorMessage(e)));
+      run.halt(isQuotaError(e) ? storageFullHalt(ck.step, run.savedStep) : checkpointFailedHalt(ck.step, run.savedStep, errorText(e)));
     }
   }
 

@@ -18,6 +18,7 @@ import { useStaggered } from './stagger';
 import { useWidth } from './useWidth';
 import { LessonFocus } from '../Lesson';
 import { axisMargin, axisTick, tipLabel, tipValue, xAxisProps, yTitle, type AxisTitle, type ChartAxis } from './xaxis';
+import { errorText } from '../../util/errors';
 
 export { axisTick };
 
@@ -79,7 +80,7 @@ export function ChartFrame({ id, title, value, note, points, children, extra, le
   const savePng = () => {
     if (!figure.current) return;
     setPngError(null);
-    downloadChartPng(figure.current, id, pngTitle, legend).catch((e: unknown) => setPngError(`PNG: ${e instanceof Error ? e.message : String(e)}`));
+    downloadChartPng(figure.current, id, pngTitle, legend).catch((e: unknown) => setPngError(`PNG: ${errorText(e)}`));
   };
   return (
     <figure ref={figure} className={focus ? 'chart metric-chart lesson-focus' : 'chart metric-chart'} data-testid={`chart-${id}`} data-lesson-focus={focus || undefined} data-run={run?.label} data-points={points} data-png-title={pngTitle} data-waiting={waiting || undefined} {...Object.fromEntries(Object.entries(extra ?? {}).map(([k, v]) => [`data-${k}`, v]))}>
