@@ -1,7 +1,7 @@
 // The PNG plots of docs/results.md: a gallery entry opened in the explorer (the built app, headless
-// Chromium, nothing trained) and photographed from its legend to its held-out charts: pass@k by k
-// at the start and the end, then held-out pass@1, pass@K and entropy over training, each arm's mean
-// over seeds with a band of ± 1 standard error.
+// Chromium, nothing trained) and photographed from its legend to its held-out charts, the results
+// table left out: pass@k by k at the start and the end, then held-out pass@1, pass@K and entropy over
+// training, each arm's mean over seeds with a band of ± 1 standard error.
 //   npx vite build && npx tsx scripts/build-gallery.ts && npx tsx scripts/plot-gallery.ts grpo-failure [more ids]
 // writes docs/img/<id>.png. The entries are read from public/gallery (copied over the build's, so a
 // rebuilt gallery needs no rebuilt app).
@@ -32,6 +32,14 @@ try {
     await page.getByTestId('explorer-file').waitFor({ timeout: 30_000 });
     const wanted = ['explorer-chart-passk', 'explorer-heldout'];
     if ((await page.getByTestId('explorer-heldout').count()) === 0) throw new Error(`${id}: no held-out curves (the entry's runs evaluated only at the start and the end)`);
+    // the results table is wider than the page (it scrolls sideways there) and results.md prints its
+    // numbers: the plot leaves it and its heading out rather than cut it at the right edge
+    await page.locator('.explorer-table-wrap').evaluate((wrap) => {
+      const heading = wrap.previousElementSibling;
+      if (!(heading instanceof HTMLElement) || !/results at the end/i.test(heading.textContent ?? '')) throw new Error('plot-gallery: the results table is no longer after its "Results at the end" heading');
+      heading.style.display = 'none';
+      (wrap as HTMLElement).style.display = 'none';
+    });
     // charts draw once scrolled near the viewport: each scrolled to, then all waited for
     for (const c of await page.locator(CHARTS).all()) await c.scrollIntoViewIfNeeded();
     await page.waitForFunction((sel) => {
