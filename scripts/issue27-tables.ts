@@ -142,20 +142,26 @@ function armTable(arm1: Arm, arm2: Arm): string {
   const tokensT = Math.min(meanTokens(a.seeds, endA), meanTokens(b.seeds, endB));
   const lastUnder = (arm: Arm, steps: number[]) => Math.max(...steps.filter((s) => meanTokens(arm.seeds, s) <= tokensT));
   const tA = lastUnder(a, stepsA), tB = lastUnder(b, stepsB);
+  // §11's rule takes the last evaluation at or under the smaller total, so on a coarse grid it can
+  // pass over one a few tokens above it: the evaluation nearest that total is shown beside it then
+  const nearest = (arm: Arm, steps: number[]) => steps.reduce((best, st) => (Math.abs(meanTokens(arm.seeds, st) - tokensT) < Math.abs(meanTokens(arm.seeds, best) - tokensT) ? st : best));
+  const nA = nearest(a, stepsA), nB = nearest(b, stepsB);
+  const withNearest = nA !== tA || nB !== tB;
   const ev = (arm: Arm, st: number) => arm.seeds.map((s) => counts(s.evals.get(st) as SweepEval));
+  const at2 = (sa: number, sb: number) => `step ${sa} (${Math.round(meanTokens(a.seeds, sa))} tokens) vs step ${sb} (${Math.round(meanTokens(b.seeds, sb))} tokens)`;
   const lines = [
-    `${a.name} − ${b.name}, seeds ${both.join(', ')}; equal steps: step ${equal} (${Math.round(meanTokens(a.seeds, equal))} vs ${Math.round(meanTokens(b.seeds, equal))} tokens); equal tokens: step ${tA} (${Math.round(meanTokens(a.seeds, tA))} tokens) vs step ${tB} (${Math.round(meanTokens(b.seeds, tB))} tokens)`,
+    `${a.name} − ${b.name}, seeds ${both.join(', ')}; equal steps: step ${equal} (${Math.round(meanTokens(a.seeds, equal))} vs ${Math.round(meanTokens(b.seeds, equal))} tokens); equal tokens: ${at2(tA, tB)}${withNearest ? `; nearest tokens: ${at2(nA, nB)}` : ''}`,
     '',
-    head(['k', 'equal steps: difference (paired by problem; seeds’ signs)', 'equal tokens: difference']),
+    head(['k', 'equal steps: difference (paired by problem; seeds’ signs)', 'equal tokens: difference', ...(withNearest ? ['nearest tokens: difference'] : [])]),
   ];
-  for (const k of KS_TABLE) lines.push(row([`pass@${k}`, diffCell(paired(ev(a, equal), ev(b, equal), k)), diffCell(paired(ev(a, tA), ev(b, tB), k))]));
+  for (const k of KS_TABLE) lines.push(row([`pass@${k}`, diffCell(paired(ev(a, equal), ev(b, equal), k)), diffCell(paired(ev(a, tA), ev(b, tB), k)), ...(withNearest ? [diffCell(paired(ev(a, nA), ev(b, nB), k))] : [])]));
   const ent = (st: number, arm: Arm) => arm.seeds.map((s) => (s.evals.get(st) as SweepEval).meanEntropy ?? NaN);
   const entDiff = (sa: number, sb: number) => {
     const d = ent(sa, a).map((x, i) => x - (ent(sb, b)[i] ?? NaN));
     const m = meanSe(d);
     return `${pm(m.mean, m.se)} (${d.map(sign).join('')}; across seeds)`;
   };
-  lines.push(row(['held-out entropy', entDiff(equal, equal), entDiff(tA, tB)]));
+  lines.push(row(['held-out entropy', entDiff(equal, equal), entDiff(tA, tB), ...(withNearest ? [entDiff(nA, nB)] : [])]));
   return lines.join('\n');
 }
 
