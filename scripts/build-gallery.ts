@@ -105,6 +105,17 @@ export const ENTRIES: readonly EntrySpec[] = [
       { label: 'SvS lr 1e-4 (shaped reward)', files: ['issue27-svs.json'], knobs: { loop: 'svs' } },
     ],
   },
+  // experiment 3 joins once its first seed has finished (it runs across sessions)
+  ...(existsSync('docs/runs/issue27-datpo.json') ? [{
+    id: 'datpo-exp3', title: 'DATPO against GRPO at lr 1e-4 and equal generated tokens (issue 27 §14)', section: 'docs/results.md §14',
+    claim: 'DATPO: difficulty-adaptive rollout trees forked at high-entropy steps, with a sibling-diversity bonus, improve pass@k over GRPO at an equal generated-token budget.',
+    measured: changesMeasured(`${HELDOUT_LEAD} DATPO with n-gram sibling embeddings (the bonus on), each seed run to the tokens the control's seed generated in its 300 steps (x-axis: steps; DATPO's end ≈ GRPO's step 300 in tokens).`),
+    commit: '93e5c4a', base: NEW_SMALL,
+    arms: [
+      { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
+      { label: 'DATPO lr 1e-4 (n-gram siblings, α 0.2 → 0)', files: ['issue27-datpo.json'], knobs: { loop: 'datpo' } },
+    ],
+  } satisfies EntrySpec] : []),
   {
     id: 'grpo-lr', title: 'GRPO at two learning rates, with step curves (new small)', section: 'measured for the gallery (issue 26 §4)',
     claim: 'GRPO (DeepSeekMath; the control every paper compares against): RL on verifiable rewards raises pass@1 while policy entropy falls.',
