@@ -2,16 +2,21 @@
 // Chromium, nothing trained) and photographed from its legend to its held-out charts, the results
 // table left out: pass@k by k at the start and the end, then held-out pass@1, pass@K and entropy over
 // training, each arm's mean over seeds with a band of ± 1 standard error.
-//   npx vite build && npx tsx scripts/build-gallery.ts && npx tsx scripts/plot-gallery.ts grpo-failure [more ids]
-// writes docs/img/<id>.png. The entries are read from public/gallery (copied over the build's, so a
+//   npx vite build && npx tsx scripts/build-gallery.ts && npx tsx scripts/plot-gallery.ts grpo-failure [more ids] [--x tokens]
+// writes docs/img/<id>.png; with --x tokens (or time) the curves are drawn against generated tokens
+// (or compute time), as the explorer's x-axis menu draws them, into docs/img/<id>-tokens.png. The entries are read from public/gallery (copied over the build's, so a
 // rebuilt gallery needs no rebuilt app).
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS_NO_WEBGPU, DIST, ROOT, freePort, startPreview, stopPreview } from '../src/bench/browser';
 
-const ids = process.argv.slice(2);
-if (ids.length === 0) throw new Error('usage: npx tsx scripts/plot-gallery.ts <gallery id> [more ids]  (ids: public/gallery/index.json)');
+const argv = process.argv.slice(2);
+const xAt = argv.indexOf('--x');
+const xMode = xAt >= 0 ? argv[xAt + 1] : 'step';
+if (!['step', 'tokens', 'time'].includes(xMode)) throw new Error(`--x ${xMode}: give step, tokens or time`);
+const ids = argv.filter((_, i) => xAt < 0 || (i !== xAt && i !== xAt + 1));
+if (ids.length === 0) throw new Error('usage: npx tsx scripts/plot-gallery.ts <gallery id> [more ids] [--x step|tokens|time]  (ids: public/gallery/index.json)');
 for (const id of ids) if (!existsSync(path.join(ROOT, 'public', 'gallery', `${id}.json`))) throw new Error(`public/gallery/${id}.json not found: run npx tsx scripts/build-gallery.ts, or see public/gallery/index.json for the ids`);
 if (!existsSync(path.join(ROOT, DIST, 'index.html'))) throw new Error(`no build in ${DIST}/: run npx vite build first`);
 cpSync(path.join(ROOT, 'public', 'gallery'), path.join(ROOT, DIST, 'gallery'), { recursive: true });
@@ -40,6 +45,7 @@ try {
       heading.style.display = 'none';
       (wrap as HTMLElement).style.display = 'none';
     });
+    if (xMode !== 'step') await page.getByTestId('explorer-xaxis').selectOption(xMode);
     // charts draw once scrolled near the viewport: each scrolled to, then all waited for
     for (const c of await page.locator(CHARTS).all()) await c.scrollIntoViewIfNeeded();
     await page.waitForFunction((sel) => {
@@ -54,7 +60,7 @@ try {
     const y = Math.min(...boxes.map((b) => b.y)) - 8;
     const right = Math.max(...boxes.map((b) => b.x + b.w)) + 8;
     const bottom = Math.max(...boxes.map((b) => b.y + b.h)) + 8;
-    const file = path.join(out, `${id}.png`);
+    const file = path.join(out, `${id}${xMode === 'step' ? '' : `-${xMode}`}.png`);
     await page.screenshot({ path: file, fullPage: true, clip: { x: Math.max(0, x), y: Math.max(0, y), width: right - x, height: bottom - y } });
     console.log(`wrote ${path.relative(ROOT, file)}`);
     await page.close();
