@@ -220,6 +220,27 @@ export function heldoutView(arms: readonly ArmView[]): { arms: ArmView[]; defs: 
   return { arms: out, defs, curves: arms.some((a) => a.seeds.some((s) => seedEvals(s).length > 2)) };
 }
 
+/** An axis title's width per character in the parallel-coordinates chart (11 px text), for its layout. */
+const TITLE_CHAR_PX = 6.5;
+
+/**
+ * Where the parallel-coordinates chart puts its axes in a figure `width` wide: at least 110 px
+ * apart (a narrow screen scrolls the chart sideways rather than overlap them), with margins that
+ * hold the first and last titles (centred on their axes) and the last axis's value labels; where two
+ * neighbouring titles would still meet, every other one drops a line and the plot starts lower.
+ */
+export function parallelLayout(titles: readonly string[], width: number): { w: number; xs: number[]; titleY: number[]; top: number } {
+  const half = (j: number) => (titles[j].length * TITLE_CHAR_PX) / 2;
+  const last = titles.length - 1;
+  if (last < 0) return { w: width, xs: [], titleY: [], top: 22 };
+  const left = Math.max(40, half(0) + 4), right = Math.max(60, half(last) + 4);
+  const w = Math.max(width, left + right + 110 * last);
+  const gap = last > 0 ? (w - left - right) / last : 0;
+  const xs = titles.map((_, j) => (last > 0 ? left + j * gap : w / 2));
+  const staggered = titles.some((_, j) => j < last && half(j) + half(j + 1) + 8 > gap);
+  return { w, xs, titleY: titles.map((_, j) => (staggered && j % 2 === 1 ? 26 : 12)), top: staggered ? 36 : 22 };
+}
+
 /** The arms' colours: distinct for the first ten (Tableau 10), then spread around the hue circle. */
 const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
 export function armColour(i: number): string {

@@ -3,7 +3,7 @@
 // reached each step, thinned by LTTB to the chart's width with the band kept at the same points;
 // pass@k by k over seeds; the table sorted with unknown values last; the grid's form in the URL.
 import { describe, expect, it } from 'vitest';
-import { armLine, armViews, chartDefs, heldoutView, kCurve, thinBand, xOf } from '../../src/explore/draw';
+import { armLine, armViews, chartDefs, heldoutView, kCurve, parallelLayout, thinBand, xOf } from '../../src/explore/draw';
 import { niceTicks } from '../../src/explore/axis';
 import { sortRows, tableRows } from '../../src/explore/table';
 import { EMPTY_FORM } from '../../src/explore/grid';
@@ -118,5 +118,33 @@ describe('explore/axis and gridUrl', () => {
     expect(galleryPathOf('gallery/svs-leak.json')).toEqual({ path: 'gallery/svs-leak.json', warning: null });
     expect(galleryPathOf('../secret.json').path).toBeNull();
     expect(galleryPathOf('https://x.org/a.json').warning).toMatch(/gallery\/<name>\.json/);
+  });
+});
+
+describe('parallel coordinates: the axes\' layout', () => {
+  // the title spans [x − half, x + half] at 6.5 px a character, as the layout assumes
+  const spans = (titles: string[], width: number) => {
+    const l = parallelLayout(titles, width);
+    return { l, s: titles.map((t, j) => ({ lo: l.xs[j] - (t.length * 6.5) / 2, hi: l.xs[j] + (t.length * 6.5) / 2, row: l.titleY[j] })) };
+  };
+  it('keeps every title inside the figure and apart from its neighbour on the same line, long end titles included', () => {
+    const titles = ['lr', 'trainProblems', 'steps', 'pass@1 (end)', 'pass@1 change', 'reward (end)', 'entropy/solve (end)', 'completions/mean_length (end)'];
+    for (const width of [400, 900, 1170, 2000]) {
+      const { l, s } = spans(titles, width);
+      expect(l.w).toBeGreaterThanOrEqual(width);
+      expect(s[0].lo).toBeGreaterThanOrEqual(0);
+      expect(s[s.length - 1].hi).toBeLessThanOrEqual(l.w - 4);
+      for (let i = 0; i < s.length; i++) for (let j = i + 1; j < s.length; j++) if (s[i].row === s[j].row) expect(s[i].hi < s[j].lo, `${titles[i]} and ${titles[j]} at ${width} px`).toBe(true);
+      // the axes are in order, at least 110 px apart
+      for (let j = 1; j < l.xs.length; j++) expect(l.xs[j] - l.xs[j - 1]).toBeGreaterThanOrEqual(110 - 1e-9);
+    }
+  });
+  it('staggers the titles only where neighbours would meet, and then starts the plot lower', () => {
+    const short = parallelLayout(['lr', 'seed', 'pass@1 (end)'], 1000);
+    expect(new Set(short.titleY).size).toBe(1);
+    expect(short.top).toBe(22);
+    const long = parallelLayout(['entropy/solve (end)', 'completions/mean_length (end)', 'reward (end)'], 300);
+    expect(long.titleY).toEqual([12, 26, 12]);
+    expect(long.top).toBeGreaterThan(26);
   });
 });

@@ -1,7 +1,7 @@
 // Parallel coordinates for a grid of more than four arms: one vertical axis per knob (its values in
 // order) and per end figure (pass@1, its paired change, the table's metrics), one line per arm in
 // its colour, so which knob values lead where reads at a glance.
-import { armColour, type ArmView } from '../../explore/draw';
+import { armColour, parallelLayout, type ArmView } from '../../explore/draw';
 import { tableRows } from '../../explore/table';
 import { linear, tickText } from '../../explore/axis';
 import { knobText } from '../../explore/grid';
@@ -9,7 +9,7 @@ import { useWidth } from '../charts/useWidth';
 import { pathOf } from './frame';
 
 const H = 220;
-const TOP = 22, BOTTOM = 28;
+const BOTTOM = 28;
 
 interface Axis {
   name: string;
@@ -34,10 +34,9 @@ export function ParallelCoords({ arms, metrics }: { arms: readonly ArmView[]; me
     return { name, at: (i) => (Number.isFinite(value(i)) ? s(value(i)) : NaN), labels: vs.length ? [{ v: 0, text: tickText(lo) }, { v: 1, text: tickText(hi) }] : [] };
   };
   axes.push(figure('pass@1 (end)', (i) => rows[i].pass1.mean), figure('pass@1 change', (i) => rows[i].change?.mean ?? NaN), ...metrics.map((k) => figure(`${k} (end)`, (i) => rows[i].metrics[k].mean)));
-  // at least 110 px between axes: a narrow screen scrolls the chart sideways rather than overlap its titles
-  const w = Math.max(width, 80 + 110 * (axes.length - 1));
-  const x = (j: number) => 40 + (j * (w - 80)) / Math.max(1, axes.length - 1);
-  const y = linear(0, 1, H - BOTTOM, TOP);
+  const { w, xs, titleY, top } = parallelLayout(axes.map((a) => a.name), width);
+  const x = (j: number) => xs[j];
+  const y = linear(0, 1, H - BOTTOM, top);
   return (
     <figure className="chart explorer-chart" data-testid="explorer-parallel" data-arms={arms.length}>
       <figcaption>
@@ -49,7 +48,7 @@ export function ParallelCoords({ arms, metrics }: { arms: readonly ArmView[]; me
             {axes.map((a, j) => (
               <g key={a.name} className="explorer-axes">
                 <line className="chart-axisline" x1={x(j)} x2={x(j)} y1={y(0)} y2={y(1)} />
-                <text className="axis-title" x={x(j)} y={12} textAnchor="middle">{a.name}</text>
+                <text className="axis-title" x={x(j)} y={titleY[j]} textAnchor="middle">{a.name}</text>
                 {a.labels.map((l) => (
                   <text key={`${l.text}${l.v}`} x={x(j) + 4} y={y(l.v)} dy="0.32em">{l.text}</text>
                 ))}
