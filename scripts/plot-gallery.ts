@@ -4,8 +4,9 @@
 // training, each arm's mean over seeds with a band of ± 1 standard error.
 //   npx vite build && npx tsx scripts/build-gallery.ts && npx tsx scripts/plot-gallery.ts grpo-failure [more ids] [--x tokens]
 // writes docs/img/<id>.png; with --x tokens (or time) the curves are drawn against generated tokens
-// (or compute time), as the explorer's x-axis menu draws them, into docs/img/<id>-tokens.png. The entries are read from public/gallery (copied over the build's, so a
-// rebuilt gallery needs no rebuilt app).
+// (or compute time), as the explorer's x-axis menu draws them, into docs/img/<id>-tokens.png (or
+// -time.png). The entries are read from public/gallery (copied over the build's, so a rebuilt gallery
+// needs no rebuilt app).
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
