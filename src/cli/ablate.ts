@@ -153,6 +153,12 @@ async function budgets(f: { 'token-budget': string; 'match-tokens': string }, se
   return out;
 }
 
+/** An evaluation in one line of the progress log: pass@1, pass@k at the largest k, entropy. */
+function evalLine(e: EvalEvent): string {
+  const kMax = Math.max(...Object.keys(e.passAtK).map(Number).filter(Number.isInteger));
+  return `pass@1 ${e.passAtK['1']?.toFixed(3)}${kMax > 1 ? `, pass@${kMax} ${e.passAtK[String(kMax)]?.toFixed(3)}` : ''}, entropy ${e.meanEntropy.toFixed(3)}`;
+}
+
 /** The held-out evaluation of parameters a run stopped with (at a token budget, the driver's end evaluation does not run). */
 async function evaluateAt(gpu: Gpu, cfg: GPTConfig, params: Float32Array, c: BaseLoopConfig, step: number): Promise<EvalEvent> {
   const engine = await createWebGpuEngine(gpu, { cfg, params, reference: params, trainRows: 1, decodeBatch: 64 }, trainSettings(c, cfg.nPositions));
@@ -274,7 +280,10 @@ export async function ablateCommand(argv: string[]): Promise<void> {
       const elapsed = () => before + (Date.now() - t0) / 1000;
       current = runId;
       const status = await runs.start(gpu, { runId, loop: f.loop, policy: ckptDir, config, ...(from ? { resume: true } : {}) }, stopOnHalt(runs, runId), (e) => {
-        if (e.type === 'eval') rec.evals.push(e);
+        if (e.type === 'eval') {
+          rec.evals.push(e);
+          process.stderr.write(`seed ${seed} held-out at step ${e.step}: ${evalLine(e)}\n`);
+        }
         if (e.type === 'done') done = e;
         if (e.type === 'checkpoint' && f.work) void saveSeconds(f.work, seed, elapsed());
         if (e.type !== 'step') return;
@@ -293,7 +302,9 @@ export async function ablateCommand(argv: string[]): Promise<void> {
       const last = done as Extract<LoopEvent, { type: 'done' }> | null;
       // a run cut at its budget ends without the driver's evaluation at its last step: evaluate where it stopped
       const lastEval = evals.length > 1 && evals[evals.length - 1].step === steps ? evals[evals.length - 1] : null;
+      if (!lastEval && last && evals.length) process.stderr.write(`seed ${seed}: stopped at its token budget; evaluating the held-out set at step ${steps}\n`);
       const end = lastEval ?? (last && evals.length ? await evaluateAt(gpu, base.cfg, last.params, config, steps) : null);
+      if (end && end !== lastEval) process.stderr.write(`seed ${seed} held-out at step ${end.step}: ${evalLine(end)}\n`);
       if (!end || evals.length === 0) throw new Error(`seed ${seed}: the run ended (${status.state} at step ${status.step}) without its evaluations`);
       if (budget && tokens < (budget.get(seed) as number)) process.stderr.write(`seed ${seed}: --steps ${f.steps} ran out at ${tokens} of ${budget.get(seed)} tokens; raise --steps\n`);
       const halted = haltOf(status) ?? undefined;

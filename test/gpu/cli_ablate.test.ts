@@ -44,16 +44,17 @@ async function untilCheckpoint(work: string, seed: number, step: number): Promis
 
 describe('rlvr-lab ablate, long ablations', () => {
   let whole: string;
+  let wholeLog: string;
   beforeAll(async () => {
     whole = join(dir, 'whole.json');
-    await exec('node', args(whole), { env: process.env });
+    wholeLog = (await exec('node', args(whole), { env: process.env })).stderr;
   });
 
   it('--eval-every evaluates every N steps, each evaluation with its per-problem counts, in the explorer format', async () => {
     const text = await readFile(whole, 'utf8');
     const doc = JSON.parse(text) as {
       partial: boolean; config: { evalEvery: number }; command: string;
-      results: { evals: { step: number; n: number; correct: number[] }[]; end: unknown; series: { step: number[] } }[];
+      results: { seed: number; evals: { step: number; n: number; correct: number[]; passAtK: Record<string, number> }[]; end: unknown; series: { step: number[] } }[];
     };
     expect(doc.partial).toBe(false);
     expect(doc.config.evalEvery).toBe(4);
@@ -63,6 +64,8 @@ describe('rlvr-lab ablate, long ablations', () => {
       for (const e of r.evals) {
         expect(e.n).toBe(4);
         expect(e.correct).toHaveLength(3);
+        // the progress log says each evaluation as it lands, with the file's figures
+        expect(wholeLog).toContain(`seed ${r.seed} held-out at step ${e.step}: pass@1 ${e.passAtK['1'].toFixed(3)}, pass@4 ${e.passAtK['4'].toFixed(3)}`);
       }
       expect(r.end).toEqual(r.evals[3]);
       expect(r.series.step).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
