@@ -236,7 +236,7 @@ export function parallelLayout(titles: readonly string[], width: number): { w: n
   const left = Math.max(40, half(0) + 4), right = Math.max(60, half(last) + 4);
   const w = Math.max(width, left + right + 110 * last);
   const gap = last > 0 ? (w - left - right) / last : 0;
-  const xs = titles.map((_, j) => (last > 0 ? left + j * gap : w / 2));
+  const xs = titles.map((_, j) => left + j * gap);
   const staggered = titles.some((_, j) => j < last && half(j) + half(j + 1) + 8 > gap);
   return { w, xs, titleY: titles.map((_, j) => (staggered && j % 2 === 1 ? 26 : 12)), top: staggered ? 36 : 22 };
 }

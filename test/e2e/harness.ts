@@ -35,7 +35,6 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
-
 /**
  * Checks the build and the browser, then starts `vite preview` on a free port and Chromium (with
  * WebGPU on SwiftShader unless `webgpu: false`).
