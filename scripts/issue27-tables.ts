@@ -1,9 +1,10 @@
 // The tables of docs/results.md §11 (issue 27, experiment 1), printed from the run files so that
 // every number there comes from docs/runs by this command:
-//   npx tsx scripts/issue27-tables.ts docs/runs/issue27-grpo-lr1e-4.json docs/runs/issue27-grpo-lr3e-5.json [--work]
+//   npx tsx scripts/issue27-tables.ts docs/runs/issue27-grpo-lr1e-4.json docs/runs/issue27-grpo-lr3e-5.json [--work] [--step N]
 // Each file is one arm (an `ablate --json`). With --work, seeds still running are read too, from
 // the checkpoints ablate keeps in docs/runs/work/<file name>/ (their evaluations so far; marked
-// "in progress"). Statistics as §11 fixes them: pass@k per problem from the kept counts, changes
+// "in progress"). The equal-steps comparison is at the last step both arms evaluated, or at step N
+// with --step N (a design's named step; an error unless both arms evaluated it). Statistics as §11 fixes them: pass@k per problem from the kept counts, changes
 // and differences paired by problem (src/metrics/bands.ts), the claim rule of isEffect (beyond two
 // standard errors pooled, the same sign in at least two seeds); entropy and maj@k across seeds.
 import { existsSync, readFileSync } from 'node:fs';
@@ -129,15 +130,16 @@ function passOf(s: Seed, step: number, k: number): number {
   return per.reduce((x, y) => x + y, 0) / per.length;
 }
 
-/** Arm a − arm b at equal steps (the last step both reached) and at equal generated tokens. */
-function armTable(arm1: Arm, arm2: Arm): string {
+/** Arm a − arm b at equal steps (the last step both reached, or `atStep`) and at equal generated tokens. */
+function armTable(arm1: Arm, arm2: Arm, atStep?: number): string {
   // the seeds both arms have, so each seed pair shares its seed (and its step-0 draw)
   const both = arm1.seeds.filter((s) => arm2.seeds.some((t) => t.seed === s.seed)).map((s) => s.seed);
   if (!both.length) return '(the arms share no seed yet)';
   const a = { ...arm1, seeds: arm1.seeds.filter((s) => both.includes(s.seed)) }, b = { ...arm2, seeds: arm2.seeds.filter((s) => both.includes(s.seed)) };
   const common = (arm: Arm) => [...new Set(arm.seeds.flatMap((s) => [...s.evals.keys()]))].filter((st) => at(arm, st).length === arm.seeds.length);
   const stepsA = common(a), stepsB = common(b);
-  const equal = Math.max(...stepsA.filter((s) => stepsB.includes(s)));
+  if (atStep !== undefined && !(stepsA.includes(atStep) && stepsB.includes(atStep))) throw new Error(`--step ${atStep}: not evaluated in every seed of both arms (${a.name}: ${stepsA.sort((x, y) => x - y).join(', ')}; ${b.name}: ${stepsB.sort((x, y) => x - y).join(', ')})`);
+  const equal = atStep ?? Math.max(...stepsA.filter((s) => stepsB.includes(s)));
   const endA = Math.max(...stepsA), endB = Math.max(...stepsB);
   const tokensT = Math.min(meanTokens(a.seeds, endA), meanTokens(b.seeds, endB));
   const lastUnder = (arm: Arm, steps: number[]) => Math.max(...steps.filter((s) => meanTokens(arm.seeds, s) <= tokensT));
@@ -168,8 +170,16 @@ function armTable(arm1: Arm, arm2: Arm): string {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const withWork = args.includes('--work');
+  const si = args.indexOf('--step');
+  let atStep: number | undefined;
+  if (si >= 0) {
+    atStep = Number(args[si + 1]);
+    if (!Number.isInteger(atStep) || atStep < 0) throw new Error(`--step: expected a step number, got ${args[si + 1] ?? 'nothing'}`);
+    args.splice(si, 2);
+  }
   const files = args.filter((a) => a !== '--work');
-  if (!files.length) throw new Error('usage: npx tsx scripts/issue27-tables.ts ARM.json … [--work]');
+  if (!files.length) throw new Error('usage: npx tsx scripts/issue27-tables.ts ARM.json … [--work] [--step N]');
+  if (atStep !== undefined && files.length !== 2) throw new Error('--step compares two arms: give two files');
   const arms = await Promise.all(files.map((f) => readArm(f, withWork)));
   for (const arm of arms) {
     const done = arm.seeds.filter((s) => !s.inProgress).map((s) => s.seed);
@@ -178,7 +188,7 @@ async function main(): Promise<void> {
     const last = Math.max(...arm.seeds.flatMap((s) => [...s.evals.keys()]));
     if (Number.isFinite(last) && last > 0) process.stdout.write(`At step ${last} against step 0:\n\n${endTable(arm, last)}\n\n`);
   }
-  if (arms.length === 2 && arms.every((a) => a.seeds.length > 0)) process.stdout.write(`### Between the arms\n\n${armTable(arms[0], arms[1])}\n`);
+  if (arms.length === 2 && arms.every((a) => a.seeds.length > 0)) process.stdout.write(`### Between the arms\n\n${armTable(arms[0], arms[1], atStep)}\n`);
 }
 
 main().catch((e) => {
