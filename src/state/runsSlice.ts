@@ -107,21 +107,33 @@ export const createRunsSlice =
 
     // how many chunks the archive holds of each run this tab computes: a chunk's number for the other tabs
     const chunkSeq = new Map<string, number>();
+    // A finished status is shown only once the archive holds it: a page reloaded on seeing a run
+    // done must find it done, not interrupted. Until its write lands the run shows its last status.
+    const showWhenStored = (id: string, stored: Promise<void> | undefined, held: RunStatus, status: RunStatus) =>
+      void stored?.then(() => patchRun(id, (v) => (v.status === held ? { ...v, status } : v)));
+
     const queue = new FrameQueue<RunBatch>(schedule, (batches) => {
       const byId = { ...get().runs.byId };
+      // the status each run's record is stored with (its newest), where the view still holds the last shown one
+      const statusOf = new Map<string, RunStatus>();
       for (const b of batches) {
         const run = byId[b.runId];
         if (!run) continue;
         const chunk = plainChunk(b);
         const status = withPriorHalts(run.priorHalts, b.status);
-        byId[b.runId] = { ...run, data: appendChunk(run.data, chunk), status };
+        statusOf.set(b.runId, status);
+        byId[b.runId] = { ...run, data: appendChunk(run.data, chunk), status: services.archive && isFinished(status.state) && !isFinished(run.status.state) ? run.status : status };
         void persist(services.archive?.appendChunk(b.runId, chunk));
         const seq = chunkSeq.get(b.runId) ?? 0;
         chunkSeq.set(b.runId, seq + 1);
         services.channel?.post({ type: 'chunk', runId: b.runId, seq, chunk, status });
       }
       patch({ byId });
-      for (const id of new Set(batches.map((b) => b.runId))) if (byId[id]) void persist(services.archive?.putRun(recordOf(byId[id])));
+      for (const [id, status] of statusOf) {
+        const view = byId[id];
+        const stored = persist(services.archive?.putRun(recordOf({ ...view, status })));
+        if (view.status !== status) showWhenStored(id, stored, view.status, status);
+      }
     });
 
     /** Runs a spec in the worker until it ends, then records its final status. */
@@ -137,10 +149,12 @@ export const createRunsSlice =
       }
       try {
         queue.flush();
-        patchRun(id, (v) => ({ ...v, status: withPriorHalts(v.priorHalts, final) }));
-        const done = get().runs.byId[id];
-        // stored, then told, then let go: a tab that sees the lock free finds the final status stored
+        const view = get().runs.byId[id];
+        const done = view && { ...view, status: withPriorHalts(view.priorHalts, final) };
+        // stored, then shown and told, then let go: a page reloaded on seeing the run finished, and a
+        // tab that sees the lock free, find the final status stored
         if (done) await persist(services.archive?.putRun(recordOf(done)));
+        patchRun(id, (v) => ({ ...v, status: withPriorHalts(v.priorHalts, final) }));
         if (done) services.channel?.post({ type: 'status', runId: id, status: done.status });
       } finally {
         release?.();

@@ -129,6 +129,44 @@ describe('runs slice', () => {
     expect(second.store.getState().runs.byId[second.runs[0].spec.runId].label).toBe('#2 GRPO · tiny');
   });
 
+  it('shows a run finished only once the archive holds it finished: a reload on seeing it done finds it done', async () => {
+    const inner = memoryArchive();
+    // the archive's record writes wait until the test lets them land
+    const gates: (() => void)[] = [];
+    const archive: RunArchive = { ...inner, putRun: (r) => new Promise<void>((land) => void gates.push(() => void inner.putRun(r).then(land))) };
+    const openGates = async () => {
+      while (gates.length) gates.shift()?.();
+      await settle();
+    };
+    const first = await readyStore(archive);
+    void first.store.getState().startRun();
+    await settle();
+    await openGates();
+    first.runs[0].onBatch(batch('run1', [1, 2], 'running'));
+    first.frames.frame();
+    await openGates();
+    expect(first.store.getState().runs.byId.run1.status.state).toBe('running');
+
+    // the worker's last batch says done, then its start call returns
+    first.runs[0].onBatch(batch('run1', [3], 'done'));
+    first.frames.frame();
+    first.runs[0].finish(status('done', 3));
+    await settle();
+    // written but not yet landed: the page still shows it running (its data is in)
+    expect(gates.length).toBeGreaterThan(0);
+    expect(first.store.getState().runs.byId.run1.data.step).toEqual([1, 2, 3]);
+    expect(first.store.getState().runs.byId.run1.status.state).toBe('running');
+    expect((await inner.loadRuns())[0].record.status.state).toBe('running');
+    await openGates();
+    await openGates();
+    expect(first.store.getState().runs.byId.run1.status).toMatchObject({ state: 'done', step: 3 });
+
+    // a page opened now (the reload a user makes on seeing it done) finds it done, not interrupted
+    const second = await readyStore(inner, 'later');
+    await second.store.getState().loadArchive();
+    expect(second.store.getState().runs.byId.run1.status).toMatchObject({ state: 'done', step: 3, error: null });
+  });
+
   it('ends a run the worker refuses as failed, with its message, and shows a refused command', async () => {
     const { store, runs } = await readyStore(null);
     void store.getState().startRun();
