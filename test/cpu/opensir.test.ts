@@ -10,7 +10,7 @@ import { validateOpensirConfig, type OpensirConfig } from '../../src/loops/opens
 import { driveLoop } from '../../src/loops/driver';
 import { loopNamed } from '../../src/loops/registry';
 import type { LoopEvent } from '../../src/loops/events';
-import { BOS, decode, encode, EOS, solvePrompt, TAG_TOKEN } from '../../src/world/index';
+import { BOS, decode, encode, EOS, loadSet, solvePrompt, TAG_TOKEN } from '../../src/world/index';
 import { scriptedEngine, type Script } from '../helpers/scriptedEngine';
 import { collect, runOnCpu } from '../helpers/loops';
 import { loadCheckpointDir } from '../../src/model/checkpoint_node';
@@ -110,7 +110,8 @@ const script: Script = (prompt, role, g) => {
 
 async function runScripted(config: Partial<OpensirConfig> & Record<string, unknown>, s: Script = script, engine = scriptedEngine(s)) {
   const def = loopNamed('opensir');
-  const cfg = def.spec.validate({ steps: 1, teacherGroups: 2, teacherSamples: 4, studentSamples: 8, evalProblems: 1, evalN: 1, samplesPerStep: 2, ...config });
+  // no coverage probe unless a test asks for one: its teacher outputs would mix with the step's
+  const cfg = def.spec.validate({ steps: 1, teacherGroups: 2, teacherSamples: 4, studentSamples: 8, evalProblems: 1, evalN: 1, samplesPerStep: 2, probeEvery: 0, ...config });
   const events = await collect(driveLoop(def, engine, cfg));
   const steps = events.filter((e): e is Extract<LoopEvent, { type: 'step' }> => e.type === 'step');
   const records = events.flatMap((e) => (e.type === 'records' ? e.records : []));
@@ -183,7 +184,7 @@ describe('OpenSIR on a scripted policy', () => {
     const ckpt = whole.events.find((e) => e.type === 'checkpoint' && e.step === 3) as Extract<LoopEvent, { type: 'checkpoint' }>;
     expect((ckpt.state as { pool: unknown[] }).pool).toHaveLength(19);
     const def = loopNamed('opensir');
-    const cfg = def.spec.validate({ steps: 3, teacherGroups: 2, teacherSamples: 4, studentSamples: 8, evalProblems: 1, evalN: 1, samplesPerStep: 2 });
+    const cfg = def.spec.validate({ steps: 3, teacherGroups: 2, teacherSamples: 4, studentSamples: 8, evalProblems: 1, evalN: 1, samplesPerStep: 2, probeEvery: 0 });
     const at1 = (await runScripted({ steps: 1 })).events.find((e) => e.type === 'checkpoint') as Extract<LoopEvent, { type: 'checkpoint' }>;
     const resumed = await collect(driveLoop(def, scriptedEngine(script), cfg, { resume: { step: 1, optimiser: at1.optimiser, state: at1.state } }));
     const rec = (evs: LoopEvent[]) => evs.filter((e) => e.type === 'records');
@@ -289,6 +290,62 @@ describe('OpenSIR: what a step measures', () => {
     expect(step.metrics.frac_reward_zero_std).toBeCloseTo(2 / 6, 12);
     // each teacher group's four outputs score differently
     expect(step.metrics['frac_reward_zero_std/teach']).toBe(0);
+  });
+});
+
+describe('OpenSIR: the coverage probe', () => {
+  // probe rollouts are the teacher rollouts of group size 3 (the step's teacher groups are of 4);
+  // the k-th probe writes, for the seed problem's prompt and for the others:
+  //   probe 1: 2+3, 4*5, ((        and 2+3, 2+3, 9-2   → 8/9 legal, 3 problems, 3 signatures, 3 tag sets
+  //   later:   2+3, 2+3, 2+3       and the same         → all legal, 1 problem, 1 signature, 1 tag set
+  const FIRST: Record<string, string[]> = { seed: ['2+3<c:add>', '4*5<c:mul>', '(('], other: ['2+3<c:add>', '2+3<c:add>', '9-2<c:sub>'] };
+  async function probed(config: Record<string, unknown>) {
+    const log: string[] = [];
+    const probes: { prompts: string[]; seed: number }[] = [];
+    let inProbe = false;
+    const engine = scriptedEngine((prompt, role, g, d) => {
+      if (!inProbe) return script(prompt, role, g, d);
+      return probes.length === 1 ? FIRST[prompt === '<bos><teach>1+1<sep>' ? 'seed' : 'other'][g] : '2+3<c:add>';
+    });
+    const rollout = engine.rollout.bind(engine);
+    engine.rollout = (async (prompts, opts, reward) => {
+      inProbe = opts.role === 'teach' && opts.groupSize === 3;
+      if (inProbe) probes.push({ prompts: prompts.map((p) => decode(p.prompt)), seed: opts.seed });
+      log.push(inProbe ? 'probe' : opts.role);
+      try {
+        return await rollout(prompts, opts, reward);
+      } finally {
+        inProbe = false;
+      }
+    }) as typeof engine.rollout;
+    const train = engine.train.bind(engine);
+    engine.train = async (trajs) => (log.push('train'), train(trajs));
+    const r = await runScripted({ probeSamples: 3, probePrompts: 3, ...config }, script, engine);
+    return { ...r, log, probes };
+  }
+
+  it('probes the base at step 1 before its update, then after every probeEvery-th update, always the same prompts and seed', async () => {
+    const { steps, log, probes } = await probed({ steps: 4, probeEvery: 2 });
+    expect(log.filter((x) => x !== 'solve')).toEqual(['probe', 'teach', 'train', 'teach', 'train', 'probe', 'teach', 'train', 'teach', 'train', 'probe']);
+    expect(steps.map((s) => 'probe/concepts' in s.metrics)).toEqual([true, true, false, true]);
+    // the seed problem, then the evaluation set's first problems; one seed for every probe
+    const evalSet = loadSet('eval-mixed').slice(0, 2).map((p) => `<bos><teach>${p.text}<sep>`);
+    for (const p of probes) expect(p.prompts).toEqual(['<bos><teach>1+1<sep>', ...evalSet]);
+    expect(new Set(probes.map((p) => p.seed)).size).toBe(1);
+    expect(probes).toHaveLength(3);
+  });
+
+  it('counts each probe\'s own outputs; none of them is pooled, trained on or counted as generated tokens', async () => {
+    const probedRun = await probed({ steps: 2, probeEvery: 2 });
+    const [s1, s2] = probedRun.steps;
+    expect(s1.metrics).toMatchObject({ 'probe/legal': 8 / 9, 'probe/problems': 3, 'probe/concepts': 3, 'probe/tag_sets': 3 });
+    expect(s2.metrics).toMatchObject({ 'probe/legal': 1, 'probe/problems': 1, 'probe/concepts': 1, 'probe/tag_sets': 1 });
+    const plain = await runScripted({ steps: 2 });
+    for (const k of ['pool/size', 'pool/concepts', 'tokens/generated', 'teacher/reward']) expect(probedRun.steps.map((s) => s.metrics[k])).toEqual(plain.steps.map((s) => s.metrics[k]));
+    expect(probedRun.engine.updates).toEqual(plain.engine.updates);
+    expect(probedRun.records).toEqual(plain.records);
+    // off: no probe metric at all
+    expect(plain.steps.some((s) => Object.keys(s.metrics).some((k) => k.startsWith('probe/')))).toBe(false);
   });
 });
 

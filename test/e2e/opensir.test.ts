@@ -1,14 +1,14 @@
 // OpenSIR in the page (built app, headless Chromium, WebGPU on SwiftShader): a short run of the
 // shipped `small` base set up from the URL trains to the end, and every view the loop declares
-// draws: the reward, solve-rate, pool and coverage charts, the reward components, validity with
+// draws: the reward, solve-rate, pool and coverage charts (the pool's and the probe's), the reward components, validity with
 // the oracle, the topic mix, the solvability triangle, the 2-D map of the pool's embeddings and
 // the pool table, which holds every problem added and sorts by a column.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chartsDrawn, closeLab, openLab, points, requireAdapter, shot, waitRunStatus, type Lab } from './harness';
 
-/** Three steps of 2 teacher groups × 3 problems, 4 answers each, an evaluation every step. */
-const SETUP = 'loop=opensir&policy=small&seed=2&steps=3&teacherGroups=2&teacherSamples=3&studentSamples=4&evalEvery=1&evalProblems=2&evalN=2&samplesPerStep=2';
+/** Three steps of 2 teacher groups × 3 problems, 4 answers each, an evaluation every step; a 2 × 2 coverage probe at steps 1 and 2. */
+const SETUP = 'loop=opensir&policy=small&seed=2&steps=3&teacherGroups=2&teacherSamples=3&studentSamples=4&evalEvery=1&evalProblems=2&evalN=2&samplesPerStep=2&probeEvery=2&probePrompts=2&probeSamples=2';
 
 describe('OpenSIR in the page', () => {
   let lab: Lab, page: Page, errors: string[];
@@ -33,6 +33,8 @@ describe('OpenSIR in the page', () => {
     await chartsDrawn(page);
     for (const id of ['teacher-reward', 'pool-size', 'coverage', 'entropy', 'validity', 'topics']) expect(await points(page, id), `chart-${id}`).toBe(3);
     expect(await points(page, 'pass1')).toBe(4);
+    // the probe: the base at step 1 and after step 2's update
+    expect(await points(page, 'probe-coverage')).toBe(2);
     await shot(page, 'opensir-done');
 
     const table = page.getByTestId('browser-pool-table');

@@ -10,13 +10,16 @@
 //          problems (legal, some answer parsed) and the single scored problem with the highest
 //          score are trained on: the released code's combined score, the reward's own weighted
 //          components (so with γ = 0 diversity plays no part); every legal problem joins the pool.
+//   probe  (the lab's measurement) at step 1 before its update and after every probeEvery-th update,
+//          the teacher writes problems for a fixed set of prompts with a fixed seed: probe/* counts
+//          their distinct concepts, so coverage is seen over time and not only as the pool's total.
 // Concept tags are masked out of the teacher's loss; group_std ε 1e-4, clip 0.2/0.2 and β = 1e-4
 // (k3) come from the `opensir` RL preset. The oracle (the interpreter) says whether a* is the true
 // value and which concepts the problem really has: shown, never a reward.
 import { answerOf } from '../../eval/score';
 import type { Rollout } from '../../rl/rollout';
 import { countedRng, type CountedRng } from '../../util/rng';
-import { BOS, conceptKey, conceptsOf, conceptTags, CONCEPT_TAGS, encode, EOS, MAX_CONCEPT_TAGS, readProblem, responseText, solvePrompt, teachPrompt } from '../../world/index';
+import { BOS, conceptKey, conceptsOf, conceptTags, CONCEPT_TAGS, encode, EOS, loadSet, MAX_CONCEPT_TAGS, readProblem, responseText, solvePrompt, teachPrompt } from '../../world/index';
 import type { LoopBody, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine } from '../engine';
@@ -84,7 +87,32 @@ class OpensirRun {
     return { seed: (c.seed * 6007 + step * 2 + task) >>> 0, temperature: c.rl.temperature, topK: 0, topP: c.topP, eosToken: EOS, maxNew };
   }
 
+  /**
+   * The coverage probe: the teacher writes probeSamples problems for each fixed probe prompt (the
+   * seed problem, then the evaluation set's first problems), always with the same sampling seed, so
+   * two probes differ by the policy alone. Nothing of it is trained on, pooled or counted as
+   * generated tokens (it is a measurement, like an evaluation).
+   */
+  private async probe(c: OpensirConfig): Promise<Record<string, number>> {
+    const parents = [c.seedProblem, ...loadSet(c.evalSet).slice(0, c.probePrompts - 1).map((p) => p.text)];
+    const out = await this.engine.rollout(
+      parents.map((p) => ({ prompt: teachPrompt(p), payload: 0 })),
+      { groupSize: c.probeSamples, role: 'teach', dataType: 'teach', groupIdBase: 0, seed: (c.seed * 6007 + 0x5bd1e995) >>> 0, temperature: c.rl.temperature, topK: 0, topP: c.topP, eosToken: EOS, maxNew: c.maxProblemTokens },
+      (_x, response) => ({ reward: 0, text: responseText(response).text }),
+    );
+    const legal = out.map((t) => diagnoseTeach(t.text, responseText(t.responseTokens).ended)).filter((d) => d.legal);
+    const keys = legal.map((d) => readProblem(d.problem as string)).map((r) => (r.ok ? conceptKey(conceptsOf(r.value.expr)) : ''));
+    return {
+      'probe/legal': legal.length / out.length,
+      'probe/concepts': new Set(keys).size,
+      'probe/tag_sets': new Set(legal.map((d) => [...d.actual].sort().join(' '))).size,
+      'probe/problems': new Set(legal.map((d) => d.problem)).size,
+    };
+  }
+
   async step(step: number, c: OpensirConfig): Promise<StepResult> {
+    // the base's probe: step 1, before its update
+    const baseProbe = c.probeEvery > 0 && step === 1 ? await this.probe(c) : null;
     if (this.poolVectors.length < this.pool.length) this.poolVectors.push(...(await this.embed(this.pool.slice(this.poolVectors.length).map((e) => e.problem), c)));
     const parents = Array.from({ length: c.teacherGroups }, () => this.pool[Math.floor(this.rand() * this.pool.length)]);
     // ---- teach: new problems and their concepts, one group per pool problem
@@ -168,6 +196,8 @@ class OpensirRun {
       rejected_steps: stats?.rejectedSteps ?? 0,
       ...(stats ? renameEntropy(stats.metrics) : {}),
     };
+    const probe = baseProbe ?? (c.probeEvery > 0 && step % c.probeEvery === 0 ? await this.probe(c) : null);
+    if (probe) Object.assign(metrics, probe);
     if (legal.length) {
       const labelled = legal.filter((x) => x.label !== null);
       Object.assign(metrics, {

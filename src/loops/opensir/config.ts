@@ -5,7 +5,7 @@
 import { count, defaultsOf, num, RATE, type FieldSpecs } from '../../config/fields';
 import { ConfigError } from '../../util/errors';
 import { readProblem, ROLE_LIMITS } from '../../world/index';
-import { BOUNDS, loopFields, str, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
+import { BOUNDS, loopFields, MAX_STEPS, str, TOP_P, validateLoopConfig, type BaseLoopConfig } from '../base_config';
 import type { LoopPreset } from '../spec';
 
 export type DiversityMode = 'top5' | 'min';
@@ -31,6 +31,9 @@ export interface OpensirConfig extends BaseLoopConfig {
   maxNewTokens: number;
   maxProblemTokens: number;
   topP: number;
+  probeEvery: number;
+  probePrompts: number;
+  probeSamples: number;
 }
 
 const rate = RATE;
@@ -62,6 +65,12 @@ const OWN_FIELDS: FieldSpecs<Omit<OpensirConfig, keyof BaseLoopConfig>> = {
   maxNewTokens: { default: ROLE_LIMITS.solve.response, type: count(1, BOUNDS.tokens), paper: '—', help: 'longest student answer, end token included' },
   maxProblemTokens: { default: ROLE_LIMITS.teach.response, type: count(1, BOUNDS.tokens), paper: '—', help: 'longest teacher output (problem and concept tags), end token included' },
   topP: TOP_P,
+  probeEvery: {
+    default: 10, type: count(0, MAX_STEPS), paper: '— (the lab\'s measurement, never trained on)',
+    help: 'steps between coverage probes (0 = none): the teacher writes probeSamples problems for each of a fixed set of probe prompts with a fixed sampling seed, at step 1 before its update (the base) and after every probeEvery-th step\'s update; probe/* counts the distinct concept signatures, tag sets and problems among them, so coverage is seen over time, not only as the pool\'s running count',
+  },
+  probePrompts: { default: 8, type: count(1, BOUNDS.perStep), paper: '—', help: 'probe prompts: the seed problem and the first probePrompts − 1 problems of the evaluation set, each the parent of a teacher prompt' },
+  probeSamples: { default: 8, type: count(1, BOUNDS.group), paper: '—', help: 'problems the teacher writes for each probe prompt' },
 };
 
 export const OPENSIR_FIELDS: FieldSpecs<Omit<OpensirConfig, 'rl'>> = loopFields(OWN_FIELDS);

@@ -36,6 +36,10 @@ const OPENSIR_CHARTS: readonly MetricChartSpec[] = [
     note: 'Distinct concept signatures in the pool: operation count, operators, functions, depth, nesting and magnitude, read off the syntax tree (our world has 8 concept tags, not the paper\'s free-text concepts, so a signature stands in for a concept). Longer problems make new signatures too. The paper: the diversity reward nearly doubles coverage.',
   },
   {
+    id: 'probe-coverage', key: 'probe/concepts', title: 'Concept coverage on fixed probe prompts', optional: true,
+    note: 'Distinct concept signatures among the problems the teacher writes for the same probe prompts with the same sampling seed (probeEvery, probePrompts × probeSamples outputs; never trained on). Step 1 is the base. Unlike the pool\'s running count, which can only grow, this falls when the teacher narrows onto a few templates.',
+  },
+  {
     id: 'tag-sets', key: 'pool/tag_sets', title: 'Concept combinations in the pool', optional: true,
     note: 'Distinct sets of concept tags the pool\'s problems show (read off the tree): which combinations of functions, nesting, large values and operators the curriculum has reached.',
   },
