@@ -21,9 +21,9 @@ import { frontierReward } from '../../src/loops/frontier';
 import type { EvalOptions, EvalResult } from '../../src/eval/evaluate';
 import type { LoopEvent } from '../../src/loops/events';
 import { readFileSync } from 'node:fs';
-import { relatedBaseProblems, RELATED_BASE_N } from '../../src/loops/ttsp/body';
+import { GENERIC_CONTEXT, relatedBaseProblems, RELATED_BASE_N } from '../../src/loops/ttsp/body';
 import { cosine } from '../../src/metrics/diversity';
-import { BOS, encode, PROPOSE_EARLIER_MAX } from '../../src/world/index';
+import { BOS, encode, loadSet, PROPOSE_EARLIER_MAX, readProblem } from '../../src/world/index';
 import type { EvalProblem } from '../../src/eval/evaluate';
 
 const TARGET = '6*(2+3)';
@@ -243,6 +243,57 @@ describe('TTSP oracle diagnostics, budget stop and the compared metrics', () => 
   it('defaults contextProblems to the most earlier problems pretraining showed', () => {
     expect(validateTtspConfig({}).contextProblems).toBe(PROPOSE_EARLIER_MAX);
     expect(TTSP.spec.fields.contextProblems.help).toMatch(new RegExp(`0 to ${PROPOSE_EARLIER_MAX} earlier problems`));
+  });
+});
+
+describe('TTSP generic control (solverProblems = training)', () => {
+  // the solver answers a training problem rightly on even attempts and wrongly on odd ones: p = ½
+  const solveHalf: Script = (prompt, role, g) => {
+    if (role !== 'solve') throw new Error(`the generic control sampled the ${role} role`);
+    const q = readProblem(prompt.replace(/^<bos><solve>/, '').replace(/=$/, ''));
+    if (!q.ok) throw new Error(`not a problem: ${prompt}`);
+    return g % 2 === 0 ? `#${q.value.oracleValue}` : `#${q.value.oracleValue + 1}`;
+  };
+  const CONTROL = { ...CONFIG, solverProblems: 'training' as const, proposerContexts: 2, proposalsPerContext: 3 };
+
+  it('samples no proposer: the solver trains on random training problems against their true answers, replay included; the target evaluated as ever', async () => {
+    const { e, steps, records, targetEvals } = await run(CONTROL, solveHalf);
+    const training = new Map(loadSet('train').map((p) => [p.text, p.answer]));
+    // proposerContexts × proposalsPerContext training problems a step, all valid, with their true answers
+    for (const r of records) {
+      expect(r.records).toHaveLength(6);
+      for (const x of r.records) {
+        expect(x).toMatchObject({ verdict: 'valid', context: GENERIC_CONTEXT, p: 0.5 });
+        expect(training.get(String(x.problem))).toBe(x.answer);
+      }
+    }
+    // only solver updates: step 1 trains its 6 fresh groups of 4; the rewards are right or wrong against the true answer
+    expect(e.updates.every((u) => u.every((t) => t.role === 'solve'))).toBe(true);
+    expect(e.updates[0]).toHaveLength(6 * 4);
+    expect(e.updates[0].map((t) => t.reward)).toEqual(Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? 1 : 0)));
+    // later steps replay earlier problems (p = ½, so every replayed one is kept)
+    expect(steps[1].metrics['replay/drawn']).toBe(2);
+    expect(steps[1].metrics['replay/kept']).toBe(2);
+    expect(e.updates[1]).toHaveLength((6 + 2) * 4);
+    // no proposer figures, the solver's and the oracle's as ever (the base rates of the loop's)
+    for (const s of steps) expect(Object.keys(s.metrics).filter((k) => k.startsWith('proposer/') || k.startsWith('rejected/') || k === 'entropy/propose')).toEqual([]);
+    expect(steps[0].metrics).toMatchObject({ reward: 0.5, 'proposal/frontier': 1, 'proposal/correct': 1 });
+    expect(steps[0].metrics['tokens/generated']).toBe(e.updates[0].reduce((a, t) => a + t.responseTokens.length, 0));
+    expect('proposal/target_valued' in steps[0].metrics).toBe(true);
+    expect(targetEvals.map((o) => Boolean(o.frozenBase))).toEqual([true, false, false]);
+    expect(steps[1].metrics['target/mean']).toBe(5 / 8);
+  });
+
+  it('draws its problems by the run\'s seed and continues them exactly after a resume', async () => {
+    const whole = await run({ ...CONTROL, checkpointEvery: 1 }, solveHalf);
+    const problems = (r: typeof whole) => r.records.map((x) => x.records.map((y) => y.problem));
+    expect(new Set(problems(whole).flat()).size).toBeGreaterThan(6);
+    expect(problems(await run({ ...CONTROL, seed: 2 }, solveHalf))).not.toEqual(problems(whole));
+    const e2 = ttspEngine(solveHalf).e;
+    e2.configure({ rl: whole.c.rl, lr: whole.c.lr, weightDecay: whole.c.weightDecay, maxNewTokens: whole.c.maxNewTokens });
+    const at1 = whole.checkpoints.find((x) => x.step === 1) as Extract<LoopEvent, { type: 'checkpoint' }>;
+    const resumed = TTSP.body(e2, whole.c, { step: 1, state: at1.state });
+    expect((await resumed.step(2, whole.c)).records?.map((x) => x.problem)).toEqual(problems(whole)[1]);
   });
 });
 

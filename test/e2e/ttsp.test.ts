@@ -26,7 +26,7 @@ describe('TTSP in the page', () => {
   it('offers the shipped targets of the base and a typed one', async () => {
     await expect(page.getByTestId('launcher-loop').inputValue()).resolves.toBe('ttsp');
     const setups = await page.getByTestId('launcher-setup').locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
-    expect(setups).toEqual(['paper', 'lab', 'answer-only-gate', 'no-replay', 'threshold']);
+    expect(setups).toEqual(['paper', 'lab', 'answer-only-gate', 'no-replay', 'threshold', 'generic-control']);
     const pick = page.getByTestId('target-pick');
     await page.waitForFunction((n) => (document.querySelector('[data-testid=target-pick]') as HTMLSelectElement | null)?.options.length === n, TARGETS.midHard.length + TARGETS.veryHard.length + 1, { timeout: 20_000 });
     // the default is the first MidHard target

@@ -11,6 +11,9 @@
 //            (SPICE's gaussian by default), invalidReward for a rejected proposal.
 //   updates  the proposer set on the proposals, the solver set on the kept solver groups: two
 //            updates, two optimiser states; the base never changes.
+// The generic control (solverProblems = training) has no proposer: the solver's fresh problems are
+// random training problems with their true answers, so a run to the loop's tokens asks what
+// self-play around the target adds to RL on any problems.
 // The target's answer is never seen by training: every targetEvalEvery steps (and after the last,
 // the step that reaches the token budget included) the solver answers x* targetEvalN times, graded
 // by the interpreter, with the majority vote; the frozen base is measured once, on the same
@@ -71,6 +74,9 @@ interface TtspState {
   relatedBase?: number;
 }
 
+/** The context a generic-control record shows in place of a proposer context. */
+export const GENERIC_CONTEXT = 'a random training problem (generic control)';
+
 /** How many random training problems make relatedness's baseline. */
 export const RELATED_BASE_N = 32;
 
@@ -105,12 +111,15 @@ class TtspRun {
   private targetVector: Float32Array | null = null;
   private readonly targetAnswer: number;
   private readonly targetExpr: Expr;
+  /** the generic control's problems: the training set, the target left out */
+  private readonly training: readonly { text: string; answer: number }[];
 
   constructor(private readonly engine: LoopEngine, c: TtspConfig, readonly rand: CountedRng, saved: Partial<TtspState> | null) {
     const t = readProblem(c.target);
     if (!t.ok) throw new Error(`ttsp: target ${c.target} does not parse (${t.reason})`);
     this.targetAnswer = t.value.oracleValue;
     this.targetExpr = t.value.expr;
+    this.training = loadSet('train').filter((p) => p.text !== c.target).map((p) => ({ text: p.text, answer: p.answer }));
     this.replay = ReplayBuffer.from(saved?.replay ?? []);
     this.seen = new Set(saved?.seen ?? []);
     this.base = saved?.base ?? null;
@@ -146,12 +155,9 @@ class TtspRun {
     return r.problems.reduce((a, p) => a + p.c, 0) / (problems.length * c.solverAttempts);
   }
 
-  async step(step: number, c: TtspConfig, ctx?: StepContext): Promise<StepResult> {
-    this.base ??= await this.evalTarget(c, true);
-    const targetVector = (this.targetVector ??= (await this.embed([c.target]))[0]);
-    const relatedBase = (this.relatedBase ??= mean((await this.embed(relatedBaseProblems(c.seed, c.target))).map((v) => cosine(v, targetVector))));
-    if (this.vectors.length < this.seen.size) this.vectors.push(...(await this.embed([...this.seen].slice(this.vectors.length))));
-    // ---- propose: each context is the target and a sample of earlier valid problems
+  /** The proposer's step: contexts of the target and earlier valid problems, proposals, the gate's verdicts. */
+  private async propose(step: number, c: TtspConfig): Promise<{ propose: Rollout<number>[]; proposals: Proposal[]; contexts: string[][] }> {
+    // each context is the target and a sample of earlier valid problems
     const earlier = this.replay.toJSON();
     const contexts = Array.from({ length: c.proposerContexts }, () => {
       const pick: string[] = [];
@@ -173,6 +179,30 @@ class TtspRun {
       if (verdict.verdict === 'valid' && verdict.problem) seen.add(problemForm(verdict.problem) as string);
       return { context: t.groupId, output: t.text, verdict, p: null, answers: '', reward: c.invalidReward, related: null };
     });
+    return { propose, proposals, contexts };
+  }
+
+  /**
+   * The generic control's "proposals": proposerContexts × proposalsPerContext training problems
+   * drawn at random by the run's generator (with their true answers), valid by construction; no
+   * proposer samples, so nothing is generated or trained for it.
+   */
+  private drawTraining(c: TtspConfig): { propose: Rollout<number>[]; proposals: Proposal[]; contexts: string[][] } {
+    const n = c.proposerContexts * c.proposalsPerContext;
+    const proposals: Proposal[] = Array.from({ length: n }, () => {
+      const p = this.training[Math.floor(this.rand() * this.training.length)];
+      return { context: 0, output: p.text, verdict: { verdict: 'valid', problem: p.text, answer: p.answer, reason: null }, p: null, answers: '', reward: 0, related: null };
+    });
+    return { propose: [], proposals, contexts: [[GENERIC_CONTEXT]] };
+  }
+
+  async step(step: number, c: TtspConfig, ctx?: StepContext): Promise<StepResult> {
+    this.base ??= await this.evalTarget(c, true);
+    const targetVector = (this.targetVector ??= (await this.embed([c.target]))[0]);
+    const relatedBase = (this.relatedBase ??= mean((await this.embed(relatedBaseProblems(c.seed, c.target))).map((v) => cosine(v, targetVector))));
+    if (this.vectors.length < this.seen.size) this.vectors.push(...(await this.embed([...this.seen].slice(this.vectors.length))));
+    const control = c.solverProblems === 'training';
+    const { propose, proposals, contexts } = control ? this.drawTraining(c) : await this.propose(step, c);
     const valid = proposals.filter((q) => q.verdict.verdict === 'valid');
     // the oracle's look at what the gate certifies, or would without the contains-target rule
     const checked = proposals.filter((q) => q.verdict.verdict === 'valid' || q.verdict.verdict === 'contains_target').map((q) => readProblem(q.verdict.problem as string));
@@ -202,7 +232,7 @@ class TtspRun {
     const solverBatch = solve.filter((t) => t.groupId < valid.length || keptReplay.has(t.groupId));
     // ---- the two updates: the proposer set, then the solver set
     const proposeTrajs: Rollout<number>[] = propose.map((t, k) => ({ ...t, reward: proposals[k].reward }));
-    const pStats = await this.engine.train(proposeTrajs);
+    const pStats = control ? null : await this.engine.train(proposeTrajs);
     const sStats = solverBatch.length ? await this.engine.train(solverBatch) : null;
     // ---- the buffer and the duplicate check take this step's valid problems
     // valid problems are new by the gate, so the embeddings stay one per entry of `seen` (as a resume rebuilds them)
@@ -219,25 +249,30 @@ class TtspRun {
     const fresh = solve.filter((t) => t.groupId < valid.length);
     const generated = [...propose, ...solve].reduce((a, t) => a + t.responseTokens.length, 0);
     const metrics: Record<string, number> = {
-      'proposer/reward': mean(rewards),
-      'proposer/top4': mean(rewards.slice(0, 4)),
-      'proposer/valid': counts.valid / proposals.length,
-      'entropy/propose': meanEntropy(proposeTrajs),
       'entropy/all': meanEntropy([...proposeTrajs, ...solve]),
       'tokens/generated': generated,
       'proposal/related_base': relatedBase,
-      // the proposer's groups whose rewards are all equal (a proposer group per context)
-      'frac_reward_zero_std/propose': filterZeroVariance(proposeTrajs).fracZeroStd,
       'replay/size': this.replay.size,
       'replay/drawn': replayed.length,
       'replay/kept': keptReplay.size,
       'vendi/cumulative': vendiScore(this.vectors),
-      optimiser_steps: pStats.optimiserSteps + (sStats?.optimiserSteps ?? 0),
-      rejected_steps: pStats.rejectedSteps + (sStats?.rejectedSteps ?? 0),
-      ...renameEntropy(Object.fromEntries(Object.entries(pStats.metrics).map(([k, v]) => [`proposer/${k}`, v]))),
+      optimiser_steps: (pStats?.optimiserSteps ?? 0) + (sStats?.optimiserSteps ?? 0),
+      rejected_steps: (pStats?.rejectedSteps ?? 0) + (sStats?.rejectedSteps ?? 0),
       ...(sStats ? renameEntropy(sStats.metrics) : {}),
     };
-    for (const v of GATE_VERDICTS) if (v !== 'valid') metrics[`rejected/${v}`] = counts[v];
+    // the proposer's figures (the generic control has no proposer)
+    if (pStats) {
+      Object.assign(metrics, {
+        'proposer/reward': mean(rewards),
+        'proposer/top4': mean(rewards.slice(0, 4)),
+        'proposer/valid': counts.valid / proposals.length,
+        'entropy/propose': meanEntropy(proposeTrajs),
+        // the proposer's groups whose rewards are all equal (a proposer group per context)
+        'frac_reward_zero_std/propose': filterZeroVariance(proposeTrajs).fracZeroStd,
+        ...renameEntropy(Object.fromEntries(Object.entries(pStats.metrics).map(([k, v]) => [`proposer/${k}`, v]))),
+      });
+      for (const v of GATE_VERDICTS) if (v !== 'valid') metrics[`rejected/${v}`] = counts[v];
+    }
     if (fresh.length) {
       Object.assign(metrics, {
         // the solver's reward on the fresh proposals: its RL signal
@@ -274,13 +309,14 @@ class TtspRun {
     return {
       metrics,
       samples: samplesOf([...propose.slice(0, 2), ...solve.slice(0, 2)], c.samplesPerStep),
-      records: proposals.map((q) => this.record(step, q, contexts[q.context], c.target)),
+      records: proposals.map((q) => this.record(step, q, contexts[q.context], control ? null : c.target)),
     };
   }
 
-  private record(step: number, q: Proposal, context: readonly string[], target: string): CurriculumRecord {
+  /** A proposal's record; `target` null: the generic control's training problem (its context says so). */
+  private record(step: number, q: Proposal, context: readonly string[], target: string | null): CurriculumRecord {
     return {
-      kind: 'ttsp.proposal', step, context: [target, ...context].join(' | '), output: q.output,
+      kind: 'ttsp.proposal', step, context: (target === null ? context : [target, ...context]).join(' | '), output: q.output,
       verdict: q.verdict.verdict, reason: q.verdict.reason, problem: q.verdict.problem, answer: q.verdict.answer,
       p: q.p, answers: q.answers, reward: q.reward, related: q.related === null ? null : round4(q.related), valid: q.verdict.verdict === 'valid',
     };

@@ -47,7 +47,11 @@ export interface TtspConfig extends BaseLoopConfig {
   maxNewTokens: number;
   maxProposalTokens: number;
   topP: number;
+  solverProblems: SolverProblems;
 }
+
+/** Where the solver's fresh problems come from: the proposer (the loop) or the training set (the generic control). */
+export type SolverProblems = 'proposals' | 'training';
 
 /** An adapter of rank past the policy's width adds nothing; 256 admits the paper's 32 on any policy the lab trains. */
 const MAX_LORA_RANK = 256;
@@ -97,6 +101,10 @@ const OWN_FIELDS: FieldSpecs<Omit<TtspConfig, keyof BaseLoopConfig>> = {
   maxNewTokens: { default: ROLE_LIMITS.solve.response, type: count(1, BOUNDS.tokens), paper: '16384', help: 'longest solver answer, end token included' },
   maxProposalTokens: { default: ROLE_LIMITS.propose.response, type: count(1, BOUNDS.tokens), paper: '16384', help: 'longest proposal (problem=reference solution), end token included' },
   topP: TOP_P,
+  solverProblems: {
+    default: 'proposals', type: { kind: 'enum', choices: ['proposals', 'training'] }, paper: 'proposals',
+    help: 'proposals: the loop; training: the generic control, with no proposer: each step the solver answers proposerContexts × proposalsPerContext random training problems (their true answers as references) and trains on them as on valid proposals, replay included, the target evaluated as ever. Run it to the loop\'s generated tokens (ablate --match-tokens) to ask whether self-play around the target does more than RL on any problems',
+  },
 };
 
 /** Both adapter sets train from B = 0, so TTSP's lr is larger than full fine-tuning's. */
@@ -124,6 +132,11 @@ export const TTSP_PRESETS: Readonly<Record<string, LoopPreset<TtspConfig>>> = {
   },
   'no-replay': { title: 'ablation: no replay', note: 'R = 0: only fresh proposals train the solver', config: { replay: 0 } },
   threshold: { title: 'ablation: threshold reward', note: 'proposer reward 𝟙[0 < p < 1]', config: { proposerReward: 'threshold' } },
+  'generic-control': {
+    title: 'control: generic problems',
+    note: 'no proposer: the solver trains on random training problems with their true answers, replay included; run it to the loop\'s tokens to see what self-play around the target adds',
+    config: { solverProblems: 'training' },
+  },
 };
 
 function check(c: TtspConfig, where: string): void {
