@@ -103,7 +103,7 @@ const OWN_FIELDS: FieldSpecs<Omit<TtspConfig, keyof BaseLoopConfig>> = {
   topP: TOP_P,
   solverProblems: {
     default: 'proposals', type: { kind: 'enum', choices: ['proposals', 'training'] }, paper: 'proposals',
-    help: 'proposals: the loop; training: the generic control, with no proposer: each step the solver answers proposerContexts × proposalsPerContext random training problems (their true answers as references) and trains on them as on valid proposals, replay included, the target evaluated as ever. Run it to the loop\'s generated tokens (ablate --match-tokens) to ask whether self-play around the target does more than RL on any problems',
+    help: 'proposals: the loop; training: the generic control, with no proposer: each step the solver answers proposerContexts × proposalsPerContext random training problems (their true answers as references) and trains on them as on valid proposals, replay included, the target evaluated as ever. Stop it at the loop\'s generated tokens (tokenBudget; the loop evaluates the target at that step) to ask whether self-play around the target does more than RL on any problems',
   },
 };
 
@@ -134,7 +134,7 @@ export const TTSP_PRESETS: Readonly<Record<string, LoopPreset<TtspConfig>>> = {
   threshold: { title: 'ablation: threshold reward', note: 'proposer reward 𝟙[0 < p < 1]', config: { proposerReward: 'threshold' } },
   'generic-control': {
     title: 'control: generic problems',
-    note: 'no proposer: the solver trains on random training problems with their true answers, replay included; run it to the loop\'s tokens to see what self-play around the target adds',
+    note: 'no proposer: the solver trains on random training problems with their true answers, replay included; stop it at the loop\'s tokens (tokenBudget) to see what self-play around the target adds',
     config: { solverProblems: 'training' },
   },
 };
