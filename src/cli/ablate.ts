@@ -29,6 +29,7 @@ import { haltOf, stopOnHalt } from './halts';
 import { passAtK } from '../metrics/passk';
 import { loadSet } from '../world/index';
 import { ABLATION_FORMAT, ABLATION_VERSION, type SweepSeries } from '../explore/format';
+import type { CrossPlayResult } from '../loops/spec';
 import { whyModelCannotServe } from '../eval/evaluate';
 import { readJsonObject } from './paths';
 import { showText } from '../util/show';
@@ -53,6 +54,33 @@ export interface SeedResult {
   series?: SweepSeries;
   /** every evaluation of the run, the start and end ones included */
   evals?: EvalEvent[];
+  /** the cross-play matrix of its checkpoints (`--cross-play`, loops that have one) */
+  crossPlay?: CrossPlayResult;
+}
+
+/** `--cross-play D,A`: documents (one question each) and answers per question of each checkpoint's cross-play. */
+function crossPlayFlag(v: string, loop: string, work: string): { documents: number; answers: number } | null {
+  if (!v) return null;
+  const m = /^(\d{1,4}),(\d{1,3})$/.exec(v.trim());
+  const [documents, answers] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+  if (!m || documents < 1 || answers < 1) throw new CliError(`--cross-play: expected DOCUMENTS,ANSWERS (e.g. 32,8: 32 documents, one question each, 8 answers a question), got ${showText(v)}`);
+  if (!loopNamed(loop).crossPlay) throw new CliError(`--cross-play: the ${loop} loop has no cross-play (${LOOP_NAMES.filter((n) => loopNamed(n).crossPlay).join(', ')} has)`);
+  if (!work) throw new CliError('--cross-play plays the checkpoints a seed keeps in --work: give --work DIR');
+  return { documents, answers };
+}
+
+/** The table, then each seed's cross-play matrices where it has them. */
+const withCrossPlay = (md: string, results: readonly SeedResult[]) => [md, ...results.flatMap((r) => (r.crossPlay ? [crossPlayTables(r.seed, r.crossPlay)] : []))].join('\n\n');
+
+/** A seed's cross-play matrices as markdown tables, one per grading: rows the reasoner's step, columns the challenger's. */
+export function crossPlayTables(seed: number, c: CrossPlayResult): string {
+  const f = (x: number | null) => (x === null ? '–' : x.toFixed(3));
+  const out = [`Seed ${seed} cross-play (${c.documents} ${c.withDocuments ? 'documents' : 'prompts without a document'}, one question each, ${c.answers} answers a question; valid questions by challenger step: ${c.steps.map((st, j) => `${st}: ${c.valid[j]}`).join(', ')})`];
+  for (const [key, m] of Object.entries(c.passRate)) {
+    out.push('', `graded by ${key === 'gold' ? 'the challenger\'s gold' : key === 'value' ? 'the true value (oracle)' : key}: reasoner step ↓, challenger step →`, '', `| reasoner \\ challenger | ${c.steps.join(' | ')} |`, `| --- | ${c.steps.map(() => '---').join(' | ')} |`);
+    m.forEach((row, i) => out.push(`| ${c.steps[i]} | ${row.map(f).join(' | ')} |`));
+  }
+  return out.join('\n');
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
@@ -212,11 +240,13 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     resume: { type: 'boolean', default: false, help: 'skip the seeds --json already holds and continue a stopped seed from --work' },
     // read before this spec (fromJson); declared so that --help lists it
     'from-json': { type: 'string', default: '', help: 'table earlier --json outputs (a.json,b.json) instead of running' },
+    'cross-play': { type: 'string', default: '', help: 'D,A: after each seed, the cross-play matrix of the checkpoints it kept in --work (SPICE): D documents, one question each, A answers a question; kept in --json and printed' },
   });
   if (!Number.isSafeInteger(f['eval-every']) || f['eval-every'] < 0) throw new CliError(`--eval-every must be a whole number of steps ≥ 0 (0: only at the start and the end), got ${f['eval-every']}`);
   if (!Number.isSafeInteger(f['checkpoint-every']) || f['checkpoint-every'] < 1) throw new CliError(`--checkpoint-every must be a whole number of steps ≥ 1, got ${f['checkpoint-every']}`);
   if (f.resume && !f.json) throw new CliError('--resume continues the ablation its --json file holds: give --json');
   if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop ${showText(String(f.loop))} (available: ${LOOP_NAMES.join(', ')})`);
+  const cross = crossPlayFlag(f['cross-play'], f.loop, f.work);
   const def = loopNamed(f.loop);
   const seeds = f.seeds.split(',').map((s) => s.trim());
   // decimal digits only: Number('') is 0, and a seed must fit its u32 generator
@@ -309,7 +339,12 @@ export async function ablateCommand(argv: string[]): Promise<void> {
       if (budget && tokens < (budget.get(seed) as number)) process.stderr.write(`seed ${seed}: --steps ${f.steps} ran out at ${tokens} of ${budget.get(seed)} tokens; raise --steps\n`);
       const halted = haltOf(status) ?? undefined;
       if (halted) process.stderr.write(`seed ${seed}: ${halted}; its row says so\n`);
-      results.push({ seed, start: evals[0], end, steps, generatedTokens: tokens, seconds: elapsed(), report: Object.fromEntries(report.map((k) => [k, summarise(k, rec.seen[k] ?? [])])), ...(halted ? { halted } : {}), series: rec.series.toJSON(), evals: end === lastEval ? evals : [...evals, end] });
+      let crossPlay: CrossPlayResult | undefined;
+      if (cross) {
+        process.stderr.write(`seed ${seed}: cross-play of its checkpoints (${cross.documents} documents × ${cross.answers} answers)\n`);
+        crossPlay = await runs.crossPlay(gpu, runId, { ...cross, seed }, (d, t) => process.stderr.write(`seed ${seed} cross-play ${d}/${t}\n`));
+      }
+      results.push({ seed, start: evals[0], end, steps, generatedTokens: tokens, seconds: elapsed(), report: Object.fromEntries(report.map((k) => [k, summarise(k, rec.seen[k] ?? [])])), ...(halted ? { halted } : {}), series: rec.series.toJSON(), evals: end === lastEval ? evals : [...evals, end], ...(crossPlay ? { crossPlay } : {}) });
       // each seed's result is kept as soon as it is done: a long ablation cut short keeps its finished seeds
       if (f.json) await save(results.length < seedList.length);
       if (store) await Promise.all([store.remove(runId), forgetSeconds(f.work, seed)]);
@@ -324,7 +359,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     return;
   }
   const ks = Object.keys(results[0].start.passAtK).map(Number).sort((a, b) => a - b);
-  const md = table(results, ks, report);
+  const md = withCrossPlay(table(results, ks, report), results);
   process.stdout.write(md + '\n');
   if (f.json) await save(false);
   if (f.markdown) {
@@ -346,7 +381,7 @@ async function fromJson(argv: string[]): Promise<void> {
   const { loop, base, results } = await savedResults(f['from-json']);
   const report = f.report ? f.report.split(',').map((s) => s.trim()).filter(Boolean) : Object.keys(results[0].report);
   const ks = Object.keys(results[0].start.passAtK).map(Number).sort((a, b) => a - b);
-  const md = table(results, ks, report);
+  const md = withCrossPlay(table(results, ks, report), results);
   process.stdout.write(md + '\n');
   if (f.markdown) await writeFile(f.markdown, [`## ${loop} from ${base}`, '', '```sh', `npm run ablate -- --from-json ${f['from-json']}`, '```', '', md, ''].join('\n'));
 }

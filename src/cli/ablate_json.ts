@@ -40,6 +40,7 @@ export function checkSavedAblation(doc: Record<string, unknown>, where: string):
       seed: x.seed, start: evalEvent(x.start), end: evalEvent(x.end), steps: x.steps, generatedTokens: x.generatedTokens, seconds: x.seconds,
       report: figures(x.report), ...(x.halted === undefined ? {} : { halted: x.halted }),
       ...(x.series === undefined ? {} : { series: x.series }), ...(x.evals === undefined ? {} : { evals: x.evals.map(evalEvent) }),
+      ...(x.crossPlay === undefined ? {} : { crossPlay: x.crossPlay }),
     })),
   };
 }

@@ -60,6 +60,22 @@ export const SeriesSchema = v.pipe(
 );
 export type SweepSeries = v.InferOutput<typeof SeriesSchema>;
 
+const MAX_SNAPSHOTS = 256;
+const rateOrNull = v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(1)));
+
+/** A SPICE cross-play matrix (`ablate --cross-play`): pass rates of reasoner i (row) on challenger j's questions, by each grading. */
+export const CrossPlaySchema = v.pipe(
+  v.object({
+    steps: v.pipe(v.array(count), v.minLength(1), v.maxLength(MAX_SNAPSHOTS)),
+    passRate: v.record(v.pipe(v.string(), v.maxLength(64)), v.pipe(v.array(v.pipe(v.array(rateOrNull), v.maxLength(MAX_SNAPSHOTS))), v.maxLength(MAX_SNAPSHOTS))),
+    valid: v.pipe(v.array(count), v.maxLength(MAX_SNAPSHOTS)),
+    documents: count,
+    answers: count,
+    withDocuments: v.boolean(),
+  }),
+  v.check((c) => c.valid.length === c.steps.length && Object.values(c.passRate).every((m) => m.length === c.steps.length && m.every((row) => row.length === c.steps.length)), 'one row and one column per checkpoint step'),
+);
+
 export const SeedResultSchema = v.object({
   seed: count,
   start: EvalSchema,
@@ -73,6 +89,8 @@ export const SeedResultSchema = v.object({
   halted: v.optional(text),
   series: v.optional(SeriesSchema),
   evals: v.optional(v.pipe(v.array(EvalSchema), v.maxLength(MAX_EVALS))),
+  /** SPICE's cross-play matrix of the seed's checkpoints (`ablate --cross-play`) */
+  crossPlay: v.optional(CrossPlaySchema),
 });
 export type SweepSeed = v.InferOutput<typeof SeedResultSchema>;
 

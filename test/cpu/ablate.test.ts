@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { ablateCommand, pairedChange, passWithError, standardError, summarise, table, type SeedResult } from '../../src/cli/ablate';
+import { ablateCommand, crossPlayTables, pairedChange, passWithError, standardError, summarise, table, type SeedResult } from '../../src/cli/ablate';
 import { passAtK } from '../../src/metrics/passk';
 
 const ev = (correct: number[], n = 4) => ({
@@ -101,5 +101,21 @@ describe('ablate: long-ablation flags refused with one line before any run', () 
     await expect(ablateCommand(['--preset', 'tiny', '--loop', 'grpo', '--json', file, '--resume'])).rejects.toThrow(/was run with another config/);
     await writeFile(file, '{"loop": "grpo"}');
     await expect(ablateCommand(['--preset', 'tiny', '--loop', 'grpo', '--json', file, '--resume'])).rejects.toThrow(/--resume: .*svs\.json: base/);
+  });
+});
+
+describe('ablate --cross-play tables', () => {
+  it('rows are the reasoner\'s steps, columns the challenger\'s, one table per grading; no valid question is a dash', () => {
+    const md = crossPlayTables(2, {
+      steps: [0, 10], documents: 4, answers: 8, withDocuments: true, valid: [3, 0],
+      passRate: { gold: [[0.25, null], [0.5, null]], value: [[0.125, null], [0.375, null]] },
+    });
+    expect(md.split('\n')).toEqual([
+      'Seed 2 cross-play (4 documents, one question each, 8 answers a question; valid questions by challenger step: 0: 3, 10: 0)',
+      '', 'graded by the challenger\'s gold: reasoner step ↓, challenger step →', '',
+      '| reasoner \\ challenger | 0 | 10 |', '| --- | --- | --- |', '| 0 | 0.250 | – |', '| 10 | 0.500 | – |',
+      '', 'graded by the true value (oracle): reasoner step ↓, challenger step →', '',
+      '| reasoner \\ challenger | 0 | 10 |', '| --- | --- | --- |', '| 0 | 0.125 | – |', '| 10 | 0.375 | – |',
+    ]);
   });
 });

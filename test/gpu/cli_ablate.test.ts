@@ -126,3 +126,43 @@ describe('rlvr-lab ablate, long ablations', () => {
     expect(err.stderr).toMatch(/--resume: .*whole\.json was run with another config/);
   });
 });
+
+describe('rlvr-lab ablate --cross-play (SPICE)', () => {
+  it('plays the checkpoints a seed kept against each other after it, keeps the matrices in --json and prints them', async () => {
+    const spiceCfg = join(dir, 'spice.json');
+    await writeFile(spiceCfg, JSON.stringify({ documentsPerStep: 1, questionsPerDocument: 2, answersPerQuestion: 2, maxQuestionTokens: 16, maxNewTokens: 16 }));
+    const json = join(dir, 'spice-cross.json');
+    const work = join(dir, 'spice-work');
+    const run = await exec('node', [BIN, 'ablate', '--loop', 'spice', '--preset', 'tiny', '--config', spiceCfg, '--seeds', '1', '--steps', '2', '--checkpoint-every', '1', '--eval-n', '1', '--eval-problems', '1', '--json', json, '--work', work, '--cross-play', '3,2'], { env: process.env });
+    const doc = JSON.parse(await readFile(json, 'utf8')) as { results: { crossPlay: { steps: number[]; passRate: Record<string, (number | null)[][]>; valid: number[]; documents: number; answers: number } }[] };
+    const c = doc.results[0].crossPlay;
+    // the starting policy and the checkpoints of steps 1 and 2: a 3 × 3 matrix by each grading
+    expect(c.steps).toEqual([0, 1, 2]);
+    expect(c).toMatchObject({ documents: 3, answers: 2 });
+    expect(c.valid).toHaveLength(3);
+    for (const key of ['gold', 'value']) {
+      expect(c.passRate[key]).toHaveLength(3);
+      c.passRate[key].forEach((row) => {
+        expect(row).toHaveLength(3);
+        // a column whose challenger wrote no valid question has no pass rate
+        row.forEach((x, j) => (c.valid[j] === 0 ? expect(x).toBeNull() : expect(x).toBeGreaterThanOrEqual(0)));
+      });
+    }
+    expect(run.stdout).toContain('Seed 1 cross-play (3 documents, one question each, 2 answers a question');
+    expect(run.stdout).toMatch(/graded by the true value \(oracle\): reasoner step ↓, challenger step →\n\n\| reasoner \\ challenger \| 0 \| 1 \| 2 \|/);
+    // read back: the explorer's schema keeps it, and --from-json prints it again
+    expect(readSweepText(json, await readFile(json, 'utf8')).arms[0].ablation.results[0].crossPlay?.steps).toEqual([0, 1, 2]);
+    const again = await exec('node', [BIN, 'ablate', '--from-json', json], { env: process.env });
+    expect(again.stdout).toContain('Seed 1 cross-play');
+  });
+
+  it('refuses --cross-play without --work, for a loop without cross-play, and a malformed value', async () => {
+    const fail = (more: string[], loop = 'spice') => exec('node', [BIN, 'ablate', '--loop', loop, '--preset', 'tiny', '--seeds', '1', '--steps', '1', ...more]).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: unknown) => e as { code: number; stderr: string },
+    );
+    expect((await fail(['--cross-play', '3,2'])).stderr).toMatch(/--cross-play plays the checkpoints a seed keeps in --work/);
+    expect((await fail(['--cross-play', '3,2', '--work', join(dir, 'w')], 'grpo')).stderr).toMatch(/--cross-play: the grpo loop has no cross-play \(spice has\)/);
+    expect((await fail(['--cross-play', '3'])).stderr).toMatch(/--cross-play: expected DOCUMENTS,ANSWERS/);
+  });
+});
