@@ -102,7 +102,9 @@ export const ENTRIES: readonly EntrySpec[] = [
     commit: '76f7313', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
-      { label: 'SvS lr 1e-4 (shaped reward)', files: ['issue27-svs.json'], knobs: { loop: 'svs' } },
+      { label: 'SvS lr 1e-4 (shaped reward)', files: ['issue27-svs.json'], knobs: { loop: 'svs', variantReward: 'shaped' } },
+      // arm 2 joins once its first seed has finished (it runs across sessions)
+      ...(existsSync('docs/runs/issue27-svs-naive.json') ? [{ label: 'SvS lr 1e-4 (naive reward)', files: ['issue27-svs-naive.json'], knobs: { loop: 'svs', variantReward: 'naive' } }] : []),
     ],
   },
   // experiment 3 joins once its first seed has finished (it runs across sessions)

@@ -5,6 +5,9 @@
 // Each file is an `ablate --json`. A seed's `seconds` is its wall time (steps, evaluations and
 // set-up; carried over a `--resume`, so a seed continued after a kill counts only time it ran); its steps' time is the sum of the per-step `series.seconds`; the rest is counted as
 // evaluation (and set-up) and divided by the number of evaluations for a per-evaluation figure.
+// What a loop measures inside its step (OpenSIR's coverage probe, TTSP's target evaluations) is in
+// the step's seconds. A metric's first/last N are its first/last N reported values (a metric
+// reported on some steps only spans more than N steps).
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { readSweepText, type SweepSeed } from '../src/explore/format';
@@ -16,7 +19,7 @@ function metricWindows(r: SweepSeed, name: string, window: number): string {
   const ys = r.series?.metrics[name];
   if (!ys) return `${name}: not recorded`;
   const vals = ys.filter((y): y is number => typeof y === 'number' && Number.isFinite(y));
-  return `${name} first ${window} steps ${fmt(mean(vals.slice(0, window)), 3)}, last ${window} ${fmt(mean(vals.slice(-window)), 3)}, run mean ${fmt(mean(vals), 3)}`;
+  return `${name} first ${window} reported ${fmt(mean(vals.slice(0, window)), 3)}, last ${window} reported ${fmt(mean(vals.slice(-window)), 3)}, run mean ${fmt(mean(vals), 3)} (${vals.length} of ${ys.length} steps reported it)`;
 }
 
 function main(): void {

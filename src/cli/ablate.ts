@@ -33,6 +33,7 @@ import type { CrossPlayResult } from '../loops/spec';
 import { whyModelCannotServe } from '../eval/evaluate';
 import { readJsonObject } from './paths';
 import { showText } from '../util/show';
+import { errorText } from '../util/errors';
 import { checkSavedAblation, MAX_ABLATION_JSON_BYTES, MAX_SEEDS } from './ablate_json';
 import { forgetSeconds, priorSeconds, priorSeeds, saveSeconds, SeedRecorder, seedRunId, workStore } from './ablate_resume';
 import { onStopSignals } from './signals';
@@ -57,6 +58,9 @@ export interface SeedResult {
   /** the cross-play matrix of its checkpoints (`--cross-play`, loops that have one) */
   crossPlay?: CrossPlayResult;
 }
+
+/** `--checkpoint-every`'s default: steps between a running seed's checkpoints in --work. */
+const CHECKPOINT_EVERY = 10;
 
 /** `--cross-play D,A`: documents (one question each) and answers per question of each checkpoint's cross-play. */
 function crossPlayFlag(v: string, loop: string, work: string): { documents: number; answers: number } | null {
@@ -236,7 +240,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     json: { type: 'string', default: '' },
     'eval-every': { type: 'number', default: 0, help: 'evaluate the held-out set every N steps as well (0: at the start and the end only)' },
     work: { type: 'string', default: '', help: 'folder for each running seed\'s checkpoints (with --json; --resume continues from it)' },
-    'checkpoint-every': { type: 'number', default: 10, help: 'steps between a running seed\'s checkpoints in --work' },
+    'checkpoint-every': { type: 'number', default: CHECKPOINT_EVERY, help: 'steps between a running seed\'s checkpoints in --work' },
     resume: { type: 'boolean', default: false, help: 'skip the seeds --json already holds and continue a stopped seed from --work' },
     // read before this spec (fromJson); declared so that --help lists it
     'from-json': { type: 'string', default: '', help: 'table earlier --json outputs (a.json,b.json) instead of running' },
@@ -341,8 +345,12 @@ export async function ablateCommand(argv: string[]): Promise<void> {
       if (halted) process.stderr.write(`seed ${seed}: ${halted}; its row says so\n`);
       let crossPlay: CrossPlayResult | undefined;
       if (cross) {
-        process.stderr.write(`seed ${seed}: cross-play of its checkpoints (${cross.documents} documents × ${cross.answers} answers)\n`);
-        crossPlay = await runs.crossPlay(gpu, runId, { ...cross, seed }, (d, t) => process.stderr.write(`seed ${seed} cross-play ${d}/${t}\n`));
+        process.stderr.write(`seed ${seed}: cross-play of its checkpoints (${cross.documents} documents × ${cross.answers} answers; a stop signal waits for it)\n`);
+        // a failed matrix costs the seed its matrix, not its trained result
+        crossPlay = await runs.crossPlay(gpu, runId, { ...cross, seed }, (d, t) => process.stderr.write(`seed ${seed} cross-play ${d}/${t}\n`)).catch((e: unknown) => {
+          process.stderr.write(`seed ${seed}: no cross-play matrix (${errorText(e)}); the seed's result is kept without it\n`);
+          return undefined;
+        });
       }
       results.push({ seed, start: evals[0], end, steps, generatedTokens: tokens, seconds: elapsed(), report: Object.fromEntries(report.map((k) => [k, summarise(k, rec.seen[k] ?? [])])), ...(halted ? { halted } : {}), series: rec.series.toJSON(), evals: end === lastEval ? evals : [...evals, end], ...(crossPlay ? { crossPlay } : {}) });
       // each seed's result is kept as soon as it is done: a long ablation cut short keeps its finished seeds
@@ -370,9 +378,11 @@ export async function ablateCommand(argv: string[]): Promise<void> {
 }
 
 /** The command that reproduces an ablation (its --json's `command`; the tables' heading). */
-function commandOf(f: { loop: string; seeds: string; steps: number; 'eval-n': number; 'eval-problems': number; 'eval-every': number; ckpt: string; preset: string; config: string; target: string; 'match-tokens': string; 'token-budget': string }, report: readonly string[]): string {
+function commandOf(f: { loop: string; seeds: string; steps: number; 'eval-n': number; 'eval-problems': number; 'eval-every': number; ckpt: string; preset: string; config: string; target: string; 'match-tokens': string; 'token-budget': string; work: string; 'checkpoint-every': number; 'cross-play': string }, report: readonly string[]): string {
   const budgetText = f['match-tokens'] ? ` --match-tokens ${f['match-tokens']}` : f['token-budget'] ? ` --token-budget ${f['token-budget']}` : '';
-  return `npm run ablate -- --loop ${f.loop} --seeds ${f.seeds} --steps ${f.steps} --eval-n ${f['eval-n']} --eval-problems ${f['eval-problems']}${f['eval-every'] ? ` --eval-every ${f['eval-every']}` : ''}${f.ckpt ? ` --ckpt ${f.ckpt}` : ` --preset ${f.preset}`}${f.config ? ` --config ${f.config}` : ''}${f.target ? ` --target ${f.target}` : ''}${budgetText}${report.length ? ` --report ${report.join(',')}` : ''}`;
+  // what a continued seed must repeat to end as the uninterrupted one (--work itself is added where it is needed)
+  const workText = `${f.work && f['checkpoint-every'] !== CHECKPOINT_EVERY ? ` --checkpoint-every ${f['checkpoint-every']}` : ''}${f['cross-play'] ? ` --cross-play ${f['cross-play']}` : ''}`;
+  return `npm run ablate -- --loop ${f.loop} --seeds ${f.seeds} --steps ${f.steps} --eval-n ${f['eval-n']} --eval-problems ${f['eval-problems']}${f['eval-every'] ? ` --eval-every ${f['eval-every']}` : ''}${f.ckpt ? ` --ckpt ${f.ckpt}` : ` --preset ${f.preset}`}${f.config ? ` --config ${f.config}` : ''}${f.target ? ` --target ${f.target}` : ''}${budgetText}${report.length ? ` --report ${report.join(',')}` : ''}${workText}`;
 }
 
 /** `ablate --from-json a.json,b.json [--report …]`: the table of seeds run by earlier ablations, no new runs. */

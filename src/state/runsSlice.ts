@@ -107,10 +107,16 @@ export const createRunsSlice =
 
     // how many chunks the archive holds of each run this tab computes: a chunk's number for the other tabs
     const chunkSeq = new Map<string, number>();
-    // A finished status is shown only once the archive holds it: a page reloaded on seeing a run
-    // done must find it done, not interrupted. Until its write lands the run shows its last status.
-    const showWhenStored = (id: string, stored: Promise<void> | undefined, held: RunStatus, status: RunStatus) =>
-      void stored?.then(() => patchRun(id, (v) => (v.status === held ? { ...v, status } : v)));
+    // A finished status is shown only once the archive holds it and every chunk before it: a page
+    // reloaded on seeing a run done must find it done, with all its data, not interrupted. The
+    // record and the chunks are separate stores, whose transactions may land in any order, so each
+    // run's writes are tracked together. Until they land the run shows its last status.
+    const written = new Map<string, Promise<unknown>>();
+    const track = (id: string, w: Promise<void> | undefined) => {
+      if (w) written.set(id, Promise.all([written.get(id), w]).then(() => undefined));
+    };
+    const showWhenStored = (id: string, held: RunStatus, status: RunStatus) =>
+      void written.get(id)?.then(() => patchRun(id, (v) => (v.status === held ? { ...v, status } : v)));
 
     const queue = new FrameQueue<RunBatch>(schedule, (batches) => {
       const byId = { ...get().runs.byId };
@@ -123,7 +129,7 @@ export const createRunsSlice =
         const status = withPriorHalts(run.priorHalts, b.status);
         statusOf.set(b.runId, status);
         byId[b.runId] = { ...run, data: appendChunk(run.data, chunk), status: services.archive && isFinished(status.state) && !isFinished(run.status.state) ? run.status : status };
-        void persist(services.archive?.appendChunk(b.runId, chunk));
+        track(b.runId, persist(services.archive?.appendChunk(b.runId, chunk)));
         const seq = chunkSeq.get(b.runId) ?? 0;
         chunkSeq.set(b.runId, seq + 1);
         services.channel?.post({ type: 'chunk', runId: b.runId, seq, chunk, status });
@@ -131,8 +137,8 @@ export const createRunsSlice =
       patch({ byId });
       for (const [id, status] of statusOf) {
         const view = byId[id];
-        const stored = persist(services.archive?.putRun(recordOf({ ...view, status })));
-        if (view.status !== status) showWhenStored(id, stored, view.status, status);
+        track(id, persist(services.archive?.putRun(recordOf({ ...view, status }))));
+        if (view.status !== status) showWhenStored(id, view.status, status);
       }
     });
 
@@ -153,7 +159,9 @@ export const createRunsSlice =
         const done = view && { ...view, status: withPriorHalts(view.priorHalts, final) };
         // stored, then shown and told, then let go: a page reloaded on seeing the run finished, and a
         // tab that sees the lock free, find the final status stored
-        if (done) await persist(services.archive?.putRun(recordOf(done)));
+        if (done) track(id, persist(services.archive?.putRun(recordOf(done))));
+        await written.get(id);
+        written.delete(id);
         patchRun(id, (v) => ({ ...v, status: withPriorHalts(v.priorHalts, final) }));
         if (done) services.channel?.post({ type: 'status', runId: id, status: done.status });
       } finally {

@@ -301,7 +301,7 @@ describe('OpenSIR: the coverage probe', () => {
   const FIRST: Record<string, string[]> = { seed: ['2+3<c:add>', '4*5<c:mul>', '(('], other: ['2+3<c:add>', '2+3<c:add>', '9-2<c:sub>'] };
   async function probed(config: Record<string, unknown>) {
     const log: string[] = [];
-    const probes: { prompts: string[]; seed: number }[] = [];
+    const probes: { prompts: string[]; seed: number; temperature: number }[] = [];
     let inProbe = false;
     const engine = scriptedEngine((prompt, role, g, d) => {
       if (!inProbe) return script(prompt, role, g, d);
@@ -310,7 +310,7 @@ describe('OpenSIR: the coverage probe', () => {
     const rollout = engine.rollout.bind(engine);
     engine.rollout = (async (prompts, opts, reward) => {
       inProbe = opts.role === 'teach' && opts.groupSize === 3;
-      if (inProbe) probes.push({ prompts: prompts.map((p) => decode(p.prompt)), seed: opts.seed });
+      if (inProbe) probes.push({ prompts: prompts.map((p) => decode(p.prompt)), seed: opts.seed, temperature: opts.temperature });
       log.push(inProbe ? 'probe' : opts.role);
       try {
         return await rollout(prompts, opts, reward);
@@ -333,6 +333,26 @@ describe('OpenSIR: the coverage probe', () => {
     for (const p of probes) expect(p.prompts).toEqual(['<bos><teach>1+1<sep>', ...evalSet]);
     expect(new Set(probes.map((p) => p.seed)).size).toBe(1);
     expect(probes).toHaveLength(3);
+  });
+
+  it('probes after the last step too, and keeps the run\'s first temperature through a live change and a resume', async () => {
+    const { steps, log } = await probed({ steps: 3, probeEvery: 2 });
+    expect(log.filter((x) => x === 'probe')).toHaveLength(3);
+    expect(steps.map((s) => 'probe/concepts' in s.metrics)).toEqual([true, true, true]);
+    // the body alone: step 1 at T = 1, then the knob turned to 0.5; the probe stays at 1, and so does a resumed run's
+    const { engine, probes } = await probed({ steps: 1, probeEvery: 1 });
+    const def = loopNamed('opensir');
+    const c = def.spec.validate({ steps: 3, teacherGroups: 2, teacherSamples: 4, studentSamples: 8, evalProblems: 1, evalN: 1, probeEvery: 1, probePrompts: 3, probeSamples: 3 }) as OpensirConfig;
+    const hot = { ...c, rl: { ...c.rl, temperature: 0.5 } };
+    engine.configure({ rl: c.rl, lr: c.lr, weightDecay: c.weightDecay, maxNewTokens: c.maxNewTokens });
+    const run = def.body(engine, c, null);
+    probes.length = 0;
+    await run.step(1, c);
+    await run.step(2, hot);
+    const resumed = def.body(engine, hot, { step: 2, state: run.state() });
+    await resumed.step(3, hot);
+    expect(probes.map((p) => p.temperature)).toEqual([1, 1, 1]);
+    expect((run.state() as { probeTemperature: number }).probeTemperature).toBe(1);
   });
 
   it('counts each probe\'s own outputs; none of them is pooled, trained on or counted as generated tokens', async () => {

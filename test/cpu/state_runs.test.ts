@@ -131,11 +131,17 @@ describe('runs slice', () => {
 
   it('shows a run finished only once the archive holds it finished: a reload on seeing it done finds it done', async () => {
     const inner = memoryArchive();
-    // the archive's record writes wait until the test lets them land
+    // the archive's writes wait until the test lets them land: records and chunks apart (separate
+    // stores, whose transactions may land in either order)
     const gates: (() => void)[] = [];
-    const archive: RunArchive = { ...inner, putRun: (r) => new Promise<void>((land) => void gates.push(() => void inner.putRun(r).then(land))) };
-    const openGates = async () => {
-      while (gates.length) gates.shift()?.();
+    const chunkGates: (() => void)[] = [];
+    const archive: RunArchive = {
+      ...inner,
+      putRun: (r) => new Promise<void>((land) => void gates.push(() => void inner.putRun(r).then(land))),
+      appendChunk: (id, c) => new Promise<void>((land) => void chunkGates.push(() => void inner.appendChunk(id, c).then(land))),
+    };
+    const openGates = async (which = [gates, chunkGates]) => {
+      for (const g of which) while (g.length) g.shift()?.();
       await settle();
     };
     const first = await readyStore(archive);
@@ -157,9 +163,16 @@ describe('runs slice', () => {
     expect(first.store.getState().runs.byId.run1.data.step).toEqual([1, 2, 3]);
     expect(first.store.getState().runs.byId.run1.status.state).toBe('running');
     expect((await inner.loadRuns())[0].record.status.state).toBe('running');
+    // the record lands first: the last chunk has not, so the run is not shown done yet
+    await openGates([gates]);
+    await openGates([gates]);
+    expect((await inner.loadRuns())[0].record.status.state).toBe('done');
+    expect(chunkGates.length).toBeGreaterThan(0);
+    expect(first.store.getState().runs.byId.run1.status.state).toBe('running');
     await openGates();
     await openGates();
     expect(first.store.getState().runs.byId.run1.status).toMatchObject({ state: 'done', step: 3 });
+    expect((await inner.loadRuns())[0].chunks.map((c) => c.step)).toEqual([[1, 2], [3]]);
 
     // a page opened now (the reload a user makes on seeing it done) finds it done, not interrupted
     const second = await readyStore(inner, 'later');

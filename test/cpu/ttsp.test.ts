@@ -12,7 +12,7 @@ import { scriptedEngine, type Script } from '../helpers/scriptedEngine';
 import { driveLoop } from '../../src/loops/driver';
 import { TTSP } from '../../src/loops/ttsp/index';
 import { validateTtspConfig, type TtspConfig } from '../../src/loops/ttsp/config';
-import { gate } from '../../src/loops/ttsp/gate';
+import { containsTarget, gate, problemForm } from '../../src/loops/ttsp/gate';
 import { parseTargetList, resolveTarget } from '../../src/loops/ttsp/targets';
 import { withStartAdapters } from '../../src/loops/adapter_start';
 import { buildLoraTable, serializeAdapter } from '../../src/model/lora';
@@ -21,7 +21,7 @@ import { frontierReward } from '../../src/loops/frontier';
 import type { EvalOptions, EvalResult } from '../../src/eval/evaluate';
 import type { LoopEvent } from '../../src/loops/events';
 import { readFileSync } from 'node:fs';
-import { GENERIC_CONTEXT, relatedBaseProblems, RELATED_BASE_N } from '../../src/loops/ttsp/body';
+import { GENERIC_CONTEXT, genericControlProblems, relatedBaseProblems, RELATED_BASE_N } from '../../src/loops/ttsp/body';
 import { cosine } from '../../src/metrics/diversity';
 import { BOS, encode, loadSet, PROPOSE_EARLIER_MAX, readProblem } from '../../src/world/index';
 import type { EvalProblem } from '../../src/eval/evaluate';
@@ -282,6 +282,19 @@ describe('TTSP generic control (solverProblems = training)', () => {
     expect('proposal/target_valued' in steps[0].metrics).toBe(true);
     expect(targetEvals.map((o) => Boolean(o.frozenBase))).toEqual([true, false, false]);
     expect(steps[1].metrics['target/mean']).toBe(5 / 8);
+  });
+
+  it('leaves out of its problems the target up to operand order and every problem containing it, as the gate would', () => {
+    const train = loadSet('train');
+    // a training problem with a commutative top operation, so its reordering is the same problem to the gate
+    const t = train.find((p) => p.expr.kind === 'op' && (p.expr.op === '+' || p.expr.op === '*')) as (typeof train)[number];
+    const kept = new Set(genericControlProblems(t.text).map((p) => p.text));
+    expect(kept.has(t.text)).toBe(false);
+    const refused = train.filter((p) => !kept.has(p.text));
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    for (const p of refused) expect(p.text === t.text || containsTarget(p.expr, t.expr) || problemForm(p.text) === problemForm(t.text)).toBe(true);
+    // a target from outside the training set leaves it whole but for the problems containing it
+    expect(genericControlProblems(TARGET).length).toBe(train.filter((p) => !containsTarget(p.expr, (readProblem(TARGET) as { ok: true; value: { expr: typeof t.expr } }).value.expr)).length);
   });
 
   it('draws its problems by the run\'s seed and continues them exactly after a resume', async () => {

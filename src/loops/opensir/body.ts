@@ -10,8 +10,9 @@
 //          problems (legal, some answer parsed) and the single scored problem with the highest
 //          score are trained on: the released code's combined score, the reward's own weighted
 //          components (so with γ = 0 diversity plays no part); every legal problem joins the pool.
-//   probe  (the lab's measurement) at step 1 before its update and after every probeEvery-th update,
-//          the teacher writes problems for a fixed set of prompts with a fixed seed: probe/* counts
+//   probe  (the lab's measurement) at step 1 before its update (the base), after every probeEvery-th
+//          update and after the run's last, the teacher writes problems for a fixed set of prompts
+//          with a fixed seed at the run's first temperature: probe/* counts
 //          their distinct concepts, so coverage is seen over time and not only as the pool's total.
 // Concept tags are masked out of the teacher's loss; group_std ε 1e-4, clip 0.2/0.2 and β = 1e-4
 // (k3) come from the `opensir` RL preset. The oracle (the interpreter) says whether a* is the true
@@ -20,7 +21,7 @@ import { answerOf } from '../../eval/score';
 import type { Rollout } from '../../rl/rollout';
 import { countedRng, type CountedRng } from '../../util/rng';
 import { BOS, conceptKey, conceptsOf, conceptTags, CONCEPT_TAGS, encode, EOS, loadSet, MAX_CONCEPT_TAGS, readProblem, responseText, solvePrompt, teachPrompt } from '../../world/index';
-import type { LoopBody, StepResult } from '../body';
+import type { LoopBody, StepContext, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine } from '../engine';
 import { samplesOf } from '../samples';
@@ -76,7 +77,7 @@ class OpensirRun {
   /** embeddings of the pool's problems, in pool order (filled up lazily: after a resume, all at once) */
   private readonly poolVectors: Float32Array[] = [];
 
-  constructor(private readonly engine: LoopEngine, readonly pool: PoolEntry[], private readonly rand: CountedRng) {}
+  constructor(private readonly engine: LoopEngine, readonly pool: PoolEntry[], private readonly rand: CountedRng, public probeTemperature: number | null) {}
 
   private async embed(texts: readonly string[], c: OpensirConfig): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
@@ -95,9 +96,11 @@ class OpensirRun {
    */
   private async probe(c: OpensirConfig): Promise<Record<string, number>> {
     const parents = [c.seedProblem, ...loadSet(c.evalSet).slice(0, c.probePrompts - 1).map((p) => p.text)];
+    // at the run's first temperature: a live change of the knob must not move the probe
+    this.probeTemperature ??= c.rl.temperature;
     const out = await this.engine.rollout(
       parents.map((p) => ({ prompt: teachPrompt(p), payload: 0 })),
-      { groupSize: c.probeSamples, role: 'teach', dataType: 'teach', groupIdBase: 0, seed: (c.seed * 6007 + 0x5bd1e995) >>> 0, temperature: c.rl.temperature, topK: 0, topP: c.topP, eosToken: EOS, maxNew: c.maxProblemTokens },
+      { groupSize: c.probeSamples, role: 'teach', dataType: 'teach', groupIdBase: 0, seed: (c.seed * 6007 + 0x5bd1e995) >>> 0, temperature: this.probeTemperature, topK: 0, topP: c.topP, eosToken: EOS, maxNew: c.maxProblemTokens },
       (_x, response) => ({ reward: 0, text: responseText(response).text }),
     );
     const legal = out.map((t) => diagnoseTeach(t.text, responseText(t.responseTokens).ended)).filter((d) => d.legal);
@@ -110,7 +113,7 @@ class OpensirRun {
     };
   }
 
-  async step(step: number, c: OpensirConfig): Promise<StepResult> {
+  async step(step: number, c: OpensirConfig, ctx?: StepContext): Promise<StepResult> {
     // the base's probe: step 1, before its update
     const baseProbe = c.probeEvery > 0 && step === 1 ? await this.probe(c) : null;
     if (this.poolVectors.length < this.pool.length) this.poolVectors.push(...(await this.embed(this.pool.slice(this.poolVectors.length).map((e) => e.problem), c)));
@@ -196,7 +199,9 @@ class OpensirRun {
       rejected_steps: stats?.rejectedSteps ?? 0,
       ...(stats ? renameEntropy(stats.metrics) : {}),
     };
-    const probe = baseProbe ?? (c.probeEvery > 0 && step % c.probeEvery === 0 ? await this.probe(c) : null);
+    // after the update: every probeEvery-th step and the run's last (its steps or its token budget); step 1 reports the base
+    const probeDue = c.probeEvery > 0 && (step % c.probeEvery === 0 || (ctx ? ctx.last(metrics['tokens/generated']) : step === c.steps));
+    const probe = baseProbe ?? (probeDue ? await this.probe(c) : null);
     if (probe) Object.assign(metrics, probe);
     if (legal.length) {
       const labelled = legal.filter((x) => x.label !== null);
@@ -239,6 +244,8 @@ class OpensirRun {
 interface OpensirState {
   draws: number;
   pool: PoolEntry[];
+  /** the coverage probe's temperature: the run's first (absent before the first probe, and in runs saved before probes) */
+  probeTemperature?: number;
 }
 
 export const opensirBody: LoopBody<OpensirConfig> = (engine, config, resume) => {
@@ -248,9 +255,9 @@ export const opensirBody: LoopBody<OpensirConfig> = (engine, config, resume) => 
   }
   const pool = saved?.pool ? saved.pool.map((e) => ({ ...e })) : [seedEntry(config)];
   const rand = countedRng(config.seed ^ 0x1f83d9ab, saved?.draws ?? 0);
-  const run = new OpensirRun(engine, pool, rand);
+  const run = new OpensirRun(engine, pool, rand, typeof saved?.probeTemperature === 'number' ? saved.probeTemperature : null);
   return {
-    step: (step, c) => run.step(step, c),
-    state: (): OpensirState => ({ draws: rand.draws, pool: run.pool.map((e) => ({ ...e })) }),
+    step: (step, c, ctx) => run.step(step, c, ctx),
+    state: (): OpensirState => ({ draws: rand.draws, pool: run.pool.map((e) => ({ ...e })), ...(run.probeTemperature !== null ? { probeTemperature: run.probeTemperature } : {}) }),
   };
 };

@@ -67,7 +67,7 @@ const OWN_FIELDS: FieldSpecs<Omit<OpensirConfig, keyof BaseLoopConfig>> = {
   topP: TOP_P,
   probeEvery: {
     default: 10, type: count(0, MAX_STEPS), paper: '— (the lab\'s measurement, never trained on)',
-    help: 'steps between coverage probes (0 = none): the teacher writes probeSamples problems for each of a fixed set of probe prompts with a fixed sampling seed, at step 1 before its update (the base) and after every probeEvery-th step\'s update; probe/* counts the distinct concept signatures, tag sets and problems among them, so coverage is seen over time, not only as the pool\'s running count',
+    help: 'steps between coverage probes (0 = none): the teacher writes probeSamples problems for each of a fixed set of probe prompts with a fixed sampling seed at the run\'s first temperature, at step 1 before its update (step 1 reports the base), and after the update of every probeEvery-th step after it and of the run\'s last; probe/* counts the distinct concept signatures, tag sets and problems among them, so coverage is seen over time, not only as the pool\'s running count',
   },
   probePrompts: { default: 8, type: count(1, BOUNDS.perStep), paper: '—', help: 'probe prompts: the seed problem and the first probePrompts − 1 problems of the evaluation set, each the parent of a teacher prompt' },
   probeSamples: { default: 8, type: count(1, BOUNDS.group), paper: '—', help: 'problems the teacher writes for each probe prompt' },

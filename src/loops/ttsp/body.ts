@@ -74,6 +74,17 @@ interface TtspState {
   relatedBase?: number;
 }
 
+/**
+ * The generic control's problems: the training set less the target up to operand order and the
+ * problems that contain it (what the gate refuses), with their true answers.
+ */
+export function genericControlProblems(target: string): { text: string; answer: number }[] {
+  const t = readProblem(target);
+  if (!t.ok) throw new Error(`ttsp: target ${target} does not parse (${t.reason})`);
+  const targetForm = problemForm(target);
+  return loadSet('train').filter((p) => problemForm(p.text) !== targetForm && !containsTarget(p.expr, t.value.expr)).map((p) => ({ text: p.text, answer: p.answer }));
+}
+
 /** The context a generic-control record shows in place of a proposer context. */
 export const GENERIC_CONTEXT = 'a random training problem (generic control)';
 
@@ -111,7 +122,7 @@ class TtspRun {
   private targetVector: Float32Array | null = null;
   private readonly targetAnswer: number;
   private readonly targetExpr: Expr;
-  /** the generic control's problems: the training set, the target left out */
+  /** the generic control's problems: the training set less the target and the problems containing it */
   private readonly training: readonly { text: string; answer: number }[];
 
   constructor(private readonly engine: LoopEngine, c: TtspConfig, readonly rand: CountedRng, saved: Partial<TtspState> | null) {
@@ -119,7 +130,7 @@ class TtspRun {
     if (!t.ok) throw new Error(`ttsp: target ${c.target} does not parse (${t.reason})`);
     this.targetAnswer = t.value.oracleValue;
     this.targetExpr = t.value.expr;
-    this.training = loadSet('train').filter((p) => p.text !== c.target).map((p) => ({ text: p.text, answer: p.answer }));
+    this.training = genericControlProblems(c.target);
     this.replay = ReplayBuffer.from(saved?.replay ?? []);
     this.seen = new Set(saved?.seen ?? []);
     this.base = saved?.base ?? null;

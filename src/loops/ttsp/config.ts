@@ -103,7 +103,7 @@ const OWN_FIELDS: FieldSpecs<Omit<TtspConfig, keyof BaseLoopConfig>> = {
   topP: TOP_P,
   solverProblems: {
     default: 'proposals', type: { kind: 'enum', choices: ['proposals', 'training'] }, paper: 'proposals',
-    help: 'proposals: the loop; training: the generic control, with no proposer: each step the solver answers proposerContexts × proposalsPerContext random training problems (their true answers as references) and trains on them as on valid proposals, replay included, the target evaluated as ever. Stop it at the loop\'s generated tokens (tokenBudget; the loop evaluates the target at that step) to ask whether self-play around the target does more than RL on any problems',
+    help: 'proposals: the loop; training: the generic control, with no proposer: each step the solver answers proposerContexts × proposalsPerContext random training problems (their true answers as references) and trains on them as on valid proposals, replay included, the target evaluated as ever. The problems are drawn with replacement from the training set less the target and the problems containing it (up to operand order, as the gate refuses), so one may come again; the proposer\'s settings (gate, reward, tau, contextProblems, maxProposalTokens) have nothing to act on. Stop it at the loop\'s generated tokens (tokenBudget; the loop evaluates the target at that step) to ask whether self-play around the target does more than RL on any problems',
   },
 };
 

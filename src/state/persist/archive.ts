@@ -73,7 +73,11 @@ const UPGRADES: readonly Upgrade<ArchiveDb>[] = [
   },
 ];
 
-/** The browser archive; transactions on one database run in the order they are created. */
+/**
+ * The browser archive. Read-write transactions over the same store run in the order they are
+ * created; a run's record (`runs`) and its chunks (`chunks`) are different stores, whose writes
+ * may land in either order (the runs slice waits for both before it shows a run finished).
+ */
 export function indexedDbArchive(name = 'rlvr-lab'): RunArchive {
   let db: Promise<IDBPDatabase<ArchiveDb>> | null = null;
   const get = () => (db ??= openVersioned(name, UPGRADES));
