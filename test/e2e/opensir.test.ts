@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chartsDrawn, closeLab, openLab, points, requireAdapter, shot, waitRunStatus, type Lab } from './harness';
 
-/** Three steps of 2 teacher groups × 3 problems, 4 answers each, an evaluation every step; a 2 × 2 coverage probe at steps 1 and 2. */
+/** Three steps of 2 teacher groups × 3 problems, 4 answers each, an evaluation every step; a 2 × 2 coverage probe at steps 1, 2 and 3 (the last). */
 const SETUP = 'loop=opensir&policy=small&seed=2&steps=3&teacherGroups=2&teacherSamples=3&studentSamples=4&evalEvery=1&evalProblems=2&evalN=2&samplesPerStep=2&probeEvery=2&probePrompts=2&probeSamples=2';
 
 describe('OpenSIR in the page', () => {
@@ -33,8 +33,8 @@ describe('OpenSIR in the page', () => {
     await chartsDrawn(page);
     for (const id of ['teacher-reward', 'pool-size', 'coverage', 'entropy', 'validity', 'topics']) expect(await points(page, id), `chart-${id}`).toBe(3);
     expect(await points(page, 'pass1')).toBe(4);
-    // the probe: the base at step 1 and after step 2's update
-    expect(await points(page, 'probe-coverage')).toBe(2);
+    // the probe: the base at step 1, after step 2's update and after the last's
+    expect(await points(page, 'probe-coverage')).toBe(3);
     await shot(page, 'opensir-done');
 
     const table = page.getByTestId('browser-pool-table');
