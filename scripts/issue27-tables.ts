@@ -20,6 +20,8 @@ interface Seed {
   /** cumulative generated tokens after each step (step 0: 0) */
   tokens: Map<number, number>;
   inProgress: boolean;
+  /** the step of its last evaluation, where the arm's seeds end at different steps (evals and tokens hold it under END too) */
+  endStep?: number;
 }
 interface Arm {
   name: string;
@@ -59,8 +61,26 @@ async function readArm(file: string, withWork: boolean): Promise<Arm> {
     }
   }
   seeds.sort((a, b) => a.seed - b.seed);
+  // seeds run to a token budget end at different steps: their ends are compared as one point, "end"
+  const done = seeds.filter((s) => !s.inProgress);
+  const lastOf = (s: Seed) => Math.max(...s.evals.keys());
+  if (new Set(done.map(lastOf)).size > 1) {
+    for (const s of done) {
+      const last = lastOf(s);
+      s.evals.set(END, s.evals.get(last) as SweepEval);
+      s.tokens.set(END, s.tokens.get(last) ?? NaN);
+      s.endStep = last;
+    }
+  }
   return { name, seeds };
 }
+
+/** The step key of a seed's last evaluation where an arm's seeds end at different steps (a token budget). */
+const END = -1;
+/** A step as the tables name it. */
+const label = (arm: Arm, step: number) => (step === END ? `end (step ${arm.seeds.filter((s) => s.endStep !== undefined).map((s) => s.endStep).join(', ')})` : `step ${step}`);
+/** Steps in table order: the shared end after every numbered step. */
+const inOrder = (steps: Iterable<number>) => [...steps].sort((a, b) => (a === END ? 1 : b === END ? -1 : a - b));
 
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
 const pm = (m: number, se: number) => `${f3(m)} ± ${f3(se)}`;
@@ -95,7 +115,7 @@ function acrossSeeds(seeds: readonly Seed[], step: number, get: (e: SweepEval) =
 }
 
 function curveTable(arm: Arm): string {
-  const steps = [...new Set(arm.seeds.flatMap((s) => [...s.evals.keys()]))].sort((a, b) => a - b);
+  const steps = inOrder(new Set(arm.seeds.flatMap((s) => [...s.evals.keys()])));
   const lines = [head(['step', 'seeds', 'generated tokens (mean)', 'held-out entropy', 'entropy change', ...KS_CURVE.map((k) => `pass@${k}`), ...KS_CURVE.map((k) => `pass@${k} change (paired)`)])];
   for (const step of steps) {
     const seeds = at(arm, step);
@@ -103,7 +123,7 @@ function curveTable(arm: Arm): string {
     const ent = acrossSeeds(seeds, step, (e) => e.meanEntropy);
     const level = KS_CURVE.map((k) => f3(meanSe(seeds.map((s) => passOf(s, step, k))).mean));
     const change = KS_CURVE.map((k) => (step === 0 ? '0' : diffCell(paired(seeds.map((s) => counts(s.evals.get(step) as SweepEval)), seeds.map((s) => counts(s.evals.get(0) as SweepEval)), k))));
-    lines.push(row([step, `${seeds.length}${seeds.some((s) => s.inProgress) ? ` (${seeds.filter((s) => s.inProgress).length} in progress)` : ''}`, Math.round(meanTokens(seeds, step)), ent.level, step === 0 ? '0' : ent.change, ...level, ...change]));
+    lines.push(row([step === END ? label(arm, step) : step, `${seeds.length}${seeds.some((s) => s.inProgress) ? ` (${seeds.filter((s) => s.inProgress).length} in progress)` : ''}`, Math.round(meanTokens(seeds, step)), ent.level, step === 0 ? '0' : ent.change, ...level, ...change]));
   }
   return lines.join('\n');
 }
@@ -111,8 +131,8 @@ function curveTable(arm: Arm): string {
 /** pass@k for k = 1 … 64 and maj@k at one step against step 0. */
 function endTable(arm: Arm, step: number): string {
   const seeds = at(arm, step);
-  if (!seeds.length) return `(no seed of ${arm.name} has reached step ${step})`;
-  const lines = [head(['k', 'pass@k step 0', `pass@k step ${step}`, 'change (paired by problem; seeds’ signs)', 'maj@k step 0', `maj@k step ${step}`, 'maj@k change (across seeds)'])];
+  if (!seeds.length) return `(no seed of ${arm.name} has reached ${label(arm, step)})`;
+  const lines = [head(['k', 'pass@k step 0', `pass@k ${label(arm, step)}`, 'change (paired by problem; seeds’ signs)', 'maj@k step 0', `maj@k ${label(arm, step)}`, 'maj@k change (across seeds)'])];
   for (const k of KS_TABLE) {
     const p = (st: number) => f3(meanSe(seeds.map((s) => passOf(s, st, k))).mean);
     const d = paired(seeds.map((s) => counts(s.evals.get(step) as SweepEval)), seeds.map((s) => counts(s.evals.get(0) as SweepEval)), k);
@@ -138,11 +158,14 @@ function armTable(arm1: Arm, arm2: Arm, atStep?: number): string {
   const a = { ...arm1, seeds: arm1.seeds.filter((s) => both.includes(s.seed)) }, b = { ...arm2, seeds: arm2.seeds.filter((s) => both.includes(s.seed)) };
   const common = (arm: Arm) => [...new Set(arm.seeds.flatMap((s) => [...s.evals.keys()]))].filter((st) => at(arm, st).length === arm.seeds.length);
   const stepsA = common(a), stepsB = common(b);
-  if (atStep !== undefined && !(stepsA.includes(atStep) && stepsB.includes(atStep))) throw new Error(`--step ${atStep}: not evaluated in every seed of both arms (${a.name}: ${stepsA.sort((x, y) => x - y).join(', ')}; ${b.name}: ${stepsB.sort((x, y) => x - y).join(', ')})`);
-  const equal = atStep ?? Math.max(...stepsA.filter((s) => stepsB.includes(s)));
-  const endA = Math.max(...stepsA), endB = Math.max(...stepsB);
+  if (atStep !== undefined && !(stepsA.includes(atStep) && stepsB.includes(atStep))) throw new Error(`--step ${atStep}: not evaluated in every seed of both arms (${a.name}: ${inOrder(stepsA).join(', ')}; ${b.name}: ${inOrder(stepsB).join(', ')})`);
+  const equal = atStep ?? Math.max(...stepsA.filter((s) => s !== END && stepsB.includes(s)));
+  // each arm's last point: its seeds' shared end where they end at different steps
+  const lastOf = (steps: number[]) => (steps.includes(END) ? END : Math.max(...steps));
+  const endA = lastOf(stepsA), endB = lastOf(stepsB);
   const tokensT = Math.min(meanTokens(a.seeds, endA), meanTokens(b.seeds, endB));
-  const lastUnder = (arm: Arm, steps: number[]) => Math.max(...steps.filter((s) => meanTokens(arm.seeds, s) <= tokensT));
+  // the point with the most tokens at or under the smaller total
+  const lastUnder = (arm: Arm, steps: number[]) => steps.filter((s) => meanTokens(arm.seeds, s) <= tokensT).reduce((best, st) => (meanTokens(arm.seeds, st) > meanTokens(arm.seeds, best) ? st : best));
   const tA = lastUnder(a, stepsA), tB = lastUnder(b, stepsB);
   // §11's rule takes the last evaluation at or under the smaller total, so on a coarse grid it can
   // pass over one a few tokens above it: the evaluation nearest that total is shown beside it then
@@ -150,7 +173,7 @@ function armTable(arm1: Arm, arm2: Arm, atStep?: number): string {
   const nA = nearest(a, stepsA), nB = nearest(b, stepsB);
   const withNearest = nA !== tA || nB !== tB;
   const ev = (arm: Arm, st: number) => arm.seeds.map((s) => counts(s.evals.get(st) as SweepEval));
-  const at2 = (sa: number, sb: number) => `step ${sa} (${Math.round(meanTokens(a.seeds, sa))} tokens) vs step ${sb} (${Math.round(meanTokens(b.seeds, sb))} tokens)`;
+  const at2 = (sa: number, sb: number) => `${label(a, sa)} (${Math.round(meanTokens(a.seeds, sa))} tokens) vs ${label(b, sb)} (${Math.round(meanTokens(b.seeds, sb))} tokens)`;
   const lines = [
     `${a.name} − ${b.name}, seeds ${both.join(', ')}; equal steps: step ${equal} (${Math.round(meanTokens(a.seeds, equal))} vs ${Math.round(meanTokens(b.seeds, equal))} tokens); equal tokens: ${at2(tA, tB)}${withNearest ? `; nearest tokens: ${at2(nA, nB)}` : ''}`,
     '',
@@ -185,8 +208,9 @@ async function main(): Promise<void> {
     const done = arm.seeds.filter((s) => !s.inProgress).map((s) => s.seed);
     const running = arm.seeds.filter((s) => s.inProgress).map((s) => `${s.seed} (to step ${Math.max(...s.evals.keys())})`);
     process.stdout.write(`### ${arm.name}: seeds finished ${done.join(', ') || 'none'}${running.length ? `; in progress ${running.join(', ')}` : ''}\n\nCurves (vs step 0, equal steps):\n\n${curveTable(arm)}\n\n`);
-    const last = Math.max(...arm.seeds.flatMap((s) => [...s.evals.keys()]));
-    if (Number.isFinite(last) && last > 0) process.stdout.write(`At step ${last} against step 0:\n\n${endTable(arm, last)}\n\n`);
+    const keys = arm.seeds.flatMap((s) => [...s.evals.keys()]);
+    const last = keys.includes(END) ? END : Math.max(...keys);
+    if (last === END || (Number.isFinite(last) && last > 0)) process.stdout.write(`At ${label(arm, last)} against step 0:\n\n${endTable(arm, last)}\n\n`);
   }
   if (arms.length === 2 && arms.every((a) => a.seeds.length > 0)) process.stdout.write(`### Between the arms\n\n${armTable(arms[0], arms[1], atStep)}\n`);
 }
