@@ -122,15 +122,14 @@ class TtspRun {
   private targetVector: Float32Array | null = null;
   private readonly targetAnswer: number;
   private readonly targetExpr: Expr;
-  /** the generic control's problems: the training set less the target and the problems containing it */
-  private readonly training: readonly { text: string; answer: number }[];
+  /** the generic control's problems: the training set less the target and the problems containing it (built by its first step) */
+  private training: readonly { text: string; answer: number }[] | null = null;
 
   constructor(private readonly engine: LoopEngine, c: TtspConfig, readonly rand: CountedRng, saved: Partial<TtspState> | null) {
     const t = readProblem(c.target);
     if (!t.ok) throw new Error(`ttsp: target ${c.target} does not parse (${t.reason})`);
     this.targetAnswer = t.value.oracleValue;
     this.targetExpr = t.value.expr;
-    this.training = genericControlProblems(c.target);
     this.replay = ReplayBuffer.from(saved?.replay ?? []);
     this.seen = new Set(saved?.seen ?? []);
     this.base = saved?.base ?? null;
@@ -200,8 +199,9 @@ class TtspRun {
    */
   private drawTraining(c: TtspConfig): { propose: Rollout<number>[]; proposals: Proposal[]; contexts: string[][] } {
     const n = c.proposerContexts * c.proposalsPerContext;
+    const training = (this.training ??= genericControlProblems(c.target));
     const proposals: Proposal[] = Array.from({ length: n }, () => {
-      const p = this.training[Math.floor(this.rand() * this.training.length)];
+      const p = training[Math.floor(this.rand() * training.length)];
       return { context: 0, output: p.text, verdict: { verdict: 'valid', problem: p.text, answer: p.answer, reason: null }, p: null, answers: '', reward: 0, related: null };
     });
     return { propose: [], proposals, contexts: [[GENERIC_CONTEXT]] };
