@@ -35,7 +35,7 @@ import { readJsonObject } from './paths';
 import { showText } from '../util/show';
 import { errorText } from '../util/errors';
 import { checkSavedAblation, MAX_ABLATION_JSON_BYTES, MAX_SEEDS } from './ablate_json';
-import { forgetSeconds, priorSeconds, priorSeeds, saveSeconds, SeedRecorder, seedRunId, workStore } from './ablate_resume';
+import { comparable, forgetSeconds, priorSeconds, priorSeeds, saveSeconds, SeedRecorder, seedRunId, workStore } from './ablate_resume';
 import { onStopSignals } from './signals';
 
 type EvalEvent = Extract<LoopEvent, { type: 'eval' }>;
@@ -243,7 +243,7 @@ export async function ablateCommand(argv: string[]): Promise<void> {
     'checkpoint-every': { type: 'number', default: CHECKPOINT_EVERY, help: 'steps between a running seed\'s checkpoints in --work' },
     resume: { type: 'boolean', default: false, help: 'skip the seeds --json already holds and continue a stopped seed from --work' },
     // read before this spec (fromJson); declared so that --help lists it
-    'from-json': { type: 'string', default: '', help: 'table earlier --json outputs (a.json,b.json) instead of running' },
+    'from-json': { type: 'string', default: '', help: 'table earlier --json outputs (a.json,b.json) instead of running; with --json OUT, write them as one ablation (seeds of one set-up run apart)' },
     'cross-play': { type: 'string', default: '', help: 'D,A: after each seed, the cross-play matrix of the checkpoints it kept in --work (SPICE): D documents, one question each, A answers a question; kept in --json and printed' },
   });
   if (!Number.isSafeInteger(f['eval-every']) || f['eval-every'] < 0) throw new CliError(`--eval-every must be a whole number of steps ≥ 0 (0: only at the start and the end), got ${f['eval-every']}`);
@@ -385,10 +385,33 @@ function commandOf(f: { loop: string; seeds: string; steps: number; 'eval-n': nu
   return `npm run ablate -- --loop ${f.loop} --seeds ${f.seeds} --steps ${f.steps} --eval-n ${f['eval-n']} --eval-problems ${f['eval-problems']}${f['eval-every'] ? ` --eval-every ${f['eval-every']}` : ''}${f.ckpt ? ` --ckpt ${f.ckpt}` : ` --preset ${f.preset}`}${f.config ? ` --config ${f.config}` : ''}${f.target ? ` --target ${f.target}` : ''}${budgetText}${report.length ? ` --report ${report.join(',')}` : ''}${workText}`;
 }
 
-/** `ablate --from-json a.json,b.json [--report …]`: the table of seeds run by earlier ablations, no new runs. */
+/**
+ * The seeds of one set-up run apart (`--seeds 1` and `--seeds 2` at once, on two cores or two
+ * machines) as one ablation file, as if one `ablate --seeds 1,2` had written them: refused where
+ * the files differ in loop, base or config (they would be two arms, not one), so `--resume` and the
+ * tables read the result as any other. Its command names the seeds it holds.
+ */
+async function mergedAblation(files: string): Promise<Record<string, unknown>> {
+  const docs: { file: string; doc: Record<string, unknown> }[] = [];
+  for (const file of files.split(',').map((x) => x.trim()).filter(Boolean)) docs.push({ file, doc: await readJsonObject('--from-json', file, MAX_ABLATION_JSON_BYTES) });
+  const { results } = await savedResults(files);
+  const first = docs[0];
+  for (const { file, doc } of docs.slice(1)) {
+    if (doc.base !== first.doc.base) throw new CliError(`--from-json … --json: ${file} was run from ${showText(String(doc.base))}, ${first.file} from ${showText(String(first.doc.base))}: not one set-up`);
+    if (comparable(doc.config) !== comparable(first.doc.config)) throw new CliError(`--from-json … --json: ${file} was run with another config than ${first.file} (steps, evaluation size or --config differ): two arms, not one`);
+  }
+  const seeds = results.map((r) => r.seed);
+  const raw = docs.flatMap(({ doc }) => doc.results as { seed: number }[]).sort((a, b) => seeds.indexOf(a.seed) - seeds.indexOf(b.seed));
+  const command = typeof first.doc.command === 'string' ? first.doc.command.replace(/--seeds \S+/, `--seeds ${seeds.join(',')}`) : undefined;
+  return { format: ABLATION_FORMAT, version: ABLATION_VERSION, ...(command === undefined ? {} : { command }), loop: first.doc.loop, base: first.doc.base, config: first.doc.config, partial: docs.some(({ doc }) => doc.partial === true), results: raw };
+}
+
+/** `ablate --from-json a.json,b.json [--report …] [--json merged.json]`: the table of seeds run by earlier ablations, no new runs. */
 async function fromJson(argv: string[]): Promise<void> {
-  const f = parseArgs(argv, { 'from-json': { type: 'string', required: true }, report: { type: 'string', default: '' }, markdown: { type: 'string', default: '' } });
+  const f = parseArgs(argv, { 'from-json': { type: 'string', required: true }, report: { type: 'string', default: '' }, markdown: { type: 'string', default: '' }, json: { type: 'string', default: '' } });
   const { loop, base, results } = await savedResults(f['from-json']);
+  // read whole before anything is written: the merged file may be one of the inputs
+  if (f.json) await writeFile(f.json, JSON.stringify(await mergedAblation(f['from-json']), null, 1));
   const report = f.report ? f.report.split(',').map((s) => s.trim()).filter(Boolean) : Object.keys(results[0].report);
   const ks = Object.keys(results[0].start.passAtK).map(Number).sort((a, b) => a - b);
   const md = withCrossPlay(table(results, ks, report), results);

@@ -26,7 +26,7 @@ export const workStore = (dir: string): CheckpointStore => fileCheckpointStore(n
 
 /** Config fields that do not change a run's numbers: a resumed ablation may differ in them. */
 const BOOKKEEPING = ['seed', 'checkpointEvery'];
-const comparable = (c: unknown) => JSON.stringify(Object.fromEntries(Object.entries(c as object).filter(([k]) => !BOOKKEEPING.includes(k)).sort(([a], [b]) => a.localeCompare(b))));
+export const comparable = (c: unknown) => JSON.stringify(Object.fromEntries(Object.entries(c as object).filter(([k]) => !BOOKKEEPING.includes(k)).sort(([a], [b]) => a.localeCompare(b))));
 
 /**
  * The finished seeds an interrupted ablation's --json holds, for `--resume` (none when the file

@@ -1,10 +1,12 @@
 // The ablation tables' arithmetic: standard errors across problems and across seeds, and the
 // table's mean row.
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ablateCommand, crossPlayTables, pairedChange, passWithError, standardError, summarise, table, type SeedResult } from '../../src/cli/ablate';
+import { priorSeeds } from '../../src/cli/ablate_resume';
 import { passAtK } from '../../src/metrics/passk';
 
 const ev = (correct: number[], n = 4) => ({
@@ -84,6 +86,30 @@ describe('ablate --from-json', () => {
     expect(rows.slice(2, 5).map((l) => l.split(' | ')[0])).toEqual(['| 1', '| 2', '| 3']);
     expect(rows[5]).toMatch(/^\| mean ± s\.e\. over 3 seeds \| 5\.000 ± 0\.000 \| 200\.000 ± 57\.735 /);
     await expect(ablateCommand(['--from-json', `${join(dir, 'a.json')},${join(dir, 'a.json')}`])).rejects.toThrow(/seed 1 appears twice/);
+  });
+
+  it('with --json, writes seeds of one set-up run apart as one ablation that --resume and the tables read; two arms refused', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rlvr-ablate-merge-'));
+    const r = (seed: number) => ({ seed, start: ev([1, 1]), end: ev([2, 2]), steps: 5, generatedTokens: 100 * seed, seconds: 1, report: { 'vps/leak': seed / 10 } });
+    const doc = (seed: number, config: object) => ({ format: 'rlvr-lab.ablation', version: 1, command: `npm run ablate -- --loop grpo --seeds ${seed} --steps 5 --preset tiny`, loop: 'grpo', base: 'public/models/tiny', config: { seed, ...config }, partial: false, results: [r(seed)] });
+    const [a, b, c, out] = ['a', 'b', 'c', 'out'].map((x) => join(dir, `${x}.json`));
+    await writeFile(a, JSON.stringify(doc(2, { steps: 5, checkpointEvery: 0 })));
+    await writeFile(b, JSON.stringify(doc(1, { checkpointEvery: 10, steps: 5 })));
+    await writeFile(c, JSON.stringify(doc(3, { steps: 6 })));
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      await ablateCommand(['--from-json', `${a},${b}`, '--json', out]);
+      await expect(ablateCommand(['--from-json', `${a},${c}`, '--json', join(dir, 'no.json')])).rejects.toThrow(/c\.json was run with another config than .*a\.json .*two arms, not one/);
+    } finally {
+      spy.mockRestore();
+    }
+    const merged = JSON.parse(await readFile(out, 'utf8')) as { command: string; results: { seed: number }[] };
+    expect(merged.results.map((x) => x.seed)).toEqual([1, 2]);
+    expect(merged.command).toBe('npm run ablate -- --loop grpo --seeds 1,2 --steps 5 --preset tiny');
+    expect(merged.results[1]).toEqual(r(2));
+    expect(existsSync(join(dir, 'no.json'))).toBe(false);
+    // --resume takes the merged file as the ablation of seeds 1 and 2 (it refuses files of another set-up)
+    expect((await priorSeeds(out, { loop: 'grpo', base: 'public/models/tiny', config: { seed: 3, steps: 5, checkpointEvery: 0 } })).map((x) => x.seed)).toEqual([1, 2]);
   });
 });
 
