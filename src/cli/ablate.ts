@@ -31,7 +31,7 @@ import { loadSet } from '../world/index';
 import { ABLATION_FORMAT, ABLATION_VERSION, type SweepSeries } from '../explore/format';
 import type { CrossPlayResult } from '../loops/spec';
 import { whyModelCannotServe } from '../eval/evaluate';
-import { readJsonObject } from './paths';
+import { checkOutputFile, readJsonObject } from './paths';
 import { showText } from '../util/show';
 import { errorText } from '../util/errors';
 import { checkSavedAblation, MAX_ABLATION_JSON_BYTES, MAX_SEEDS } from './ablate_json';
@@ -249,6 +249,9 @@ export async function ablateCommand(argv: string[]): Promise<void> {
   if (!Number.isSafeInteger(f['eval-every']) || f['eval-every'] < 0) throw new CliError(`--eval-every must be a whole number of steps ≥ 0 (0: only at the start and the end), got ${f['eval-every']}`);
   if (!Number.isSafeInteger(f['checkpoint-every']) || f['checkpoint-every'] < 1) throw new CliError(`--checkpoint-every must be a whole number of steps ≥ 1, got ${f['checkpoint-every']}`);
   if (f.resume && !f.json) throw new CliError('--resume continues the ablation its --json file holds: give --json');
+  // checked before any run: a seed's result is written when it finishes, hours in
+  if (f.json) checkOutputFile('--json', f.json);
+  if (f.markdown) checkOutputFile('--markdown', f.markdown);
   if (!LOOP_NAMES.includes(f.loop)) throw new CliError(`unknown --loop ${showText(String(f.loop))} (available: ${LOOP_NAMES.join(', ')})`);
   const cross = crossPlayFlag(f['cross-play'], f.loop, f.work);
   const def = loopNamed(f.loop);
@@ -409,6 +412,8 @@ async function mergedAblation(files: string): Promise<Record<string, unknown>> {
 /** `ablate --from-json a.json,b.json [--report …] [--json merged.json]`: the table of seeds run by earlier ablations, no new runs. */
 async function fromJson(argv: string[]): Promise<void> {
   const f = parseArgs(argv, { 'from-json': { type: 'string', required: true }, report: { type: 'string', default: '' }, markdown: { type: 'string', default: '' }, json: { type: 'string', default: '' } });
+  if (f.json) checkOutputFile('--json', f.json);
+  if (f.markdown) checkOutputFile('--markdown', f.markdown);
   const { loop, base, results } = await savedResults(f['from-json']);
   // read whole before anything is written: the merged file may be one of the inputs
   if (f.json) await writeFile(f.json, JSON.stringify(await mergedAblation(f['from-json']), null, 1));

@@ -99,6 +99,7 @@ describe('ablate --from-json', () => {
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {
       await ablateCommand(['--from-json', `${a},${b}`, '--json', out]);
+      await expect(ablateCommand(['--from-json', `${a},${b}`, '--json', dir])).rejects.toThrow(/--json .* is a directory/);
       await expect(ablateCommand(['--from-json', `${a},${c}`, '--json', join(dir, 'no.json')])).rejects.toThrow(/c\.json was run with another config than .*a\.json .*two arms, not one/);
     } finally {
       spy.mockRestore();
@@ -118,6 +119,9 @@ describe('ablate: long-ablation flags refused with one line before any run', () 
     await expect(ablateCommand(['--preset', 'tiny', '--eval-every', '-1'])).rejects.toThrow(/--eval-every must be a whole number of steps ≥ 0/);
     await expect(ablateCommand(['--preset', 'tiny', '--checkpoint-every', '0'])).rejects.toThrow(/--checkpoint-every must be a whole number of steps ≥ 1/);
     await expect(ablateCommand(['--preset', 'tiny', '--resume'])).rejects.toThrow(/--resume continues the ablation its --json file holds: give --json/);
+    // an output that cannot be written is refused before the first seed, not when it finishes
+    await expect(ablateCommand(['--preset', 'tiny', '--json', tmpdir()])).rejects.toThrow(/--json .* is a directory; give a file/);
+    await expect(ablateCommand(['--preset', 'tiny', '--markdown', join(tmpdir(), 'no-such-folder-rlvr', 'x.md')])).rejects.toThrow(/--markdown .*: the folder .* does not exist/);
     const dir = await mkdtemp(join(tmpdir(), 'rlvr-ablate-resume-'));
     const file = join(dir, 'svs.json');
     const seed = { seed: 1, start: ev([1]), end: ev([2]), steps: 1, generatedTokens: 9, seconds: 1, report: {} };
