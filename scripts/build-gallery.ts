@@ -60,7 +60,9 @@ function changesMeasured(lead: string, names?: readonly string[]) {
       };
       const ent = (at: 'start' | 'end') => meanSe(a.results.map((r) => r[at].meanEntropy)).mean;
       const n = a.results.length;
-      return `${name} (${a.config.steps as number} steps, ${n} seed${n === 1 ? '' : 's'}${a.partial ? ', more to come' : ''}): ${said(1)}, ${said(8)}, ${said(64)}; entropy ${f3(ent('start'))} → ${f3(ent('end'))}`;
+      // a seed stopped at a token budget ends before the config's steps: its own steps are said
+      const steps = a.results.every((r) => r.steps === a.config.steps) ? `${a.config.steps as number} steps` : `ended at steps ${a.results.map((r) => r.steps).join(', ')}`;
+      return `${name} (${steps}, ${n} seed${n === 1 ? '' : 's'}${a.partial ? ', more to come' : ''}): ${said(1)}, ${said(8)}, ${said(64)}; entropy ${f3(ent('start'))} → ${f3(ent('end'))}`;
     };
     return `${lead} ${arms.map((a, i) => one(a, (names ?? labels)[i])).join('. ')}.`;
   };
