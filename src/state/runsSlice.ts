@@ -234,11 +234,14 @@ export const createRunsSlice =
       const status = isFinished(record.status.state) ? kept : { ...kept, state: 'stopped' as const, stepsPerS: null, etaS: null, error: INTERRUPTED };
       return { ...record, status, live: false, data };
     };
-    /** Reads a followed run again from the archive (a missed chunk, or its owner gone). */
-    const reread = async (id: string, heldElsewhere: boolean) => {
+    /**
+     * Reads a followed run again from the archive (a missed chunk, or its owner gone); `ended`: its
+     * final status has come, and the read fills in what a read still under way would have.
+     */
+    const reread = async (id: string, heldElsewhere: boolean, ended = false) => {
       const saved = (await services.archive?.loadRuns().catch(() => []))?.find((r) => r.record.id === id);
       const run = get().runs.byId[id];
-      if (!saved || !run?.elsewhere) return;
+      if (!saved || !run || (!run.elsewhere && !ended)) return;
       const view = viewOfArchived(saved.record, saved.chunks, heldElsewhere);
       seen.set(id, saved.chunks.length);
       if (view.status.error === INTERRUPTED) void persist(services.archive?.putRun(recordOf(view)));
@@ -254,7 +257,11 @@ export const createRunsSlice =
       if (!run?.elsewhere) return;
       if (m.type === 'status') {
         const done = isFinished(m.status.state);
-        return patchRun(m.runId, (v) => ({ ...v, status: m.status, elsewhere: done ? undefined : true }));
+        patchRun(m.runId, (v) => ({ ...v, status: m.status, elsewhere: done ? undefined : true }));
+        // a read for a missed chunk may still be under way, and it stops at the end: the owner stored
+        // every chunk and the record before telling, so the archive now holds the whole run
+        if (done) void reread(m.runId, false, true);
+        return;
       }
       const have = seen.get(m.runId) ?? 0;
       if (m.seq < have) return;

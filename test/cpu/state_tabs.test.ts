@@ -92,6 +92,40 @@ describe('a run another tab computes', () => {
     expect(run().elsewhere).toBeUndefined();
   });
 
+  it('ends with every step when a chunk was missed and the end overtakes the read it caused', async () => {
+    // the follower's channel loses the step-3 chunk: step 4's then shows a gap, and the run is read
+    // again from the archive; the final status arrives while that read is under way
+    const archive = memoryArchive();
+    const locks = sharedLocks();
+    const channels = memoryRunChannels();
+    const a = await tab(archive, locks.tab(Symbol('a')), channels());
+    void a.store.getState().startRun();
+    await settle();
+    a.runs[0].onBatch(batch('r1', 1, status('running', 1)));
+    await settle();
+    const inner = channels();
+    let dropped = 0;
+    const lossy: RunChannel = { post: (m) => inner.post(m), listen: (f) => inner.listen((m) => (m.type === 'chunk' && m.seq === 1 && dropped++ === 0 ? undefined : f(m))) };
+    // the follower's archive reads are slow (IndexedDB on a busy machine): the channel is faster
+    let slow = false;
+    const slowArchive: RunArchive = { ...archive, loadRuns: async () => (slow && (await new Promise((r) => setTimeout(r, 30))), archive.loadRuns()) };
+    const b = await tab(slowArchive, locks.tab(Symbol('b')), lossy);
+    await b.store.getState().loadArchive();
+    slow = true;
+    const run = () => b.store.getState().runs.byId.r1;
+    expect(run().data.step).toEqual([1]);
+    a.runs[0].onBatch(batch('r1', 2, status('running', 2)));
+    a.runs[0].onBatch(batch('r1', 3, status('running', 3)));
+    a.runs[0].onBatch(batch('r1', 4, status('running', 4)));
+    a.runs[0].finish(status('done', 4));
+    await settle();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(dropped).toBe(1);
+    expect(run().status).toMatchObject({ state: 'done', step: 4 });
+    expect(run().elsewhere).toBeUndefined();
+    expect(run().data.step).toEqual([1, 2, 3, 4]);
+  });
+
   it('reads as cut off, resumable, once its tab closes without finishing it', async () => {
     const { locks, run } = await twoTabs();
     locks.close('r1');
