@@ -58,18 +58,18 @@ async function tab(archive: RunArchive, ownership: RunOwnership, channel: RunCha
   return { store, runs };
 }
 
-async function twoTabs() {
+/** The first tab runs `before` steps, then the second opens (its archive and channel as `follower` wraps them). */
+async function twoTabs(before = 2, follower: { archive?: (x: RunArchive) => RunArchive; channel?: (x: RunChannel) => RunChannel } = {}) {
   const archive = memoryArchive();
   const locks = sharedLocks();
   const channels = memoryRunChannels();
   const a = await tab(archive, locks.tab(Symbol('a')), channels());
   void a.store.getState().startRun();
   await settle();
-  a.runs[0].onBatch(batch('r1', 1, status('running', 1)));
-  a.runs[0].onBatch(batch('r1', 2, status('running', 2)));
+  for (let step = 1; step <= before; step++) a.runs[0].onBatch(batch('r1', step, status('running', step)));
   await settle();
-  // the second tab opens mid-run: steps 1–2 from the archive
-  const b = await tab(archive, locks.tab(Symbol('b')), channels());
+  // the second tab opens mid-run: the steps so far from the archive
+  const b = await tab(follower.archive?.(archive) ?? archive, locks.tab(Symbol('b')), follower.channel?.(channels()) ?? channels());
   await b.store.getState().loadArchive();
   return { a, b, locks, run: () => b.store.getState().runs.byId.r1 };
 }
@@ -94,25 +94,15 @@ describe('a run another tab computes', () => {
 
   it('ends with every step when a chunk was missed and the end overtakes the read it caused', async () => {
     // the follower's channel loses the step-3 chunk: step 4's then shows a gap, and the run is read
-    // again from the archive; the final status arrives while that read is under way
-    const archive = memoryArchive();
-    const locks = sharedLocks();
-    const channels = memoryRunChannels();
-    const a = await tab(archive, locks.tab(Symbol('a')), channels());
-    void a.store.getState().startRun();
-    await settle();
-    a.runs[0].onBatch(batch('r1', 1, status('running', 1)));
-    await settle();
-    const inner = channels();
+    // again from the archive; the final status arrives while that read is under way (the follower's
+    // archive reads are slow, as IndexedDB's on a busy machine: the channel is faster)
     let dropped = 0;
-    const lossy: RunChannel = { post: (m) => inner.post(m), listen: (f) => inner.listen((m) => (m.type === 'chunk' && m.seq === 1 && dropped++ === 0 ? undefined : f(m))) };
-    // the follower's archive reads are slow (IndexedDB on a busy machine): the channel is faster
     let slow = false;
-    const slowArchive: RunArchive = { ...archive, loadRuns: async () => (slow && (await new Promise((r) => setTimeout(r, 30))), archive.loadRuns()) };
-    const b = await tab(slowArchive, locks.tab(Symbol('b')), lossy);
-    await b.store.getState().loadArchive();
+    const { a, run } = await twoTabs(1, {
+      channel: (inner) => ({ post: (m) => inner.post(m), listen: (f) => inner.listen((m) => (m.type === 'chunk' && m.seq === 1 && dropped++ === 0 ? undefined : f(m))) }),
+      archive: (x) => ({ ...x, loadRuns: async () => (slow && (await new Promise((r) => setTimeout(r, 30))), x.loadRuns()) }),
+    });
     slow = true;
-    const run = () => b.store.getState().runs.byId.r1;
     expect(run().data.step).toEqual([1]);
     a.runs[0].onBatch(batch('r1', 2, status('running', 2)));
     a.runs[0].onBatch(batch('r1', 3, status('running', 3)));
