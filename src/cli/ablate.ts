@@ -202,12 +202,23 @@ async function evaluateAt(gpu: Gpu, cfg: GPTConfig, params: Float32Array, c: Bas
   }
 }
 
+/** Earlier ablations' files as read: their checked seed results, sorted by seed, and each file's document as written. */
+interface SavedAblations {
+  loop: string;
+  base: string;
+  results: SeedResult[];
+  docs: { file: string; doc: Record<string, unknown> }[];
+}
+
 /** Seed results saved by earlier ablations (--json), in the order given; a seed twice is refused. */
-async function savedResults(files: string, flag = '--from-json'): Promise<{ loop: string; base: string; results: SeedResult[] }> {
+async function savedResults(files: string, flag = '--from-json'): Promise<SavedAblations> {
   const out: SeedResult[] = [];
+  const docs: SavedAblations['docs'] = [];
   let loop = '', base = '';
   for (const file of files.split(',').map((f) => f.trim()).filter(Boolean)) {
-    const doc = checkSavedAblation(await readJsonObject(flag, file, MAX_ABLATION_JSON_BYTES), `${flag}: ${showText(file)}`);
+    const raw = await readJsonObject(flag, file, MAX_ABLATION_JSON_BYTES);
+    const doc = checkSavedAblation(raw, `${flag}: ${showText(file)}`);
+    docs.push({ file, doc: raw });
     if (loop && doc.loop !== loop) throw new CliError(`${flag}: ${file} holds ${doc.loop} runs, the files before it ${loop} runs`);
     loop = doc.loop;
     base = doc.base;
@@ -217,7 +228,7 @@ async function savedResults(files: string, flag = '--from-json'): Promise<{ loop
     }
   }
   if (out.length === 0) throw new CliError(`${flag}: no results in the files given`);
-  return { loop, base, results: out.sort((a, b) => a.seed - b.seed) };
+  return { loop, base, results: out.sort((a, b) => a.seed - b.seed), docs };
 }
 
 export async function ablateCommand(argv: string[]): Promise<void> {
@@ -394,10 +405,7 @@ function commandOf(f: { loop: string; seeds: string; steps: number; 'eval-n': nu
  * the files differ in loop, base or config (they would be two arms, not one), so `--resume` and the
  * tables read the result as any other. Its command names the seeds it holds.
  */
-async function mergedAblation(files: string): Promise<Record<string, unknown>> {
-  const docs: { file: string; doc: Record<string, unknown> }[] = [];
-  for (const file of files.split(',').map((x) => x.trim()).filter(Boolean)) docs.push({ file, doc: await readJsonObject('--from-json', file, MAX_ABLATION_JSON_BYTES) });
-  const { results } = await savedResults(files);
+function mergedAblation({ results, docs }: SavedAblations): Record<string, unknown> {
   const first = docs[0];
   for (const { file, doc } of docs.slice(1)) {
     if (doc.base !== first.doc.base) throw new CliError(`--from-json … --json: ${file} was run from ${showText(String(doc.base))}, ${first.file} from ${showText(String(first.doc.base))}: not one set-up`);
@@ -414,9 +422,10 @@ async function fromJson(argv: string[]): Promise<void> {
   const f = parseArgs(argv, { 'from-json': { type: 'string', required: true }, report: { type: 'string', default: '' }, markdown: { type: 'string', default: '' }, json: { type: 'string', default: '' } });
   if (f.json) checkOutputFile('--json', f.json);
   if (f.markdown) checkOutputFile('--markdown', f.markdown);
-  const { loop, base, results } = await savedResults(f['from-json']);
-  // read whole before anything is written: the merged file may be one of the inputs
-  if (f.json) await writeFile(f.json, JSON.stringify(await mergedAblation(f['from-json']), null, 1));
+  const saved = await savedResults(f['from-json']);
+  const { loop, base, results } = saved;
+  // every input is read whole before anything is written: the merged file may be one of them
+  if (f.json) await writeFile(f.json, JSON.stringify(mergedAblation(saved), null, 1));
   const report = f.report ? f.report.split(',').map((s) => s.trim()).filter(Boolean) : Object.keys(results[0].report);
   const ks = Object.keys(results[0].start.passAtK).map(Number).sort((a, b) => a - b);
   const md = withCrossPlay(table(results, ks, report), results);
