@@ -70,7 +70,7 @@ describe('OpenSIR rules by hand', () => {
   it('concept tags are masked out of the loss; the oracle reads the concepts off the tree', () => {
     const response = [...encode('2*3'), TAG_TOKEN.mul, TAG_TOKEN.add, EOS];
     expect(Array.from(conceptMask(response))).toEqual([1, 1, 1, 0, 0, 1]);
-    expect(diagnoseTeach('max(2,3)*4<c:mul>', true)).toEqual({ legal: true, problem: 'max(2,3)*4', claimed: ['mul'], actual: ['max', 'mul'], value: 12, topic: 'max' });
+    expect(diagnoseTeach('max(2,3)*4<c:mul>', true)).toEqual({ legal: true, problem: 'max(2,3)*4', claimed: ['mul'], actual: ['max', 'mul'], value: 12, topic: 'max', key: 'ops2 * max d2 n0 small', tagSet: 'max mul' });
     expect(diagnoseTeach('2*<c:mul>', true).legal).toBe(false);
     // a claim is right when every tag is true and it names all of them, at most three
     expect(conceptsRight(['mul'], ['max', 'mul'], 3)).toBe(false);

@@ -20,7 +20,7 @@
 import { answerOf } from '../../eval/score';
 import type { Rollout } from '../../rl/rollout';
 import { countedRng, type CountedRng } from '../../util/rng';
-import { BOS, conceptKey, conceptsOf, conceptTags, CONCEPT_TAGS, encode, EOS, loadSet, MAX_CONCEPT_TAGS, readProblem, responseText, solvePrompt, teachPrompt } from '../../world/index';
+import { BOS, CONCEPT_TAGS, encode, EOS, loadSet, MAX_CONCEPT_TAGS, readProblem, responseText, solvePrompt, teachPrompt } from '../../world/index';
 import type { LoopBody, StepContext, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine } from '../engine';
@@ -31,7 +31,7 @@ import { meanEntropy } from '../../metrics/entropy';
 import { ngramEmbedding } from '../../metrics/diversity';
 import type { OpensirConfig } from './config';
 import { filterZeroVariance } from '../../rl/filter';
-import { conceptMask, conceptsRight, diagnoseTeach, diversity, majority, selectionScore, selectStudentProblem, selectTeacherGroup, solvability, variance, type TeachDiagnostics } from './logic';
+import { conceptMask, conceptsRight, diagnoseTeach, diversity, majority, selectionScore, selectStudentProblem, selectTeacherGroup, signatureOf, solvability, variance, type TeachDiagnostics } from './logic';
 
 /** A pool problem, as saved with the run (its embedding is recomputed: the embedder is frozen). */
 export interface PoolEntry {
@@ -49,7 +49,7 @@ export interface PoolEntry {
 interface Candidate {
   output: number;
   group: number;
-  diag: TeachDiagnostics & { key: string | null };
+  diag: TeachDiagnostics;
   /** index among this step's legal problems (null: illegal) */
   legal: number | null;
   /** legal and some student answer parsed: it has a solve rate and a selection score (α·sol + γ·div) */
@@ -70,7 +70,8 @@ const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 function seedEntry(c: OpensirConfig): PoolEntry {
   const p = readProblem(c.seedProblem);
   if (!p.ok) throw new Error(`opensir: seedProblem ${c.seedProblem} does not parse`);
-  return { problem: p.value.text, step: 0, key: conceptKey(conceptsOf(p.value.expr)), tags: [...conceptTags(conceptsOf(p.value.expr))].sort().join(' '), solveRate: null, label: null, value: p.value.oracleValue };
+  const { key, tagSet } = signatureOf(p.value.expr);
+  return { problem: p.value.text, step: 0, key, tags: tagSet, solveRate: null, label: null, value: p.value.oracleValue };
 }
 
 class OpensirRun {
@@ -104,11 +105,10 @@ class OpensirRun {
       (_x, response) => ({ reward: 0, text: responseText(response).text }),
     );
     const legal = out.map((t) => diagnoseTeach(t.text, responseText(t.responseTokens).ended)).filter((d) => d.legal);
-    const keys = legal.map((d) => readProblem(d.problem as string)).map((r) => (r.ok ? conceptKey(conceptsOf(r.value.expr)) : ''));
     return {
       'probe/legal': legal.length / out.length,
-      'probe/concepts': new Set(keys).size,
-      'probe/tag_sets': new Set(legal.map((d) => [...d.actual].sort().join(' '))).size,
+      'probe/concepts': new Set(legal.map((d) => d.key)).size,
+      'probe/tag_sets': new Set(legal.map((d) => d.tagSet)).size,
       'probe/problems': new Set(legal.map((d) => d.problem)).size,
     };
   }
@@ -127,9 +127,7 @@ class OpensirRun {
     let legalCount = 0;
     const cands: Candidate[] = teach.map((t, k) => {
       const diag = diagnoseTeach(t.text, responseText(t.responseTokens).ended);
-      const parsed = diag.legal ? readProblem(diag.problem as string) : null;
-      const key = parsed?.ok ? conceptKey(conceptsOf(parsed.value.expr)) : null;
-      return { output: k, group: t.groupId, diag: { ...diag, key }, legal: diag.legal ? legalCount++ : null, scored: false, answers: [], label: null, s: 0, sol: 0, div: 0, len: 0, reward: 0 };
+      return { output: k, group: t.groupId, diag, legal: diag.legal ? legalCount++ : null, scored: false, answers: [], label: null, s: 0, sol: 0, div: 0, len: 0, reward: 0 };
     });
     const legal = cands.filter((x) => x.legal !== null);
     // ---- solve: the students answer every legal problem; majority vote gives the pseudo-label
@@ -174,7 +172,7 @@ class OpensirRun {
     const stats = batch.length ? await this.engine.train(batch) : null;
     // ---- the pool grows by every legal problem
     legal.forEach((x, j) => {
-      this.pool.push({ problem: x.diag.problem as string, step, key: x.diag.key as string, tags: [...x.diag.actual].sort().join(' '), solveRate: x.s, label: x.label, value: x.diag.value as number });
+      this.pool.push({ problem: x.diag.problem as string, step, key: x.diag.key as string, tags: x.diag.tagSet as string, solveRate: x.s, label: x.label, value: x.diag.value as number });
       this.poolVectors.push(vectors[j]);
     });
     // ---- what the step reports (a quantity with nothing to measure is left out, not NaN)

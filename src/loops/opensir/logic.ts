@@ -2,7 +2,7 @@
 // triangle, cosine diversity (top-k mean or nearest, on src/metrics/diversity.ts's cosine), majority
 // vote with its tie rule, the selection score and the two selection rules, the concept-token
 // mask, and what the oracle says of a teacher's problem (displayed, never rewarded).
-import { conceptsOf, conceptTags, parseTeach, TAG_TOKEN, type ConceptTag } from '../../world/index';
+import { conceptKey, conceptsOf, conceptTags, parseTeach, TAG_TOKEN, type ConceptTag, type Expr } from '../../world/index';
 import { topKMeanCosine } from '../../metrics/diversity';
 
 /** Pass rates are k/n: the window's edges must count as inside whatever the rounding. */
@@ -110,12 +110,21 @@ export interface TeachDiagnostics {
   value: number | null;
   /** the problem's primary topic: its rarest concept (a function, nesting, large values, then operators) */
   topic: ConceptTag | null;
+  /** its concept signature and concept-tag set ({@link signatureOf}); null when illegal */
+  key: string | null;
+  tagSet: string | null;
+}
+
+/** What coverage counts of a problem: its concept signature (conceptKey) and its concept tags, sorted and space-separated. */
+export function signatureOf(expr: Expr): { key: string; tagSet: string } {
+  const c = conceptsOf(expr);
+  return { key: conceptKey(c), tagSet: [...conceptTags(c)].sort().join(' ') };
 }
 
 /** Reads a teacher output (the response text before its end token; `ended` false: cut at the limit). */
 export function diagnoseTeach(text: string, ended: boolean): TeachDiagnostics {
   const r = ended ? parseTeach(text) : null;
-  if (!r?.ok) return { legal: false, problem: null, claimed: [], actual: [], value: null, topic: null };
+  if (!r?.ok) return { legal: false, problem: null, claimed: [], actual: [], value: null, topic: null, key: null, tagSet: null };
   const actual = conceptTags(conceptsOf(r.value.problem.expr));
-  return { legal: true, problem: r.value.problem.text, claimed: r.value.tags, actual, value: r.value.problem.oracleValue, topic: actual[0] ?? null };
+  return { legal: true, problem: r.value.problem.text, claimed: r.value.tags, actual, value: r.value.problem.oracleValue, topic: actual[0] ?? null, ...signatureOf(r.value.problem.expr) };
 }
