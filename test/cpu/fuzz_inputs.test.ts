@@ -252,7 +252,7 @@ describe('the command line', () => {
     inspect: ['--ckpt', '--tokens', '--json'],
     pretrain: ['--preset', '--seed', '--steps', '--batch', '--lr', '--eval-every', '--patience', '--out', '--resume', '--card-only', '--prompt-weight'],
     run: ['--loop', '--preset', '--ckpt', '--steps', '--seed', '--out', '--config', '--corpus', '--target', '--adapters', '--resume', '--force'],
-    ablate: ['--loop', '--seeds', '--steps', '--config', '--match-tokens', '--token-budget', '--report', '--from-json'],
+    ablate: ['--loop', '--seeds', '--steps', '--config', '--match-tokens', '--token-budget', '--report', '--from-json', '--json', '--markdown', '--work', '--resume', '--eval-every', '--checkpoint-every', '--cross-play'],
     eval: ['--ckpt', '--set', '--n', '--k', '--seed', '--limit', '--temperature', '--top-p'],
     'ttsp-targets': ['--ckpt', '--n', '--limit', '--out'],
     sets: ['--json'],
