@@ -1,7 +1,7 @@
 // `--corpus FILE`: a corpus file for a loop that reads documents (one per line). The loop's own
 // validator judges it, so a bad file is refused before any GPU work with its bad lines named.
 import { readInputText } from './paths';
-import { corpusRefusal, corpusTextProblem, MAX_CORPUS_BYTES } from '../state/files/corpusFile';
+import { corpusRefusal, corpusTextProblem, MAX_CORPUS_BYTES } from '../config/corpusFile';
 import { showText } from '../util/show';
 import { CliError } from './args';
 import { ConfigError } from '../util/errors';

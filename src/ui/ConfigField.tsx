@@ -1,7 +1,7 @@
 // One knob of the launcher, generated from its FieldSpec: the input suits the field's type,
 // the paper's value sits beside it, the help is one line (all of it on hover), and the field's
 // own validation message shows under it. Fields the user changed can be reset to the layer below.
-import { corpusRefusal, corpusSizeProblem, corpusTextProblem } from '../state/files/corpusFile';
+import { corpusRefusal, corpusSizeProblem, corpusTextProblem } from '../config/corpusFile';
 import { corpusRef } from '../state/persist/corpusArchive';
 import { MAX_PARAM_CHARS } from '../state/url';
 import { useEffect, useId, useMemo, useState } from 'react';

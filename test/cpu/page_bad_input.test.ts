@@ -10,7 +10,7 @@ import { initParams } from '../../src/model/init';
 import { encodeSafetensors } from '../../src/model/safetensors';
 import { checkCheckpoint } from '../../src/state/files/policyUpload';
 import { adapterStartSet } from '../../src/state/files/adapterStartFile';
-import { corpusRefusal, corpusSizeProblem, corpusTextProblem } from '../../src/state/files/corpusFile';
+import { corpusRefusal, corpusSizeProblem, corpusTextProblem } from '../../src/config/corpusFile';
 import { loopNamed } from '../../src/loops/registry';
 import { ConfigError } from '../../src/util/errors';
 import { DEFAULT_LAUNCHER, setField, setLoop } from '../../src/state/launcher';

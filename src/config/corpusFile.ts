@@ -2,8 +2,8 @@
 // after reading: a size cap first (a 300 MB file crashed the tab), then its text: a file is a
 // file, so one whose whole text is the word `generated` (the config's name for the built-in
 // corpus) is refused rather than silently becoming the built-in corpus.
-import { GENERATED_CORPUS } from '../../config/fields';
-import { cutLine, escapeControls, showText } from '../../util/show';
+import { GENERATED_CORPUS } from './fields';
+import { cutLine, escapeControls, showText } from '../util/show';
 
 /** 16 MB is some 400,000 documents, far past what a run reads (corpusDocuments). */
 export const MAX_CORPUS_BYTES = 16_000_000;
