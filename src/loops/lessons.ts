@@ -41,7 +41,9 @@ export interface PaperLesson {
   charts: readonly { id: string; name: string }[];
   /** the x-axis the lesson compares on */
   xAxis?: XAxisMode;
-  /** what docs/results.md measured from the shipped base, with its section */
+  /** what docs/results.md measured, with its section */
   measured: string;
   source: string;
+  /** the base it was measured from where that is not the shipped base (a superseded one): said beside the figures */
+  base?: string;
 }

@@ -72,7 +72,7 @@ export function LessonBanner() {
         {lesson.xAxis === 'tokens' && ' (by generated tokens: the loops compared at equal cost)'}
       </p>
       <p className="lesson-measured" data-testid="lesson-measured">
-        <strong>Measured here</strong> ({lesson.source}, from the shipped small base): {lesson.measured}
+        <strong>Measured here</strong> ({lesson.source}{lesson.base ? `, on ${lesson.base}` : ''}): {lesson.measured}
       </p>
       <div className="actions">
         <button type="button" data-testid="lesson-start" disabled={why !== null} onClick={() => void go()}>

@@ -3,6 +3,7 @@
 // is not offered when it would change a locked field); the lesson table names only loops,
 // set-ups, fields and charts that exist; a paper lesson starts its runs from one base and seed,
 // ticked side by side.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LAUNCHER, loopLabel, setField, setLoop, setSetup } from '../../src/state/launcher';
 import { linkQuery } from '../../src/state/links';
@@ -12,6 +13,8 @@ import { LOOP_NAMES, LOOPS, loopNamed } from '../../src/loops/registry';
 import { createLabStore } from '../../src/state/store';
 import type { AdapterReport, RunSpec } from '../../src/lab/protocol';
 import { fakeLabClient } from '../helpers/labClient';
+
+const RESULTS = readFileSync('docs/results.md', 'utf8');
 
 /** Charts the evaluation panel draws for every loop (src/ui/charts/EvalCharts.tsx). */
 const EVAL_CHARTS = ['passk', 'pass1', 'histogram'];
@@ -101,7 +104,22 @@ describe('the lesson table', () => {
       const ids = lesson.runs.flatMap((r) => chartIdsOf(r.loop));
       for (const c of lesson.charts) expect(ids, `${lesson.id}: chart ${c.id}`).toContain(c.id);
       expect(lesson.measured).not.toBe('');
-      expect(lesson.source).toMatch(/^docs\/results\.md §\d$/);
+      // the section it cites exists (a heading `## 6.` or `### 13b.`)
+      const section = /^docs\/results\.md §(\d+[a-z]?)$/.exec(lesson.source)?.[1];
+      expect(section, lesson.source).toBeDefined();
+      expect(RESULTS, lesson.source).toMatch(new RegExp(`^#{2,3} ${section}\\. `, 'm'));
+    }
+  });
+
+  it('a lesson on a target names one of the shipped base\'s targets with its measured base rate', () => {
+    // a new base re-measures the list: a lesson left on the old target would draw a wrong reference line
+    const list = JSON.parse(readFileSync('public/models/small/ttsp_targets.json', 'utf8')) as { problems: { text: string; passRate: number }[] };
+    const onTarget = PAPER_LESSONS.flatMap((l) => l.runs).filter((r) => r.fields?.target !== undefined);
+    expect(onTarget.length).toBeGreaterThan(0);
+    for (const r of onTarget) {
+      const entry = list.problems.find((p) => p.text === r.fields?.target);
+      expect(entry, String(r.fields?.target)).toBeDefined();
+      expect(r.fields?.targetBaseRate).toBe(entry?.passRate);
     }
   });
 
@@ -109,7 +127,7 @@ describe('the lesson table', () => {
     const lesson = PAPER_LESSONS.find((l) => l.id === 'ttsp-target')!;
     const page = queryToLauncher(new URLSearchParams('policy=tiny&seed=7&steps=1')).launcher;
     const [ttsp] = lessonLaunchers(lesson, page);
-    expect(ttsp).toMatchObject({ loop: 'ttsp', setup: 'lab', policy: 'tiny', fields: { seed: 7, steps: 1, target: '2*max(4,5)' } });
+    expect(ttsp).toMatchObject({ loop: 'ttsp', setup: 'lab', policy: 'tiny', fields: { seed: 7, steps: 1, target: '(6+7)*3' } });
     // a field of the lesson's loop is read with that loop in the address
     const over = queryToLauncher(new URLSearchParams('loop=ttsp&seed=7&target=1%2B1')).launcher;
     expect(lessonLaunchers(lesson, over)[0].fields).toMatchObject({ target: '1+1' });

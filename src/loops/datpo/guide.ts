@@ -20,7 +20,7 @@ export const DATPO_LESSONS: readonly PaperLesson[] = [
     ],
     charts: [{ id: 'passk', name: 'pass@k' }, { id: 'entropy', name: 'entropy while solving' }, { id: 'tree-pass', name: 'tree pass rate' }],
     xAxis: 'tokens',
-    measured: 'at the same generated tokens DATPO\'s pass@64 stayed at the base\'s (0.875 → 0.870) where GRPO\'s fell to 0.828 (paired, +0.042 ± 0.023 for DATPO at k = 64), while GRPO\'s pass@1 rose more (+0.052 against +0.021). 100 DATPO steps, 3 seeds.',
-    source: 'docs/results.md §8',
+    measured: 'on the shipped small base, lr 1e-4, n-gram sibling embeddings, 3 seeds, 200 held-out problems × 64: at the same generated tokens DATPO was behind GRPO at small k (pass@1 −0.038 ± 0.008, every seed) and level at large k (pass@64 +0.008 ± 0.014); both lost large-k coverage from the base (DATPO\'s pass@64 −0.068 ± 0.012); its entropy while solving fell less (0.225 → 0.205 against GRPO\'s 0.167).',
+    source: 'docs/results.md §14b',
   },
 ];

@@ -18,8 +18,8 @@ export const OPENSIR_LESSONS: readonly PaperLesson[] = [
       { loop: 'opensir', setup: 'lab', role: 'the full loop' },
       { loop: 'opensir', setup: 'lab', fields: { divWeight: 0 }, role: 'no diversity reward (γ = 0)' },
     ],
-    charts: [{ id: 'pool-size', name: 'pool size' }, { id: 'coverage', name: 'concept coverage' }, { id: 'tag-sets', name: 'concept combinations' }],
-    measured: 'the pool grew to about 1,390 problems in 100 steps covering 393 concept signatures; without the diversity reward it covered as many (412), so the paper\'s direction did not show; held-out pass@1 −0.014, pass@64 0.875 → 0.792. 3 seeds an arm.',
-    source: 'docs/results.md §7',
+    charts: [{ id: 'pool-size', name: 'pool size' }, { id: 'coverage', name: 'concept coverage' }, { id: 'probe-coverage', name: 'coverage on fixed probe prompts' }, { id: 'validity', name: 'validity (true-label agreement)' }],
+    measured: 'on the shipped small base, the paper\'s 8 problems a teacher group at lr 1e-4, 3 seeds an arm: the pool grew to 1,400–2,200 problems with 545 ± 25 concept signatures, 463 ± 6 without the diversity reward; on the fixed probe prompts the two arms were level, far from the paper\'s halving. The students\' majority was the true value 63–70 % of the time at steps 1–2 and 29 % over the run, and the student trained on those labels lost held-out accuracy (pass@1 −0.134 ± 0.015).',
+    source: 'docs/results.md §15a',
   },
 ];

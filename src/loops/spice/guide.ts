@@ -18,5 +18,6 @@ export const SPICE_LESSONS: readonly PaperLesson[] = [
     charts: [{ id: 'gold', name: 'the challenger\'s gold accuracy' }, { id: 'question-frontier', name: 'questions at the frontier' }, { id: 'reward', name: 'the reasoner\'s pass rate' }],
     measured: 'the challenger\'s gold was the true value about a quarter of the time (0.238 over the run, 0.265 over the last 20 steps); 29 % of its valid questions sat at the frontier; held-out pass@1 0.446 → 0.441 against GRPO\'s 0.484 at the same tokens. 100 steps, 3 seeds.',
     source: 'docs/results.md §6',
+    base: 'the first small base (shipped until 2026-12-04), on the loop before issue 24\'s corrections; not re-measured on the shipped base',
   },
 ];
