@@ -8,6 +8,6 @@ export const GRPO_GUIDE: LoopGuide = {
   watch: 'the reward rise and the entropy while solving fall as the policy commits (Policy entropy while solving); on held-out problems pass@1 can rise while pass@k for large k falls (pass@k): RL sharpening what the model already knew rather than teaching it more.',
   links: [
     { title: 'See entropy fall', set: { loop: 'grpo', steps: '60', evalEvery: '20' }, what: 'GRPO at its default learning rate (1e-4) for 60 steps: the policy commits, its entropy falls' },
-    { title: 'Watch pass@k narrow', set: { loop: 'grpo', steps: '100', evalEvery: '25', evalProblems: '32', evalN: '64', seed: '1' }, what: '100 steps at 1e-4 with pass@k up to k = 64: in docs/results.md §1c this seed lost coverage (pass@64 0.94 → 0.84) while training reward rose' },
+    { title: 'Watch pass@k narrow', set: { loop: 'grpo', steps: '100', evalEvery: '25', evalProblems: '32', evalN: '64', seed: '1' }, what: '100 steps at 1e-4 with pass@k up to k = 64: from the shipped base this seed lost coverage by step 100 on all 200 held-out problems (docs/results.md §11b: pass@64 0.885 → 0.835) while its pass@1 did not rise (0.453 → 0.415); 32 problems show it on a coarser grid' },
   ],
 };
