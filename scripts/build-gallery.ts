@@ -124,13 +124,14 @@ export const ENTRIES: readonly EntrySpec[] = [
   ...(existsSync('docs/runs/issue27-opensir.json') ? [{
     id: 'opensir-exp4', title: 'OpenSIR from 1+1 against GRPO at lr 1e-4 and equal generated tokens (issue 27 §15)', section: 'docs/results.md §15',
     claim: 'OpenSIR (Kwan et al.): a teacher–student loop grows its own problems from a pool holding only 1+1 and the student improves without data; without the diversity reward, concept coverage nearly halves.',
-    measured: changesMeasured(`${HELDOUT_LEAD} OpenSIR at the paper's constants (4 teacher groups × 8 problems, 8 student answers, window [0.5, 0.9]), each seed run to the tokens the control's seed generated in its 300 steps (x-axis: steps; OpenSIR's end ≈ GRPO's step 300 in tokens).`),
+    measured: changesMeasured(`${HELDOUT_LEAD} OpenSIR at the paper's constants (4 teacher groups × 8 problems, 8 student answers, window [0.5, 0.9]; the s_min 0.1 arm [0.1, 0.9]), each seed run to the tokens the control's seed generated in its 300 steps (x-axis: steps; OpenSIR's end ≈ GRPO's step 300 in tokens).`),
     commit: 'd14cb9d', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
       { label: 'OpenSIR lr 1e-4 (full loop)', files: ['issue27-opensir.json'], knobs: { loop: 'opensir', divWeight: 1 } },
       // arm 2 joins once its first seed has finished (it runs across sessions)
       ...(existsSync('docs/runs/issue27-opensir-nodiv.json') ? [{ label: 'OpenSIR lr 1e-4 (no diversity, γ = 0)', files: ['issue27-opensir-nodiv.json'], knobs: { loop: 'opensir', divWeight: 0 } }] : []),
+      ...(existsSync('docs/runs/issue27-opensir-smin01.json') ? [{ label: 'OpenSIR lr 1e-4 (s_min 0.1)', files: ['issue27-opensir-smin01.json'], knobs: { loop: 'opensir', divWeight: 1, sMin: 0.1 } }] : []),
     ],
   } satisfies EntrySpec] : []),
   {
