@@ -6,7 +6,10 @@ import type { LoopGuide, PaperLesson } from '../lessons';
 export const OPENSIR_GUIDE: LoopGuide = {
   does: 'grows a pool of problems from one seed problem (1+1): a teacher writes new problems with concept tags, students answer them and their majority is the label; the teacher is paid for problems solved within a window (neither trivial nor hopeless) and for being unlike the pool.',
   watch: 'the pool grow (Pool size) and cover more concepts (Concept coverage), and how often the students\' majority is the true value (Validity: legal, and what the oracle says).',
-  links: [{ title: 'Without the diversity reward', set: { loop: 'opensir', setup: 'no-diversity' }, what: 'γ = 0: the teacher is no longer paid for new concepts (the paper: coverage nearly halves)' }],
+  links: [
+    { title: 'Without the diversity reward', set: { loop: 'opensir', setup: 'no-diversity' }, what: 'γ = 0: the teacher is no longer paid for new concepts (the paper: coverage nearly halves)' },
+    { title: 'A wider solvability window', set: { loop: 'opensir', setup: 's-min-0.1' }, what: 's_min 0.1: harder problems pay; watch true-label agreement (Validity). The paper: validity falls from 71 % to 42 %; on the shipped base the majority label was right 12 % of the time over the last 20 steps, against 30 % at s_min 0.5 (docs/results.md §15b)' },
+  ],
 };
 
 export const OPENSIR_LESSONS: readonly PaperLesson[] = [
