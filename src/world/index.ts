@@ -20,7 +20,7 @@ export {
 export { parseExpr, countOps, type Expr } from './expr';
 export { evaluate } from './interpreter';
 export { STEP_END, solutionOf, extractAnswer, parseTrace } from './trace';
-export { conceptsOf, conceptTags, conceptKey } from './concepts';
+export { conceptsOf, conceptTags, conceptKey, type Concepts } from './concepts';
 export { resolveDifficulty, toProblem, MAX_OPS, type Problem } from './generator';
 export { goldVariant } from './variants';
 export { handsOverAnswer } from './leak';

@@ -20,7 +20,7 @@
 import { answerOf } from '../../eval/score';
 import type { Rollout } from '../../rl/rollout';
 import { countedRng, type CountedRng } from '../../util/rng';
-import { BOS, CONCEPT_TAGS, encode, EOS, loadSet, MAX_CONCEPT_TAGS, readProblem, responseText, solvePrompt, teachPrompt } from '../../world/index';
+import { BOS, conceptsOf, CONCEPT_TAGS, encode, EOS, loadSet, MAX_CONCEPT_TAGS, readProblem, responseText, solvePrompt, teachPrompt } from '../../world/index';
 import type { LoopBody, StepContext, StepResult } from '../body';
 import type { CurriculumRecord } from '../events';
 import type { LoopEngine } from '../engine';
@@ -70,7 +70,7 @@ const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 function seedEntry(c: OpensirConfig): PoolEntry {
   const p = readProblem(c.seedProblem);
   if (!p.ok) throw new Error(`opensir: seedProblem ${c.seedProblem} does not parse`);
-  const { key, tagSet } = signatureOf(p.value.expr);
+  const { key, tagSet } = signatureOf(conceptsOf(p.value.expr));
   return { problem: p.value.text, step: 0, key, tags: tagSet, solveRate: null, label: null, value: p.value.oracleValue };
 }
 

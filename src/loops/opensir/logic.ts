@@ -2,7 +2,7 @@
 // triangle, cosine diversity (top-k mean or nearest, on src/metrics/diversity.ts's cosine), majority
 // vote with its tie rule, the selection score and the two selection rules, the concept-token
 // mask, and what the oracle says of a teacher's problem (displayed, never rewarded).
-import { conceptKey, conceptsOf, conceptTags, parseTeach, TAG_TOKEN, type ConceptTag, type Expr } from '../../world/index';
+import { conceptKey, conceptsOf, conceptTags, parseTeach, TAG_TOKEN, type Concepts, type ConceptTag } from '../../world/index';
 import { topKMeanCosine } from '../../metrics/diversity';
 
 /** Pass rates are k/n: the window's edges must count as inside whatever the rounding. */
@@ -115,9 +115,8 @@ export interface TeachDiagnostics {
   tagSet: string | null;
 }
 
-/** What coverage counts of a problem: its concept signature (conceptKey) and its concept tags, sorted and space-separated. */
-export function signatureOf(expr: Expr): { key: string; tagSet: string } {
-  const c = conceptsOf(expr);
+/** What coverage counts of a problem's concepts: its concept signature (conceptKey) and its concept tags, sorted and space-separated. */
+export function signatureOf(c: Concepts): { key: string; tagSet: string } {
   return { key: conceptKey(c), tagSet: [...conceptTags(c)].sort().join(' ') };
 }
 
@@ -125,6 +124,7 @@ export function signatureOf(expr: Expr): { key: string; tagSet: string } {
 export function diagnoseTeach(text: string, ended: boolean): TeachDiagnostics {
   const r = ended ? parseTeach(text) : null;
   if (!r?.ok) return { legal: false, problem: null, claimed: [], actual: [], value: null, topic: null, key: null, tagSet: null };
-  const actual = conceptTags(conceptsOf(r.value.problem.expr));
-  return { legal: true, problem: r.value.problem.text, claimed: r.value.tags, actual, value: r.value.problem.oracleValue, topic: actual[0] ?? null, ...signatureOf(r.value.problem.expr) };
+  const concepts = conceptsOf(r.value.problem.expr);
+  const actual = conceptTags(concepts);
+  return { legal: true, problem: r.value.problem.text, claimed: r.value.tags, actual, value: r.value.problem.oracleValue, topic: actual[0] ?? null, ...signatureOf(concepts) };
 }
