@@ -134,6 +134,17 @@ export const ENTRIES: readonly EntrySpec[] = [
       ...(existsSync('docs/runs/issue27-opensir-smin01.json') ? [{ label: 'OpenSIR lr 1e-4 (s_min 0.1)', files: ['issue27-opensir-smin01.json'], knobs: { loop: 'opensir', divWeight: 1, sMin: 0.1 } }] : []),
     ],
   } satisfies EntrySpec] : []),
+  // experiment 5 joins once its arm 1 has its three seeds (it runs across sessions)
+  ...(existsSync('docs/runs/issue27-spice.json') ? [{
+    id: 'spice-exp5', title: 'SPICE against GRPO at lr 1e-4 and equal generated tokens (issue 27 §16)', section: 'docs/results.md §16',
+    claim: 'SPICE (Liu et al.): a challenger grounded in corpus documents and a reasoner in self-play improve reasoning beyond training on fixed data.',
+    measured: changesMeasured(`${HELDOUT_LEAD} SPICE at the paper's constants (8 documents × 8 questions, 8 answers a question, the gaussian challenger reward), each seed run to the tokens the control's seed generated in its 300 steps (x-axis: steps; SPICE's end ≈ GRPO's step 300 in tokens).`),
+    commit: 'a693cd7', base: NEW_SMALL,
+    arms: [
+      { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
+      { label: 'SPICE lr 1e-4 (full loop)', files: ['issue27-spice.json'], knobs: { loop: 'spice' } },
+    ],
+  } satisfies EntrySpec] : []),
   {
     id: 'grpo-lr', title: 'GRPO at two learning rates, with step curves (new small)', section: 'measured for the gallery (issue 26 §4)',
     claim: 'GRPO (DeepSeekMath; the control every paper compares against): RL on verifiable rewards raises pass@1 while policy entropy falls.',
