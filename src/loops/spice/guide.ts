@@ -16,8 +16,7 @@ export const SPICE_LESSONS: readonly PaperLesson[] = [
     question: 'The reasoner is graded against the challenger\'s gold answer. How often is that gold the true value (the oracle checks, training never sees it), and how many questions land at the reasoner\'s frontier?',
     runs: [{ loop: 'spice', setup: 'lab', role: 'challenger and reasoner' }],
     charts: [{ id: 'gold', name: 'the challenger\'s gold accuracy' }, { id: 'question-frontier', name: 'questions at the frontier' }, { id: 'reward', name: 'the reasoner\'s pass rate' }],
-    measured: 'the challenger\'s gold was the true value about a quarter of the time (0.238 over the run, 0.265 over the last 20 steps); 29 % of its valid questions sat at the frontier; held-out pass@1 0.446 → 0.441 against GRPO\'s 0.484 at the same tokens. 100 steps, 3 seeds.',
-    source: 'docs/results.md §6',
-    base: 'the first small base (shipped until 2026-12-04), on the loop before issue 24\'s corrections; not re-measured on the shipped base',
+    measured: 'on the shipped small base, the paper\'s 8 documents × 8 questions × 8 answers at lr 1e-4, 3 seeds, each to GRPO\'s 300-step tokens: the challenger\'s gold was the true value 31 % of the time (0.308 ± 0.009 over the run); 28 % of its questions sat at the frontier; the reasoner lost held-out accuracy at every k (pass@1 0.453 → 0.318, pass@64 0.883 → 0.692), where GRPO at the same tokens held pass@1 (0.440). The cross-play: graded by gold, the reasoner gains on its final challenger\'s questions; graded by the true value, it loses on every challenger\'s, in every seed: it learns to agree rather than to compute.',
+    source: 'docs/results.md §16b',
   },
 ];
