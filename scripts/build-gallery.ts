@@ -3,7 +3,7 @@
 // lab measured (as results.md says it), the commit and base policy, and the commands; its arms are
 // the ablation files of docs/runs read through the one sweep format (src/explore/format.ts).
 //   npx tsx scripts/build-gallery.ts        # rewrites public/gallery/*.json and index.json
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { mergeSweeps, readSweepText, sweepText, type Ablation, type Sweep } from '../src/explore/format';
 import { isEffect, meanSe, pairedDifference, type ProblemCountsEval } from '../src/metrics/bands';
 
@@ -75,8 +75,7 @@ const SEARCH_ARMS: ArmSpec[] = [
   { label: 'GRPO lr 3e-5 (§11)', files: ['issue27-grpo-lr3e-5.json'], knobs: { lr: 3e-5 } },
   { label: 'P1 lr 5e-5', files: ['issue27-grpo-lr5e-5.json'], knobs: { lr: 5e-5 } },
   { label: 'P2 lr 1e-4, 1,000 training problems', files: ['issue27-grpo-pool1000.json'], knobs: { trainProblems: 1000 } },
-  // P3 joins once its file exists (it runs across sessions)
-  ...(existsSync('docs/runs/issue27-grpo-lr3e-5-900.json') ? [{ label: 'P3 lr 3e-5, 900 steps', files: ['issue27-grpo-lr3e-5-900.json'], knobs: { steps: 900 } }] : []),
+  { label: 'P3 lr 3e-5, 900 steps', files: ['issue27-grpo-lr3e-5-900.json'], knobs: { steps: 900 } },
 ];
 
 export const ENTRIES: readonly EntrySpec[] = [
@@ -105,12 +104,10 @@ export const ENTRIES: readonly EntrySpec[] = [
     arms: [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
       { label: 'SvS lr 1e-4 (shaped reward)', files: ['issue27-svs.json'], knobs: { loop: 'svs', variantReward: 'shaped' } },
-      // arm 2 joins once its first seed has finished (it runs across sessions)
-      ...(existsSync('docs/runs/issue27-svs-naive.json') ? [{ label: 'SvS lr 1e-4 (naive reward)', files: ['issue27-svs-naive.json'], knobs: { loop: 'svs', variantReward: 'naive' } }] : []),
+      { label: 'SvS lr 1e-4 (naive reward)', files: ['issue27-svs-naive.json'], knobs: { loop: 'svs', variantReward: 'naive' } },
     ],
   },
-  // experiment 3 joins once its first seed has finished (it runs across sessions)
-  ...(existsSync('docs/runs/issue27-datpo.json') ? [{
+  {
     id: 'datpo-exp3', title: 'DATPO against GRPO at lr 1e-4 and equal generated tokens (issue 27 §14)', section: 'docs/results.md §14',
     claim: 'DATPO: difficulty-adaptive rollout trees forked at high-entropy steps, with a sibling-diversity bonus, improve pass@k over GRPO at an equal generated-token budget.',
     measured: changesMeasured(`${HELDOUT_LEAD} DATPO with n-gram sibling embeddings (the bonus on), each seed run to the tokens the control's seed generated in its 300 steps (x-axis: steps; DATPO's end ≈ GRPO's step 300 in tokens).`),
@@ -119,9 +116,8 @@ export const ENTRIES: readonly EntrySpec[] = [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
       { label: 'DATPO lr 1e-4 (n-gram siblings, α 0.2 → 0)', files: ['issue27-datpo.json'], knobs: { loop: 'datpo' } },
     ],
-  } satisfies EntrySpec] : []),
-  // experiment 4 joins once its first seed has finished (it runs across sessions)
-  ...(existsSync('docs/runs/issue27-opensir.json') ? [{
+  },
+  {
     id: 'opensir-exp4', title: 'OpenSIR from 1+1 against GRPO at lr 1e-4 and equal generated tokens (issue 27 §15)', section: 'docs/results.md §15',
     claim: 'OpenSIR (Kwan et al.): a teacher–student loop grows its own problems from a pool holding only 1+1 and the student improves without data; without the diversity reward, concept coverage nearly halves.',
     measured: changesMeasured(`${HELDOUT_LEAD} OpenSIR at the paper's constants (4 teacher groups × 8 problems, 8 student answers, window [0.5, 0.9]; the s_min 0.1 arm [0.1, 0.9]), each seed run to the tokens the control's seed generated in its 300 steps (x-axis: steps; OpenSIR's end ≈ GRPO's step 300 in tokens).`),
@@ -129,13 +125,11 @@ export const ENTRIES: readonly EntrySpec[] = [
     arms: [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
       { label: 'OpenSIR lr 1e-4 (full loop)', files: ['issue27-opensir.json'], knobs: { loop: 'opensir', divWeight: 1 } },
-      // arm 2 joins once its first seed has finished (it runs across sessions)
-      ...(existsSync('docs/runs/issue27-opensir-nodiv.json') ? [{ label: 'OpenSIR lr 1e-4 (no diversity, γ = 0)', files: ['issue27-opensir-nodiv.json'], knobs: { loop: 'opensir', divWeight: 0 } }] : []),
-      ...(existsSync('docs/runs/issue27-opensir-smin01.json') ? [{ label: 'OpenSIR lr 1e-4 (s_min 0.1)', files: ['issue27-opensir-smin01.json'], knobs: { loop: 'opensir', divWeight: 1, sMin: 0.1 } }] : []),
+      { label: 'OpenSIR lr 1e-4 (no diversity, γ = 0)', files: ['issue27-opensir-nodiv.json'], knobs: { loop: 'opensir', divWeight: 0 } },
+      { label: 'OpenSIR lr 1e-4 (s_min 0.1)', files: ['issue27-opensir-smin01.json'], knobs: { loop: 'opensir', divWeight: 1, sMin: 0.1 } },
     ],
-  } satisfies EntrySpec] : []),
-  // experiment 5 joins once its arm 1 has its three seeds (it runs across sessions)
-  ...(existsSync('docs/runs/issue27-spice.json') ? [{
+  },
+  {
     id: 'spice-exp5', title: 'SPICE against GRPO at lr 1e-4 and equal generated tokens (issue 27 §16)', section: 'docs/results.md §16',
     claim: 'SPICE (Liu et al.): a challenger grounded in corpus documents and a reasoner in self-play improve reasoning beyond training on fixed data.',
     measured: changesMeasured(`${HELDOUT_LEAD} SPICE at the paper's constants (8 documents × 8 questions, 8 answers a question, the gaussian challenger reward), each seed run to the tokens the control's seed generated in its 300 steps (x-axis: steps; SPICE's end ≈ GRPO's step 300 in tokens).`),
@@ -144,7 +138,7 @@ export const ENTRIES: readonly EntrySpec[] = [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
       { label: 'SPICE lr 1e-4 (full loop)', files: ['issue27-spice.json'], knobs: { loop: 'spice' } },
     ],
-  } satisfies EntrySpec] : []),
+  },
   {
     id: 'grpo-lr', title: 'GRPO at two learning rates, with step curves (new small)', section: 'measured for the gallery (issue 26 §4)',
     claim: 'GRPO (DeepSeekMath; the control every paper compares against): RL on verifiable rewards raises pass@1 while policy entropy falls.',
