@@ -73,16 +73,53 @@ function crossPlayFlag(v: string, loop: string, work: string): { documents: numb
   return { documents, answers };
 }
 
-/** The table, then each seed's cross-play matrices where it has them. */
-const withCrossPlay = (md: string, results: readonly SeedResult[]) => [md, ...results.flatMap((r) => (r.crossPlay ? [crossPlayTables(r.seed, r.crossPlay)] : []))].join('\n\n');
+/** The table, then each seed's cross-play matrices where it has them, then their changes over the seeds. */
+const withCrossPlay = (md: string, results: readonly SeedResult[]) => {
+  const played = results.flatMap((r) => (r.crossPlay ? [{ seed: r.seed, c: r.crossPlay }] : []));
+  return [md, ...played.map((p) => crossPlayTables(p.seed, p.c)), ...(played.length > 1 ? [crossPlaySeeds(played)] : [])].join('\n\n');
+};
+
+const gradingName = (key: string) => (key === 'gold' ? 'the challenger\'s gold' : key === 'value' ? 'the true value (oracle)' : key);
+const f3 = (x: number | null) => (x === null || !Number.isFinite(x) ? '–' : x.toFixed(3));
+const signed = (x: number | null) => (x === null || !Number.isFinite(x) ? '–' : `${x > 0 ? '+' : ''}${x.toFixed(3)}`);
+
+/**
+ * What a column says read down (the same challenger's questions as the reasoner trains): its last
+ * row − first row, for the base challenger's column (0), the final challenger's (the last) and the
+ * mean over the columns with both cells (null: none).
+ */
+export function crossPlayChange(m: readonly (readonly (number | null)[])[]): { first: number | null; last: number | null; mean: number | null; columns: number } {
+  const top = m[0] ?? [], bottom = m[m.length - 1] ?? [];
+  const d = top.map((x, j) => (x === null || bottom[j] === null || m.length < 2 ? null : (bottom[j] as number) - x));
+  const both = d.filter((x): x is number => x !== null);
+  return { first: d[0] ?? null, last: d[d.length - 1] ?? null, mean: both.length ? mean(both) : null, columns: both.length };
+}
 
 /** A seed's cross-play matrices as markdown tables, one per grading: rows the reasoner's step, columns the challenger's. */
 export function crossPlayTables(seed: number, c: CrossPlayResult): string {
-  const f = (x: number | null) => (x === null ? '–' : x.toFixed(3));
   const out = [`Seed ${seed} cross-play (${c.documents} ${c.withDocuments ? 'documents' : 'prompts without a document'}, one question each, ${c.answers} answers a question; valid questions by challenger step: ${c.steps.map((st, j) => `${st}: ${c.valid[j]}`).join(', ')})`];
   for (const [key, m] of Object.entries(c.passRate)) {
-    out.push('', `graded by ${key === 'gold' ? 'the challenger\'s gold' : key === 'value' ? 'the true value (oracle)' : key}: reasoner step ↓, challenger step →`, '', `| reasoner \\ challenger | ${c.steps.join(' | ')} |`, `| --- | ${c.steps.map(() => '---').join(' | ')} |`);
-    m.forEach((row, i) => out.push(`| ${c.steps[i]} | ${row.map(f).join(' | ')} |`));
+    out.push('', `graded by ${gradingName(key)}: reasoner step ↓, challenger step →`, '', `| reasoner \\ challenger | ${c.steps.join(' | ')} |`, `| --- | ${c.steps.map(() => '---').join(' | ')} |`);
+    m.forEach((row, i) => out.push(`| ${c.steps[i]} | ${row.map(f3).join(' | ')} |`));
+    const ch = crossPlayChange(m);
+    out.push('', `read down a column (reasoner step ${c.steps[c.steps.length - 1]} − step ${c.steps[0]}): the base challenger's questions (column ${c.steps[0]}) ${f3(m[0]?.[0] ?? null)} → ${f3(m[m.length - 1]?.[0] ?? null)} (${signed(ch.first)}); the final challenger's (column ${c.steps[c.steps.length - 1]}) ${f3(m[0]?.[m[0].length - 1] ?? null)} → ${f3(m[m.length - 1]?.[m[0].length - 1] ?? null)} (${signed(ch.last)}); mean over the ${ch.columns} column${ch.columns === 1 ? "" : "s"} with both cells ${signed(ch.mean)}`);
+  }
+  return out.join('\n');
+}
+
+/** The column changes of every seed's cross-play, mean ± standard error over the seeds, one line per grading. */
+export function crossPlaySeeds(played: readonly { seed: number; c: CrossPlayResult }[]): string {
+  const keys = [...new Set(played.flatMap((p) => Object.keys(p.c.passRate)))];
+  const out = [`Cross-play over the ${played.length} seeds (${played.map((p) => p.seed).join(', ')}), last reasoner row − first, mean ± s.e. (each seed's sign):`];
+  for (const key of keys) {
+    const ch = played.map((p) => (p.c.passRate[key] ? crossPlayChange(p.c.passRate[key]) : null));
+    const said = (pick: (x: ReturnType<typeof crossPlayChange>) => number | null) => {
+      const xs = ch.map((x) => (x ? pick(x) : null));
+      const got = xs.filter((x): x is number => x !== null);
+      if (!got.length) return '–';
+      return `${signed(mean(got))} ± ${f3(standardError(got))} (${xs.map((x) => (x === null ? '·' : x > 0 ? '+' : x < 0 ? '−' : '0')).join('')})`;
+    };
+    out.push(`- graded by ${gradingName(key)}: base challenger's column ${said((x) => x.first)}; final challenger's column ${said((x) => x.last)}; mean over columns ${said((x) => x.mean)}`);
   }
   return out.join('\n');
 }
@@ -114,7 +151,6 @@ export function pairedChange(start: EvalEvent, end: EvalEvent): { mean: number; 
   return { mean: mean(d), se: standardError(d) };
 }
 
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
 const pm = (m: number, se: number) => (Number.isFinite(se) ? `${f3(m)} ± ${f3(se)}` : f3(m));
 
 /** A `--report` entry's column head. */

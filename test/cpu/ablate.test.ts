@@ -5,7 +5,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { ablateCommand, crossPlayTables, pairedChange, passWithError, standardError, summarise, table, type SeedResult } from '../../src/cli/ablate';
+import { ablateCommand, crossPlayChange, crossPlaySeeds, crossPlayTables, pairedChange, passWithError, standardError, summarise, table, type SeedResult } from '../../src/cli/ablate';
 import { priorSeeds } from '../../src/cli/ablate_resume';
 import { passAtK } from '../../src/metrics/passk';
 
@@ -144,8 +144,30 @@ describe('ablate --cross-play tables', () => {
       'Seed 2 cross-play (4 documents, one question each, 8 answers a question; valid questions by challenger step: 0: 3, 10: 0)',
       '', 'graded by the challenger\'s gold: reasoner step ↓, challenger step →', '',
       '| reasoner \\ challenger | 0 | 10 |', '| --- | --- | --- |', '| 0 | 0.250 | – |', '| 10 | 0.500 | – |',
+      '', 'read down a column (reasoner step 10 − step 0): the base challenger\'s questions (column 0) 0.250 → 0.500 (+0.250); the final challenger\'s (column 10) – → – (–); mean over the 1 column with both cells +0.250',
       '', 'graded by the true value (oracle): reasoner step ↓, challenger step →', '',
       '| reasoner \\ challenger | 0 | 10 |', '| --- | --- | --- |', '| 0 | 0.125 | – |', '| 10 | 0.375 | – |',
+      '', 'read down a column (reasoner step 10 − step 0): the base challenger\'s questions (column 0) 0.125 → 0.375 (+0.250); the final challenger\'s (column 10) – → – (–); mean over the 1 column with both cells +0.250',
+    ]);
+  });
+
+  it('a column read down is its last row less its first: the base challenger\'s, the final one\'s and the mean over columns with both cells', () => {
+    const m = [[0.5, 0.25, null, 0.75], [0.1, 0.9, 0.4, 0.2], [0.25, 0.5, 0.3, null]];
+    expect(crossPlayChange(m)).toEqual({ first: -0.25, last: null, mean: 0, columns: 2 });
+    expect(crossPlayChange([[0.5, 0.25]])).toEqual({ first: null, last: null, mean: null, columns: 0 });
+    expect(crossPlayChange([[0.5, 0.25], [0.75, 0.0]])).toEqual({ first: 0.25, last: -0.25, mean: 0, columns: 2 });
+  });
+
+  it('over the seeds: mean ± standard error of each seed\'s column changes, with their signs, one line per grading', () => {
+    const c = (gold: number[][], value: number[][]) => ({ steps: [0, 10], documents: 4, answers: 8, withDocuments: true, valid: [4, 4], passRate: { gold, value } });
+    const md = crossPlaySeeds([
+      { seed: 1, c: c([[0.5, 0.5], [0.25, 0.75]], [[0.5, 0.5], [0.5, 0.5]]) },
+      { seed: 3, c: c([[0.5, 0.5], [0.75, 1.0]], [[0.5, 0.5], [0.25, 0.25]]) },
+    ]);
+    expect(md.split('\n')).toEqual([
+      'Cross-play over the 2 seeds (1, 3), last reasoner row − first, mean ± s.e. (each seed\'s sign):',
+      '- graded by the challenger\'s gold: base challenger\'s column 0.000 ± 0.250 (−+); final challenger\'s column +0.375 ± 0.125 (++); mean over columns +0.188 ± 0.188 (0+)',
+      '- graded by the true value (oracle): base challenger\'s column -0.125 ± 0.125 (0−); final challenger\'s column -0.125 ± 0.125 (0−); mean over columns -0.125 ± 0.125 (0−)',
     ]);
   });
 });
