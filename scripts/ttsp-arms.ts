@@ -1,7 +1,8 @@
 // TTSP's arms on a target, against its control, from the run files (docs/results.md §17): for each
 // seed the adapted solver's target mean@n at its last step, the frozen base's (same sampling seed),
 // the end − base, the majority vote, the steps and generated tokens it took, the held-out pass@1
-// start → end; then each arm − the control at the end, seed for seed, with mean ± standard error
+// start → end; then each arm − the control at the end and at the last step both evaluated the
+// target (equal steps), seed for seed, with mean ± standard error
 // over the seeds and the claim rule (beyond two standard errors, the same sign in two seeds or
 // more); pooled over the targets, the seeds of every target as the units, where an arm's position
 // is filled in more than one target.
@@ -26,6 +27,22 @@ function read(file: string): Run {
   const a = arm[0].ablation;
   if (a.loop !== 'ttsp') throw new Error(`${file}: a ${a.loop} run, not ttsp`);
   return { file, target: String(a.config.target), seeds: [...a.results].sort((x, y) => x.seed - y.seed) };
+}
+
+/** The target's mean@n by step, where the run evaluated it. */
+function curve(r: SweepSeed): Map<number, number> {
+  const ys = r.series?.metrics['target/mean'];
+  if (!r.series || !ys) throw new Error(`seed ${r.seed}: no target/mean step curve (a run from before the curves were kept)`);
+  const out = new Map<number, number>();
+  r.series.step.forEach((st, i) => { const y = ys[i]; if (typeof y === 'number') out.set(st, y); });
+  return out;
+}
+
+/** The last step at which every seed of both runs evaluated the target (equal steps), or null. */
+function commonStep(a: Run, b: Run): number | null {
+  const sets = [...a.seeds, ...b.seeds].map((r) => new Set(curve(r).keys()));
+  const common = [...sets[0]].filter((st) => sets.every((x) => x.has(st)));
+  return common.length ? Math.max(...common) : null;
 }
 
 function report(r: SweepSeed, key: string): number {
@@ -61,7 +78,7 @@ function table(run: Run): string {
   const rows = run.seeds.map((r) => {
     const heldStart = r.start.passAtK['1'];
     const heldEnd = r.end.passAtK['1'];
-    return `| ${r.seed} | ${r.steps} | ${r.generatedTokens} | ${f3(report(r, 'target/mean@last'))} | ${f3(report(r, 'target/base_mean@last'))} | ${pm(report(r, 'target/mean@last') - report(r, 'target/base_mean@last'), 0).replace(' ± 0.000', '')} | ${report(r, 'target/maj@last')} | ${f3(heldStart)} → ${f3(heldEnd)} |`;
+    return `| ${r.seed} | ${r.steps} | ${r.generatedTokens} | ${f3(report(r, 'target/mean@last'))} | ${f3(report(r, 'target/base_mean@last'))} | ${pm(report(r, 'target/mean@last') - report(r, 'target/base_mean@last'), 0).replace(' ± 0.000', '')} | ${report(r, 'target/maj@last')} | ${[...curve(r)].map(([st, y]) => `${st}: ${f3(y)}`).join(', ')} | ${f3(heldStart)} → ${f3(heldEnd)} |`;
   });
   const m = (k: string) => meanSe(run.seeds.map((r) => report(r, k)));
   const st = meanSe(run.seeds.map((r) => r.steps));
@@ -70,10 +87,10 @@ function table(run: Run): string {
   const base = m('target/base_mean@last');
   return [
     `${basename(run.file)} (target ${run.target}, ${run.seeds.length} seeds)`,
-    '| seed | steps | generated tokens | target mean@n end | frozen base | end − base | maj end | held-out pass@1 start → end |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| seed | steps | generated tokens | target mean@n end | frozen base | end − base | maj end | target mean@n by step | held-out pass@1 start → end |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
-    `| mean ± s.e. | ${f3(st.mean)} | ${Math.round(tok.mean)} ± ${Math.round(tok.se)} | ${pm(end.mean, end.se).replace('+', '')} | ${pm(base.mean, base.se).replace('+', '')} | ${verdict(differences(run, null).perSeed)} | | ${f3(meanSe(run.seeds.map((r) => r.start.passAtK['1'])).mean)} → ${f3(meanSe(run.seeds.map((r) => r.end.passAtK['1'])).mean)} |`,
+    `| mean ± s.e. | ${f3(st.mean)} | ${Math.round(tok.mean)} ± ${Math.round(tok.se)} | ${pm(end.mean, end.se).replace('+', '')} | ${pm(base.mean, base.se).replace('+', '')} | ${verdict(differences(run, null).perSeed)} | | | ${f3(meanSe(run.seeds.map((r) => r.start.passAtK['1'])).mean)} → ${f3(meanSe(run.seeds.map((r) => r.end.passAtK['1'])).mean)} |`,
   ].join('\n');
 }
 
@@ -100,7 +117,13 @@ function main(): void {
     out.push(`## target ${g.control.target}`, '', table(g.control), '');
     for (const a of g.arms) {
       const d = differences(a, g.control);
-      out.push(table(a), '', `${basename(a.file)} − ${basename(g.control.file)} at the end, seeds ${d.seeds.join(', ')}: ${d.perSeed.map((x) => pm(x, 0).replace(' ± 0.000', '')).join(', ')}; ${verdict(d.perSeed)}`, '');
+      out.push(table(a), '', `${basename(a.file)} − ${basename(g.control.file)} at the end (equal tokens where the control was stopped at this arm's), seeds ${d.seeds.join(', ')}: ${d.perSeed.map((x) => pm(x, 0).replace(' ± 0.000', '')).join(', ')}; ${verdict(d.perSeed)}`);
+      const st = commonStep(a, g.control);
+      if (st === null) out.push('at equal steps: no step at which both evaluated the target in every seed', '');
+      else {
+        const e = a.seeds.map((r) => (curve(r).get(st) as number) - (curve(g.control.seeds.find((c) => c.seed === r.seed) as SweepSeed).get(st) as number));
+        out.push(`at equal steps (step ${st}, the last both evaluated the target in every seed): ${e.map((x) => pm(x, 0).replace(' ± 0.000', '')).join(', ')}; ${verdict(e)}`, '');
+      }
     }
   }
   if (groups.length > 1) {
