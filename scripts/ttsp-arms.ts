@@ -1,8 +1,9 @@
 // TTSP's arms on a target, against its control, from the run files (docs/results.md §17): for each
 // seed the adapted solver's target mean@n at its last step, the frozen base's (same sampling seed),
 // the end − base, the majority vote, the steps and generated tokens it took, the held-out pass@1
-// start → end; then each arm − the control at the end and at the last step both evaluated the
-// target (equal steps), seed for seed, with mean ± standard error
+// start → end; then each arm − the control at the end, at the arm's target evaluation nearest the
+// control's generated tokens (equal tokens) and at the last step both evaluated the target (equal
+// steps), seed for seed, with mean ± standard error
 // over the seeds and the claim rule (beyond two standard errors, the same sign in two seeds or
 // more); pooled over the targets, the seeds of every target as the units, where an arm's position
 // is filled in more than one target.
@@ -36,6 +37,19 @@ function curve(r: SweepSeed): Map<number, number> {
   const out = new Map<number, number>();
   r.series.step.forEach((st, i) => { const y = ys[i]; if (typeof y === 'number') out.set(st, y); });
   return out;
+}
+
+/** The target evaluation of `r` whose cumulative generated tokens are nearest `tokens`: its step, tokens and mean@n. */
+function nearestInTokens(r: SweepSeed, tokens: number): { step: number; tokens: number; mean: number } {
+  const s = r.series as NonNullable<SweepSeed['series']>;
+  let best: { step: number; tokens: number; mean: number } | null = null;
+  for (const [step, mean] of curve(r)) {
+    const t = s.tokens[s.step.indexOf(step)];
+    if (typeof t !== 'number') continue;
+    if (best === null || Math.abs(t - tokens) < Math.abs(best.tokens - tokens)) best = { step, tokens: t, mean };
+  }
+  if (best === null) throw new Error(`seed ${r.seed}: no target evaluation`);
+  return best;
 }
 
 /** The last step at which every seed of both runs evaluated the target (equal steps), or null. */
@@ -118,6 +132,12 @@ function main(): void {
     for (const a of g.arms) {
       const d = differences(a, g.control);
       out.push(table(a), '', `${basename(a.file)} − ${basename(g.control.file)} at the end (equal tokens where the control was stopped at this arm's), seeds ${d.seeds.join(', ')}: ${d.perSeed.map((x) => pm(x, 0).replace(' ± 0.000', '')).join(', ')}; ${verdict(d.perSeed)}`);
+      const near = a.seeds.map((r) => {
+        const c = g.control.seeds.find((x) => x.seed === r.seed) as SweepSeed;
+        const n = nearestInTokens(r, c.generatedTokens);
+        return { ...n, d: n.mean - report(c, 'target/mean@last'), control: c.generatedTokens };
+      });
+      out.push(`at the control's tokens (each seed's target evaluation nearest the control seed's ${near.map((n) => n.control).join(', ')} generated tokens: step ${near.map((n) => `${n.step} at ${n.tokens}`).join(', ')}): ${near.map((n) => pm(n.d, 0).replace(' ± 0.000', '')).join(', ')}; ${verdict(near.map((n) => n.d))}`);
       const st = commonStep(a, g.control);
       if (st === null) out.push('at equal steps: no step at which both evaluated the target in every seed', '');
       else {
