@@ -2,8 +2,9 @@
 // Chromium, nothing trained) and photographed from its legend to its held-out charts, the results
 // table left out: pass@k by k at the start and the end, then held-out pass@1, pass@K and entropy over
 // training, each arm's mean over seeds with a band of ± 1 standard error.
-//   npx vite build && npx tsx scripts/build-gallery.ts && npx tsx scripts/plot-gallery.ts grpo-failure [more ids] [--x tokens]
-// writes docs/img/<id>.png; with --x tokens (or time) the curves are drawn against generated tokens
+//   npx vite build && npx tsx scripts/build-gallery.ts && npx tsx scripts/plot-gallery.ts grpo-failure [more ids] [--x tokens] [--metrics a,b]
+// writes docs/img/<id>.png (with --metrics, those step metrics' charts instead of the held-out ones,
+// into docs/img/<id>-<metrics>.png); with --x tokens (or time) the curves are drawn against generated tokens
 // (or compute time), as the explorer's x-axis menu draws them, into docs/img/<id>-tokens.png (or
 // -time.png). The entries are read from public/gallery (copied over the build's, so a rebuilt gallery
 // needs no rebuilt app).
@@ -13,19 +14,30 @@ import { chromium } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS_NO_WEBGPU, DIST, ROOT, freePort, startPreview, stopPreview } from '../src/bench/browser';
 
 const argv = process.argv.slice(2);
-const xAt = argv.indexOf('--x');
-const xMode = xAt >= 0 ? argv[xAt + 1] : 'step';
+const option = (name: string): string | undefined => {
+  const at = argv.indexOf(name);
+  if (at < 0) return undefined;
+  const v = argv[at + 1];
+  if (v === undefined || v.startsWith('--')) throw new Error(`${name}: expected a value`);
+  argv.splice(at, 2);
+  return v;
+};
+const xMode = option('--x') ?? 'step';
 if (!['step', 'tokens', 'time'].includes(xMode)) throw new Error(`--x ${xMode}: give step, tokens or time`);
-const ids = argv.filter((_, i) => xAt < 0 || (i !== xAt && i !== xAt + 1));
-if (ids.length === 0) throw new Error('usage: npx tsx scripts/plot-gallery.ts <gallery id> [more ids] [--x step|tokens|time]  (ids: public/gallery/index.json)');
+// --metrics a,b: those step metrics' charts instead of the held-out ones (runs evaluated only at
+// their start and end, as TTSP's: its target curve is a step metric)
+const metrics = option('--metrics')?.split(',').filter(Boolean);
+const ids = argv;
+if (ids.length === 0 || ids.some((a) => a.startsWith('--'))) throw new Error('usage: npx tsx scripts/plot-gallery.ts <gallery id> [more ids] [--x step|tokens|time] [--metrics target/mean,…]  (ids: public/gallery/index.json)');
 for (const id of ids) if (!existsSync(path.join(ROOT, 'public', 'gallery', `${id}.json`))) throw new Error(`public/gallery/${id}.json not found: run npx tsx scripts/build-gallery.ts, or see public/gallery/index.json for the ids`);
 if (!existsSync(path.join(ROOT, DIST, 'index.html'))) throw new Error(`no build in ${DIST}/: run npx vite build first`);
 cpSync(path.join(ROOT, 'public', 'gallery'), path.join(ROOT, DIST, 'gallery'), { recursive: true });
 const out = path.join(ROOT, 'docs', 'img');
 mkdirSync(out, { recursive: true });
 
-/** The charts photographed: pass@k by k and the held-out charts over training. */
-const CHARTS = '[data-testid=explorer-heldout] [data-testid^=explorer-chart-], [data-testid=explorer-chart-passk]';
+/** The charts photographed: pass@k by k and the held-out charts over training, or the named step metrics' (their ids as draw.ts makes them). */
+const metricIds = metrics?.map((k) => `explorer-chart-${k.replace(/[^\w-]+/g, '-')}`);
+const CHARTS = metricIds ? metricIds.map((t) => `[data-testid=${t}]`).join(', ') : '[data-testid=explorer-heldout] [data-testid^=explorer-chart-], [data-testid=explorer-chart-passk]';
 
 const port = await freePort();
 const server = await startPreview(port);
@@ -36,8 +48,8 @@ try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
     await page.goto(`http://127.0.0.1:${port}/?explore=gallery/${id}.json`);
     await page.getByTestId('explorer-file').waitFor({ timeout: 30_000 });
-    const wanted = ['explorer-chart-passk', 'explorer-heldout'];
-    if ((await page.getByTestId('explorer-heldout').count()) === 0) throw new Error(`${id}: no held-out curves (the entry's runs evaluated only at the start and the end)`);
+    const wanted = metricIds ?? ['explorer-chart-passk', 'explorer-heldout'];
+    for (const t of wanted) if ((await page.getByTestId(t).count()) === 0) throw new Error(`${id}: no ${t} chart${metricIds ? ' (no such step metric in its runs)' : ' (the entry\'s runs evaluated only at the start and the end: name step metrics with --metrics)'}`);
     // the results table is wider than the page (it scrolls sideways there) and results.md prints its
     // numbers: the plot leaves it and its heading out rather than cut it at the right edge
     await page.locator('.explorer-table-wrap').evaluate((wrap) => {
@@ -46,6 +58,18 @@ try {
       heading.style.display = 'none';
       (wrap as HTMLElement).style.display = 'none';
     });
+    if (metricIds) {
+      // only the named charts: the others, the section headings and a closed "more metrics" list
+      // hidden (one opened where a named chart is in it), so the crop holds the legend and those
+      await page.evaluate((keep) => {
+        for (const d of document.querySelectorAll<HTMLDetailsElement>('[data-testid=explorer-more-metrics]')) {
+          if (keep.some((t) => d.querySelector(`[data-testid="${t}"]`))) d.open = true;
+          else d.style.display = 'none';
+        }
+        for (const f of document.querySelectorAll<HTMLElement>('figure.explorer-chart')) if (!keep.includes(f.dataset.testid ?? '')) f.style.display = 'none';
+        for (const h of document.querySelectorAll<HTMLElement>('h3.explorer-h')) h.style.display = 'none';
+      }, metricIds);
+    }
     if (xMode !== 'step') await page.getByTestId('explorer-xaxis').selectOption(xMode);
     // charts draw once scrolled near the viewport: each scrolled to, then all waited for
     for (const c of await page.locator(CHARTS).all()) await c.scrollIntoViewIfNeeded();
@@ -61,7 +85,7 @@ try {
     const y = Math.min(...boxes.map((b) => b.y)) - 8;
     const right = Math.max(...boxes.map((b) => b.x + b.w)) + 8;
     const bottom = Math.max(...boxes.map((b) => b.y + b.h)) + 8;
-    const file = path.join(out, `${id}${xMode === 'step' ? '' : `-${xMode}`}.png`);
+    const file = path.join(out, `${id}${metrics ? `-${metrics.map((k) => k.replace(/[^\w-]+/g, '-')).join('-')}` : ''}${xMode === 'step' ? '' : `-${xMode}`}.png`);
     await page.screenshot({ path: file, fullPage: true, clip: { x: Math.max(0, x), y: Math.max(0, y), width: right - x, height: bottom - y } });
     console.log(`wrote ${path.relative(ROOT, file)}`);
     await page.close();
