@@ -68,6 +68,26 @@ function changesMeasured(lead: string, names?: readonly string[]) {
   };
 }
 
+/**
+ * TTSP's sentence (issue 27 §17): each arm's target mean@n at its last step against the frozen
+ * base's (the same sampling seed), and each arm against the control arm, seed for seed, mean ±
+ * standard error over the seeds with their signs and the claim rule; as scripts/ttsp-arms.ts prints.
+ * `control`: the control arm's index.
+ */
+function ttspMeasured(lead: string, control: number) {
+  return (arms: readonly Ablation[], labels: readonly string[]): string => {
+    const at = (r: Ablation['results'][number], k: string) => r.report?.[k] as number;
+    const said = (xs: readonly number[]) => {
+      const s = meanSe(xs);
+      const d = { mean: s.mean, se: s.se, problems: 1, perSeed: [...xs], withinTwoSe: !(Math.abs(s.mean) > 2 * s.se) };
+      return `${pm(s.mean, s.se)} (${xs.map((v) => (v > 0 ? '+' : v < 0 ? '−' : '0')).join('')}${isEffect(d) ? ', an effect' : ''})`;
+    };
+    const vsBase = arms.map((a, i) => `${labels[i]} ${said(a.results.map((r) => at(r, 'target/mean@last') - at(r, 'target/base_mean@last')))}`);
+    const vsControl = arms.flatMap((a, i) => (i === control ? [] : [`${labels[i]} ${said(a.results.map((r) => at(r, 'target/mean@last') - at(arms[control].results.find((c) => c.seed === r.seed) as Ablation['results'][number], 'target/mean@last')))}`]));
+    return `${lead} The target's mean@64 at the last step less the frozen base's: ${vsBase.join('; ')}. Each arm less the ${labels[control]}, seed for seed: ${vsControl.join('; ')}. (An effect: beyond two standard errors over the seeds and one sign in two seeds or more.)`;
+  };
+}
+
 const HELDOUT_LEAD = 'From the new small, all 200 eval-mixed problems × 64 samples; change from step 0 to the last step paired by problem, seeds pooled (seeds\' signs; up/down: the claim rule, beyond two standard errors and one sign in two seeds or more).';
 
 const SEARCH_ARMS: ArmSpec[] = [
@@ -137,6 +157,28 @@ export const ENTRIES: readonly EntrySpec[] = [
     arms: [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
       { label: 'SPICE lr 1e-4 (full loop)', files: ['issue27-spice.json'], knobs: { loop: 'spice' } },
+    ],
+  },
+  {
+    id: 'ttsp-exp6', title: 'TTSP on (6+7)*3: the full gate, its arms and RL on random problems for the same tokens (issue 27 §17)', section: 'docs/results.md §17a–b',
+    claim: 'TTSP: test-time self-play with a proposer and a solver adapter raises accuracy on a hard target without a verifier on it, beyond RL on any problems.',
+    measured: ttspMeasured('From the new small, the target midhard:4 = (6+7)*3 (base mean@512 0.291), 40 steps at lr 1e-3 (the generic control, RL on random training problems with their true answers, stopped at the full gate\'s mean generated tokens, 48,650: 14–15 of its steps), the target evaluated with 64 samples every 10 steps and at the last; the x-axis in tokens compares the arms at equal generation.', 1),
+    commit: '34c3b89', base: NEW_SMALL,
+    arms: [
+      { label: 'full gate', files: ['issue27-ttsp-exp6-midhard4.json'], knobs: { gate: 'full' } },
+      { label: 'generic control', files: ['issue27-ttsp-exp6-generic-midhard4.json'], knobs: { solverProblems: 'training' }, control: true, matchedTo: 'arm1' },
+      { label: 'answer-only gate', files: ['issue27-ttsp-exp6-answer-only-midhard4.json'], knobs: { gate: 'answer-only' } },
+      { label: 'threshold proposer reward', files: ['issue27-ttsp-exp6-threshold-midhard4.json'], knobs: { proposerReward: 'threshold' } },
+    ],
+  },
+  {
+    id: 'ttsp-exp6-midhard1', title: 'TTSP on min(9,9-1+4): the full gate against RL on random problems for the same tokens (issue 27 §17b)', section: 'docs/results.md §17b',
+    claim: 'TTSP: test-time self-play with a proposer and a solver adapter raises accuracy on a hard target without a verifier on it, beyond RL on any problems.',
+    measured: ttspMeasured('From the new small, the target midhard:1 = min(9,9-1+4) (base mean@512 0.111), 40 steps at lr 1e-3 (the generic control, RL on random training problems with their true answers, stopped at the full gate\'s mean generated tokens, 65,339: 20–21 of its steps), the target evaluated with 64 samples every 10 steps and at the last; the x-axis in tokens compares the arms at equal generation.', 1),
+    commit: '34c3b89', base: NEW_SMALL,
+    arms: [
+      { label: 'full gate', files: ['issue27-ttsp-exp6-midhard1.json'], knobs: { gate: 'full' } },
+      { label: 'generic control', files: ['issue27-ttsp-exp6-generic-midhard1.json'], knobs: { solverProblems: 'training' }, control: true, matchedTo: 'arm1' },
     ],
   },
   {

@@ -13,10 +13,14 @@ export const TTSP_LESSONS: readonly PaperLesson[] = [
   {
     id: 'ttsp-target',
     title: 'TTSP: does the adapted solver beat the frozen base on its target?',
-    question: 'The solver trains only on problems the proposer wrote about one target, (6+7)*3, whose answer it never sees (the shipped base solves it 29 % of the time). The chart puts its mean@n on the target against the frozen base\'s.',
-    runs: [{ loop: 'ttsp', setup: 'lab', fields: { target: '(6+7)*3', targetBaseRate: 0.291015625 }, role: 'proposer and solver adapters' }],
+    question: 'The solver trains only on problems the proposer wrote about one target, (6+7)*3, whose answer it never sees (the shipped base solves it 29 % of the time). The chart puts its mean@n on the target against the frozen base\'s, and against a second solver trained with no proposer on random training problems: at the same generated tokens (the x-axis), does self-play around the target do more than RL on any problems?',
+    runs: [
+      { loop: 'ttsp', setup: 'lab', fields: { target: '(6+7)*3', targetBaseRate: 0.291015625 }, role: 'proposer and solver adapters' },
+      { loop: 'ttsp', setup: 'lab', fields: { target: '(6+7)*3', targetBaseRate: 0.291015625, solverProblems: 'training' }, role: 'the generic control: the solver adapter on random training problems, no proposer' },
+    ],
     charts: [{ id: 'target', name: 'the target against the frozen base' }, { id: 'related', name: 'relatedness to the target' }, { id: 'rejections', name: 'what the gate rejects' }],
-    measured: 'on the shipped small base, this target, §17\'s set-up (40 steps, lr 1e-3, the target evaluated with 64 samples every 10 steps), 3 seeds: the adapted solver ended above the frozen base in every seed (0.375 against 0.266, 0.469 against 0.391, 0.328 against 0.313; +0.068 ± 0.027), its majority vote right in all three; no proposal carried the target\'s value, and the proposals were less related to the target than random training problems (0.494 against 0.612). Not yet compared with RL on random problems for the same tokens, the paper\'s real baseline.',
-    source: 'docs/results.md §17a',
+    xAxis: 'tokens',
+    measured: 'on the shipped small base, this target, §17\'s set-up (40 steps, lr 1e-3, the target evaluated with 64 samples every 10 steps), 3 seeds: the adapted solver ended above the frozen base in every seed (+0.068 ± 0.028), with no proposal carrying the target\'s value and proposals less related to it than random training problems (0.494 against 0.612); but the generic control, stopped at the same generated tokens, rose as much (+0.042 ± 0.045; loop − control +0.026 ± 0.059, noise). On a second target, min(9,9-1+4), the loop ended below the control in every seed (−0.203 ± 0.024). Not reproduced at this scale.',
+    source: 'docs/results.md §17b',
   },
 ];
