@@ -72,10 +72,13 @@ function changesMeasured(lead: string, names?: readonly string[]) {
  * TTSP's sentence (issue 27 §17): each arm's target mean@n at its last step against the frozen
  * base's (the same sampling seed), and each arm against the control arm, seed for seed, mean ±
  * standard error over the seeds with their signs and the claim rule; as scripts/ttsp-arms.ts prints.
- * `control`: the control arm's index.
+ * `spec`: the target as the shipped list names it (midhard:4); `control`: the control arm's index.
  */
-function ttspMeasured(lead: string, control: number) {
+function ttspMeasured(spec: string, control: number) {
   return (arms: readonly Ablation[], labels: readonly string[]): string => {
+    const c = arms[control];
+    const steps = c.results.map((r) => r.steps);
+    const lead = `From the new small, the target ${spec} = ${String(c.config.target)} (base mean@512 ${f3(c.config.targetBaseRate as number)}), ${arms[0].config.steps as number} steps at lr ${(c.config.lr as number).toExponential(0)} (the ${labels[control]}, RL on random training problems with their true answers, stopped at the ${labels[0]}'s mean generated tokens, ${(c.config.tokenBudget as number).toLocaleString('en-GB')}: ${Math.min(...steps)}–${Math.max(...steps)} of its steps), the target evaluated with ${String(c.config.targetEvalN)} samples every ${String(c.config.targetEvalEvery)} steps and at the last; the x-axis in tokens compares the arms at equal generation.`;
     const at = (r: Ablation['results'][number], k: string) => r.report?.[k] as number;
     const said = (xs: readonly number[]) => {
       const s = meanSe(xs);
@@ -87,6 +90,14 @@ function ttspMeasured(lead: string, control: number) {
     return `${lead} The target's mean@64 at the last step less the frozen base's: ${vsBase.join('; ')}. Each arm less the ${labels[control]}, seed for seed: ${vsControl.join('; ')}. (An effect: beyond two standard errors over the seeds and one sign in two seeds or more.)`;
   };
 }
+
+const TTSP_CLAIM = 'TTSP: test-time self-play with a proposer and a solver adapter raises accuracy on a hard target without a verifier on it, beyond RL on any problems.';
+
+/** §17's first two arms on a target (its file key, midhard4): the full gate and its generic control, matched in tokens. */
+const ttspArms = (t: string): ArmSpec[] => [
+  { label: 'full gate', files: [`issue27-ttsp-exp6-${t}.json`], knobs: { gate: 'full' } },
+  { label: 'generic control', files: [`issue27-ttsp-exp6-generic-${t}.json`], knobs: { solverProblems: 'training' }, control: true, matchedTo: 'arm1' },
+];
 
 const HELDOUT_LEAD = 'From the new small, all 200 eval-mixed problems × 64 samples; change from step 0 to the last step paired by problem, seeds pooled (seeds\' signs; up/down: the claim rule, beyond two standard errors and one sign in two seeds or more).';
 
@@ -161,26 +172,22 @@ export const ENTRIES: readonly EntrySpec[] = [
   },
   {
     id: 'ttsp-exp6', title: 'TTSP on (6+7)*3: the full gate, its arms and RL on random problems for the same tokens (issue 27 §17)', section: 'docs/results.md §17a–b',
-    claim: 'TTSP: test-time self-play with a proposer and a solver adapter raises accuracy on a hard target without a verifier on it, beyond RL on any problems.',
-    measured: ttspMeasured('From the new small, the target midhard:4 = (6+7)*3 (base mean@512 0.291), 40 steps at lr 1e-3 (the generic control, RL on random training problems with their true answers, stopped at the full gate\'s mean generated tokens, 48,650: 14–15 of its steps), the target evaluated with 64 samples every 10 steps and at the last; the x-axis in tokens compares the arms at equal generation.', 1),
+    claim: TTSP_CLAIM,
+    measured: ttspMeasured('midhard:4', 1),
     commit: '34c3b89', base: NEW_SMALL,
     arms: [
-      { label: 'full gate', files: ['issue27-ttsp-exp6-midhard4.json'], knobs: { gate: 'full' } },
-      { label: 'generic control', files: ['issue27-ttsp-exp6-generic-midhard4.json'], knobs: { solverProblems: 'training' }, control: true, matchedTo: 'arm1' },
+      ...ttspArms('midhard4'),
       { label: 'answer-only gate', files: ['issue27-ttsp-exp6-answer-only-midhard4.json'], knobs: { gate: 'answer-only' } },
       { label: 'threshold proposer reward', files: ['issue27-ttsp-exp6-threshold-midhard4.json'], knobs: { proposerReward: 'threshold' } },
     ],
   },
-  {
-    id: 'ttsp-exp6-midhard1', title: 'TTSP on min(9,9-1+4): the full gate against RL on random problems for the same tokens (issue 27 §17b)', section: 'docs/results.md §17b',
-    claim: 'TTSP: test-time self-play with a proposer and a solver adapter raises accuracy on a hard target without a verifier on it, beyond RL on any problems.',
-    measured: ttspMeasured('From the new small, the target midhard:1 = min(9,9-1+4) (base mean@512 0.111), 40 steps at lr 1e-3 (the generic control, RL on random training problems with their true answers, stopped at the full gate\'s mean generated tokens, 65,339: 20–21 of its steps), the target evaluated with 64 samples every 10 steps and at the last; the x-axis in tokens compares the arms at equal generation.', 1),
+  ...[{ spec: 'midhard:1', text: 'min(9,9-1+4)' }, { spec: 'veryhard:1', text: '6*(max(3,5+0)+6)' }].map(({ spec, text }) => ({
+    id: `ttsp-exp6-${spec.replace(':', '')}`, title: `TTSP on ${text}: the full gate against RL on random problems for the same tokens (issue 27 §17b)`, section: 'docs/results.md §17b',
+    claim: TTSP_CLAIM,
+    measured: ttspMeasured(spec, 1),
     commit: '34c3b89', base: NEW_SMALL,
-    arms: [
-      { label: 'full gate', files: ['issue27-ttsp-exp6-midhard1.json'], knobs: { gate: 'full' } },
-      { label: 'generic control', files: ['issue27-ttsp-exp6-generic-midhard1.json'], knobs: { solverProblems: 'training' }, control: true, matchedTo: 'arm1' },
-    ],
-  },
+    arms: ttspArms(spec.replace(':', '')),
+  })),
   {
     id: 'grpo-lr', title: 'GRPO at two learning rates, with step curves (new small)', section: 'measured for the gallery (issue 26 §4)',
     claim: 'GRPO (DeepSeekMath; the control every paper compares against): RL on verifiable rewards raises pass@1 while policy entropy falls.',
