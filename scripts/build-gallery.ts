@@ -79,7 +79,11 @@ function ttspMeasured(spec: string, control: number) {
     const c = arms[control];
     const steps = c.results.map((r) => r.steps);
     const lead = `From the new small, the target ${spec} = ${String(c.config.target)} (base mean@512 ${f3(c.config.targetBaseRate as number)}), ${arms[0].config.steps as number} steps at lr ${(c.config.lr as number).toExponential(0)} (the ${labels[control]}, RL on random training problems with their true answers, stopped at the ${labels[0]}'s mean generated tokens, ${(c.config.tokenBudget as number).toLocaleString('en-GB')}: ${Math.min(...steps)}–${Math.max(...steps)} of its steps), the target evaluated with ${String(c.config.targetEvalN)} samples every ${String(c.config.targetEvalEvery)} steps and at the last; the x-axis in tokens compares the arms at equal generation.`;
-    const at = (r: Ablation['results'][number], k: string) => r.report?.[k] as number;
+    const at = (r: Ablation['results'][number], k: string): number => {
+      const v = r.report?.[k];
+      if (typeof v !== 'number') throw new Error(`seed ${r.seed}: its report has no ${k} (run with the §17 --report)`);
+      return v;
+    };
     const said = (xs: readonly number[]) => {
       const s = meanSe(xs);
       const d = { mean: s.mean, se: s.se, problems: 1, perSeed: [...xs], withinTwoSe: !(Math.abs(s.mean) > 2 * s.se) };
