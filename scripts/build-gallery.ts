@@ -5,7 +5,8 @@
 //   npx tsx scripts/build-gallery.ts        # rewrites public/gallery/*.json and index.json
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { mergeSweeps, readSweepText, sweepText, type Ablation, type Sweep } from '../src/explore/format';
-import { isEffect, meanSe, pairedDifference, type ProblemCountsEval } from '../src/metrics/bands';
+import { isEffect, meanSe, pairedDifference, seedDifference, type ProblemCountsEval } from '../src/metrics/bands';
+import { targetDifferences } from './ttsp-seeds';
 
 interface ArmSpec {
   label: string;
@@ -71,7 +72,8 @@ function changesMeasured(lead: string, names?: readonly string[]) {
 /**
  * TTSP's sentence (issue 27 §17): each arm's target mean@n at its last step against the frozen
  * base's (the same sampling seed), and each arm against the control arm, seed for seed, mean ±
- * standard error over the seeds with their signs and the claim rule; as scripts/ttsp-arms.ts prints.
+ * standard error over the seeds with their signs and the claim rule; as scripts/ttsp-arms.ts prints,
+ * from the same per-seed figures (scripts/ttsp-seeds.ts).
  * `spec`: the target as the shipped list names it (midhard:4); `control`: the control arm's index.
  */
 function ttspMeasured(spec: string, control: number) {
@@ -79,18 +81,12 @@ function ttspMeasured(spec: string, control: number) {
     const c = arms[control];
     const steps = c.results.map((r) => r.steps);
     const lead = `From the new small, the target ${spec} = ${String(c.config.target)} (base mean@512 ${f3(c.config.targetBaseRate as number)}), ${arms[0].config.steps as number} steps at lr ${(c.config.lr as number).toExponential(0)} (the ${labels[control]}, RL on random training problems with their true answers, stopped at the ${labels[0]}'s mean generated tokens, ${(c.config.tokenBudget as number).toLocaleString('en-GB')}: ${Math.min(...steps)}–${Math.max(...steps)} of its steps), the target evaluated with ${String(c.config.targetEvalN)} samples every ${String(c.config.targetEvalEvery)} steps and at the last; the x-axis in tokens compares the arms at equal generation.`;
-    const at = (r: Ablation['results'][number], k: string): number => {
-      const v = r.report?.[k];
-      if (typeof v !== 'number') throw new Error(`seed ${r.seed}: its report has no ${k} (run with the §17 --report)`);
-      return v;
-    };
     const said = (xs: readonly number[]) => {
-      const s = meanSe(xs);
-      const d = { mean: s.mean, se: s.se, problems: 1, perSeed: [...xs], withinTwoSe: !(Math.abs(s.mean) > 2 * s.se) };
-      return `${pm(s.mean, s.se)} (${xs.map((v) => (v > 0 ? '+' : v < 0 ? '−' : '0')).join('')}${isEffect(d) ? ', an effect' : ''})`;
+      const d = seedDifference(xs);
+      return `${pm(d.mean, d.se)} (${xs.map((v) => (v > 0 ? '+' : v < 0 ? '−' : '0')).join('')}${isEffect(d) ? ', an effect' : ''})`;
     };
-    const vsBase = arms.map((a, i) => `${labels[i]} ${said(a.results.map((r) => at(r, 'target/mean@last') - at(r, 'target/base_mean@last')))}`);
-    const vsControl = arms.flatMap((a, i) => (i === control ? [] : [`${labels[i]} ${said(a.results.map((r) => at(r, 'target/mean@last') - at(arms[control].results.find((c) => c.seed === r.seed) as Ablation['results'][number], 'target/mean@last')))}`]));
+    const vsBase = arms.map((a, i) => `${labels[i]} ${said(targetDifferences(a.results, null))}`);
+    const vsControl = arms.flatMap((a, i) => (i === control ? [] : [`${labels[i]} ${said(targetDifferences(a.results, c.results, labels[control]))}`]));
     return `${lead} The target's mean@64 at the last step less the frozen base's: ${vsBase.join('; ')}. Each arm less the ${labels[control]}, seed for seed: ${vsControl.join('; ')}. (An effect: beyond two standard errors over the seeds and one sign in two seeds or more.)`;
   };
 }

@@ -13,7 +13,8 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { readSweepText, type SweepSeed } from '../src/explore/format';
-import { isEffect, meanSe, type PairedDifference } from '../src/metrics/bands';
+import { isEffect, meanSe, seedDifference } from '../src/metrics/bands';
+import { partner, targetDifferences, targetReport as report } from './ttsp-seeds';
 
 interface Run { file: string; target: string; seeds: SweepSeed[] }
 interface Group { control: Run; arms: Run[] }
@@ -59,33 +60,12 @@ function commonStep(a: Run, b: Run): number | null {
   return common.length ? Math.max(...common) : null;
 }
 
-function report(r: SweepSeed, key: string): number {
-  const v = r.report?.[key];
-  if (typeof v !== 'number') throw new Error(`seed ${r.seed}: its report has no ${key} (run with the §17 --report)`);
-  return v;
-}
-
-/** The target mean at the end, less `of`'s (another arm's, or this seed's frozen base when `of` is null). */
-function differences(arm: Run, of: Run | null): { perSeed: number[]; seeds: number[] } {
-  const perSeed: number[] = [];
-  const seeds: number[] = [];
-  for (const r of arm.seeds) {
-    const end = report(r, 'target/mean@last');
-    if (of === null) { perSeed.push(end - report(r, 'target/base_mean@last')); seeds.push(r.seed); continue; }
-    const c = of.seeds.find((x) => x.seed === r.seed);
-    if (!c) throw new Error(`${arm.file}: seed ${r.seed} has no seed in ${of.file} to pair with`);
-    if (report(c, 'target/base_mean@last') !== report(r, 'target/base_mean@last')) throw new Error(`seed ${r.seed}: the frozen base's target mean differs between ${arm.file} and ${of.file}: not the same sampling seed`);
-    perSeed.push(end - report(c, 'target/mean@last'));
-    seeds.push(r.seed);
-  }
-  return { perSeed, seeds };
-}
+/** The target mean at the end, less `of`'s (another arm's, or this seed's frozen base when `of` is null), seed for seed. */
+const differences = (arm: Run, of: Run | null): number[] => targetDifferences(arm.seeds, of?.seeds ?? null, of ? basename(of.file) : undefined);
 
 function verdict(perSeed: readonly number[]): string {
-  const s = meanSe(perSeed);
-  // one problem (the target), the seeds as the units
-  const d: PairedDifference = { mean: s.mean, se: s.se, problems: 1, perSeed: [...perSeed], withinTwoSe: !(Math.abs(s.mean) > 2 * s.se) };
-  return `${pm(s.mean, s.se)} (${perSeed.map(sign).join('')}; ${isEffect(d) ? 'an effect by the claim rule' : 'no effect by the claim rule'})`;
+  const d = seedDifference(perSeed);
+  return `${pm(d.mean, d.se)} (${perSeed.map(sign).join('')}; ${isEffect(d) ? 'an effect by the claim rule' : 'no effect by the claim rule'})`;
 }
 
 function table(run: Run): string {
@@ -104,7 +84,7 @@ function table(run: Run): string {
     '| seed | steps | generated tokens | target mean@n end | frozen base | end − base | maj end | target mean@n by step | held-out pass@1 start → end |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
-    `| mean ± s.e. | ${f3(st.mean)} | ${Math.round(tok.mean)} ± ${Math.round(tok.se)} | ${pm(end.mean, end.se).replace('+', '')} | ${pm(base.mean, base.se).replace('+', '')} | ${verdict(differences(run, null).perSeed)} | | | ${f3(meanSe(run.seeds.map((r) => r.start.passAtK['1'])).mean)} → ${f3(meanSe(run.seeds.map((r) => r.end.passAtK['1'])).mean)} |`,
+    `| mean ± s.e. | ${f3(st.mean)} | ${Math.round(tok.mean)} ± ${Math.round(tok.se)} | ${pm(end.mean, end.se).replace('+', '')} | ${pm(base.mean, base.se).replace('+', '')} | ${verdict(differences(run, null))} | | | ${f3(meanSe(run.seeds.map((r) => r.start.passAtK['1'])).mean)} → ${f3(meanSe(run.seeds.map((r) => r.end.passAtK['1'])).mean)} |`,
   ].join('\n');
 }
 
@@ -131,9 +111,9 @@ function main(): void {
     out.push(`## target ${g.control.target}`, '', table(g.control), '');
     for (const a of g.arms) {
       const d = differences(a, g.control);
-      out.push(table(a), '', `${basename(a.file)} − ${basename(g.control.file)} at the end (equal tokens where the control was stopped at this arm's), seeds ${d.seeds.join(', ')}: ${d.perSeed.map((x) => pm(x, 0).replace(' ± 0.000', '')).join(', ')}; ${verdict(d.perSeed)}`);
+      out.push(table(a), '', `${basename(a.file)} − ${basename(g.control.file)} at the end (equal tokens where the control was stopped at this arm's), seeds ${a.seeds.map((r) => r.seed).join(', ')}: ${d.map((x) => pm(x, 0).replace(' ± 0.000', '')).join(', ')}; ${verdict(d)}`);
       const near = a.seeds.map((r) => {
-        const c = g.control.seeds.find((x) => x.seed === r.seed) as SweepSeed;
+        const c = partner(r, g.control.seeds, basename(g.control.file));
         const n = nearestInTokens(r, c.generatedTokens);
         return { ...n, d: n.mean - report(c, 'target/mean@last'), control: c.generatedTokens };
       });
@@ -141,7 +121,7 @@ function main(): void {
       const st = commonStep(a, g.control);
       if (st === null) out.push('at equal steps: no step at which both evaluated the target in every seed', '');
       else {
-        const e = a.seeds.map((r) => (curve(r).get(st) as number) - (curve(g.control.seeds.find((c) => c.seed === r.seed) as SweepSeed).get(st) as number));
+        const e = a.seeds.map((r) => (curve(r).get(st) as number) - (curve(partner(r, g.control.seeds, basename(g.control.file))).get(st) as number));
         out.push(`at equal steps (step ${st}, the last both evaluated the target in every seed): ${e.map((x) => pm(x, 0).replace(' ± 0.000', '')).join(', ')}; ${verdict(e)}`, '');
       }
     }
@@ -152,11 +132,11 @@ function main(): void {
     for (let p = 0; p < positions; p++) {
       const filled = groups.filter((g) => g.arms[p]);
       if (filled.length < 2) continue;
-      const vsControl = filled.flatMap((g) => differences(g.arms[p], g.control).perSeed);
-      const vsBase = filled.flatMap((g) => differences(g.arms[p], null).perSeed);
+      const vsControl = filled.flatMap((g) => differences(g.arms[p], g.control));
+      const vsBase = filled.flatMap((g) => differences(g.arms[p], null));
       out.push(`arm ${p + 1} (${filled.map((g) => basename(g.arms[p].file)).join(', ')}): − control ${verdict(vsControl)}; − frozen base ${verdict(vsBase)}`);
     }
-    out.push(`controls (${groups.map((g) => basename(g.control.file)).join(', ')}): − frozen base ${verdict(groups.flatMap((g) => differences(g.control, null).perSeed))}`, '');
+    out.push(`controls (${groups.map((g) => basename(g.control.file)).join(', ')}): − frozen base ${verdict(groups.flatMap((g) => differences(g.control, null)))}`, '');
   }
   process.stdout.write(out.join('\n'));
 }

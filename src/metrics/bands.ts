@@ -159,6 +159,15 @@ export function pairedDifference(a: readonly ProblemCountsEval[], b: readonly Pr
 }
 
 /**
+ * A difference measured on one problem a seed (a TTSP target's mean@n, arm − control or end − base),
+ * the seeds as the units: mean and standard error over the seeds, for the same effect rule.
+ */
+export function seedDifference(perSeed: readonly number[]): PairedDifference {
+  const { mean: m, se } = meanSe(perSeed);
+  return { mean: m, se, problems: 1, perSeed: [...perSeed], withinTwoSe: !(Math.abs(m) > 2 * se) };
+}
+
+/**
  * The effect rule of the results (issue 27): the pooled difference beyond two standard errors and
  * the same sign in at least two seed pairs.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  armBand, armPassAtK, assertOneArm, bandOf, bootstrapInterval, configDiff, isEffect, meanSe, pairedDifference, type SeedSeries,
+  armBand, armPassAtK, assertOneArm, bandOf, bootstrapInterval, configDiff, isEffect, meanSe, pairedDifference, seedDifference, type SeedSeries,
 } from '../../src/metrics/bands';
 
 describe('metrics/bands: means, standard errors and bands across seeds', () => {
@@ -102,6 +102,17 @@ describe('metrics/bands: pass@k of arms and differences paired by problem', () =
   it('the effect rule needs the same sign in two seeds', () => {
     expect(isEffect({ mean: 0.2, se: 0.01, problems: 10, perSeed: [0.3, -0.1], withinTwoSe: false })).toBe(false);
     expect(isEffect({ mean: 0.2, se: 0.01, problems: 10, perSeed: [0.3, 0.1, -0.1], withinTwoSe: false })).toBe(true);
+  });
+  it('a difference on one problem a seed takes the seeds as its units, for the same rule', () => {
+    const d = seedDifference([0.1, 0.2, 0.3]);
+    expect(d.mean).toBeCloseTo(0.2, 12);
+    expect(d.se).toBeCloseTo(0.1 / Math.sqrt(3), 12);
+    expect(d).toMatchObject({ problems: 1, perSeed: [0.1, 0.2, 0.3], withinTwoSe: false });
+    expect(isEffect(d)).toBe(true);
+    // within two s.e. (the seeds disagree) is no effect, whatever the mean
+    const split = seedDifference([0.3, -0.1, 0.1]);
+    expect(split.withinTwoSe).toBe(true);
+    expect(isEffect(split)).toBe(false);
   });
   it('refuses evaluations of different problems, and a side with none is NaN', () => {
     expect(() => pairedDifference([e([1, 2])], [{ n: 4, correct: [1] }], 1)).toThrow(/same problems/);

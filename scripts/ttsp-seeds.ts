@@ -1,0 +1,35 @@
+// TTSP's per-seed target figures from `ablate --json` run files (docs/results.md §17), shared by
+// scripts/ttsp-arms.ts (its tables) and scripts/build-gallery.ts (the gallery's sentences): a seed's
+// `--report` figure, its partner seed in another arm, and the target's mean@n at the end less
+// another arm's or the frozen base's, seed for seed (judged with seedDifference, src/metrics/bands.ts).
+import type { SweepSeed } from '../src/explore/format';
+
+/** A seed's `--report` figure; a run without it was not run with §17's --report. */
+export function targetReport(r: SweepSeed, key: string): number {
+  const v = r.report?.[key];
+  if (typeof v !== 'number') throw new Error(`seed ${r.seed}: its report has no ${key} (run with the §17 --report)`);
+  return v;
+}
+
+/** `r`'s seed in another arm (`where` names that arm in the error). */
+export function partner(r: SweepSeed, of: readonly SweepSeed[], where: string): SweepSeed {
+  const c = of.find((x) => x.seed === r.seed);
+  if (!c) throw new Error(`seed ${r.seed} has no seed in ${where} to pair with`);
+  return c;
+}
+
+/**
+ * The target's mean@n at each seed's end less its partner's in `of` (both measured against the same
+ * frozen base, or it throws: not the same sampling seed), or less the seed's frozen base when `of`
+ * is null.
+ */
+export function targetDifferences(arm: readonly SweepSeed[], of: readonly SweepSeed[] | null, where = 'the other arm'): number[] {
+  return arm.map((r) => {
+    const end = targetReport(r, 'target/mean@last');
+    const base = targetReport(r, 'target/base_mean@last');
+    if (of === null) return end - base;
+    const c = partner(r, of, where);
+    if (targetReport(c, 'target/base_mean@last') !== base) throw new Error(`seed ${r.seed}: the frozen base's target mean differs from ${where}'s: not the same sampling seed`);
+    return end - targetReport(c, 'target/mean@last');
+  });
+}
