@@ -125,6 +125,20 @@ export function armLine(arm: ArmView, key: string, mode: XMode, kind: BandKind):
   return armBand(seeds, longest, kind).filter((p) => Number.isFinite(p.mean) && Number.isFinite(p.x));
 }
 
+/**
+ * An arm's line split where its seeds stop reaching: `full` up to the last point every seed that has
+ * the metric reaches (n at its largest), `tail` from that point on (sharing it, so the two join).
+ * Past it the mean is over fewer seeds (a seed that ran fewer steps, or is still running), and a
+ * jump there is the seeds changing, not the metric: the chart draws the tail dashed, with no band.
+ */
+export function splitBySeeds(points: readonly BandPoint[]): { full: BandPoint[]; tail: BandPoint[]; seeds: number } {
+  const seeds = points.reduce((a, p) => Math.max(a, p.n), 0);
+  let last = -1;
+  for (let i = 0; i < points.length; i++) if (points[i].n === seeds) last = i;
+  if (last === points.length - 1) return { full: points.slice(), tail: [], seeds };
+  return { full: points.slice(0, last + 1), tail: points.slice(Math.max(0, last)), seeds };
+}
+
 /** The band thinned to `width` points by LTTB on its mean (peaks kept); the band is kept at the same points. */
 export function thinBand(points: readonly BandPoint[], width: number): BandPoint[] {
   const max = Math.max(2, Math.floor(width));

@@ -3,7 +3,7 @@
 // reached each step, thinned by LTTB to the chart's width with the band kept at the same points;
 // pass@k by k over seeds; the table sorted with unknown values last; the grid's form in the URL.
 import { describe, expect, it } from 'vitest';
-import { armLine, armViews, chartDefs, heldoutView, kCurve, parallelLayout, thinBand, xOf } from '../../src/explore/draw';
+import { armLine, armViews, chartDefs, heldoutView, kCurve, parallelLayout, splitBySeeds, thinBand, xOf } from '../../src/explore/draw';
 import { niceTicks } from '../../src/explore/axis';
 import { sortRows, tableRows } from '../../src/explore/table';
 import { EMPTY_FORM } from '../../src/explore/grid';
@@ -35,6 +35,23 @@ describe('explore/draw', () => {
     expect(line.map((p) => [p.step, p.mean, p.lo, p.hi, p.n])).toEqual([[1, 0.2, 0.1, 0.3, 2], [2, 0.3, 0.3, 0.3, 1], [3, 0.5, 0.5, 0.5, 1]]);
     expect(xOf(a.seeds[0], 'time')).toEqual([2, 4, 6]);
     expect(armLine(a, 'reward', 'tokens', 'se').map((p) => p.x)).toEqual([10, 20, 30]);
+  });
+
+  it('the line splits where the arm\'s seeds stop reaching: the tail (fewer seeds) starts at the last point all reach', () => {
+    const [a] = armViews(sweep([{ loop: 'grpo', seeds: [seed(1, [0.1, 0.3, 0.5, 0.7]), seed(2, [0.3, 0.1]), seed(3, [0.2, 0.2, 0.9])] }]));
+    const { full, tail, seeds } = splitBySeeds(armLine(a, 'reward', 'step', 'se'));
+    expect(seeds).toBe(3);
+    expect(full.map((p) => [p.step, p.n])).toEqual([[1, 3], [2, 3]]);
+    expect(tail.map((p) => [p.step, p.n])).toEqual([[2, 3], [3, 2], [4, 1]]);
+    // every seed reaching the end: no tail; a NaN inside one seed does not start one
+    const [b] = armViews(sweep([{ loop: 'grpo', seeds: [seed(1, [0.1, null, 0.5]), seed(2, [0.3, 0.1, 0.2])] }]));
+    const whole = splitBySeeds(armLine(b, 'reward', 'step', 'se'));
+    expect(whole.full.map((p) => p.n)).toEqual([2, 1, 2]);
+    expect(whole.tail).toEqual([]);
+    // a metric only two of three seeds record: those two are the arm's full count
+    const [c] = armViews(sweep([{ loop: 'grpo', seeds: [seed(1, [0.1, 0.2], { m: [1, 2] }), seed(2, [0.1, 0.2], { m: [3, 4] }), seed(3, [0.1, 0.2])] }]));
+    expect(splitBySeeds(armLine(c, 'm', 'step', 'se')).tail).toEqual([]);
+    expect(splitBySeeds([])).toEqual({ full: [], tail: [], seeds: 0 });
   });
 
   it('charts: the registry\'s shared charts, then a loop\'s own (named), then other recorded metrics; empty ones left out', () => {

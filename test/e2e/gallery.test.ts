@@ -4,7 +4,8 @@
 // scrolls to the explorer and draws it from the file with nothing trained: one table row per arm
 // with ± values, and the pass@k chart with every arm. Screenshots at 1440 px:
 // test-artifacts/gallery-intro-1440.png and gallery-explorer-1440.png. The GRPO failure entry (evaluated
-// every 50 steps) draws its held-out pass@1, pass@64 and entropy over training (gallery-heldout-1440.png).
+// every 50 steps) draws its held-out pass@1, pass@64 and entropy over training (gallery-heldout-1440.png);
+// an arm whose seeds ran different numbers of steps (TTSP's generic control) draws its tail dashed.
 // Run with `npx vite build && npx vitest run --project e2e test/e2e/gallery.test.ts`.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -93,6 +94,24 @@ describe('the gallery in the intro (built app, headless Chromium)', () => {
       expect(Number(await c.getAttribute('data-points')), id).toBe(7 * FAILURE.arms);
     }
     await held.screenshot({ path: path.join(ARTIFACTS, 'gallery-heldout-1440.png') });
+    expect(errors).toEqual([]);
+  });
+
+  it('an arm whose seeds ran different numbers of steps draws its tail dashed with no band (the mean over fewer seeds), the others whole', async () => {
+    const { page, errors } = lab;
+    // TTSP's generic control stops at its token budget: 14, 15 and 15 steps; the loop's arms run 40 each
+    await page.goto(`${lab.base}?explore=gallery/ttsp-exp6.json`);
+    await page.getByTestId('explorer-file').waitFor({ timeout: 10_000 });
+    const chart = page.getByTestId('explorer-chart-reward');
+    await chart.scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => {
+      const el = document.querySelector('[data-testid=explorer-chart-reward]');
+      return el?.getAttribute('data-drawn') === 'true' && !el.hasAttribute('data-waiting');
+    }, null, { timeout: 10_000 });
+    expect(await chart.locator('[data-arm=arm2] [data-testid=explorer-tail]').count()).toBe(1);
+    for (const arm of ['arm1', 'arm3', 'arm4']) expect(await chart.locator(`[data-arm=${arm}] [data-testid=explorer-tail]`).count(), arm).toBe(0);
+    expect(await chart.locator('[data-arm=arm2] [data-testid=explorer-tail] title').textContent()).toMatch(/fewer than the arm's 3 seeds/);
+    expect(await page.getByTestId('explorer-band-kind').textContent()).toMatch(/dashed, with no band, where only some of an arm.s seeds reach/);
     expect(errors).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
 // chart scrolls near the viewport and again only when its arms' data grow.
 import { memo, useMemo, useRef } from 'react';
 import type { BandKind } from '../../metrics/bands';
-import { armColour, armLine, seedLine, thinBand, X_LABEL, type ArmView, type ChartDef, type XMode } from '../../explore/draw';
+import { armColour, armLine, seedLine, splitBySeeds, thinBand, X_LABEL, type ArmView, type ChartDef, type XMode } from '../../explore/draw';
 import { linear, niceTicks, tickText } from '../../explore/axis';
 import { lttb } from '../../state/charts/series';
 import { useWidth } from '../charts/useWidth';
@@ -25,10 +25,15 @@ export const dataVersion = (arms: readonly ArmView[], key: string): string =>
 
 function model(p: Props, width: number) {
   const plotW = width - PAD.left - PAD.right;
-  const lines = p.arms.map((arm) => ({ arm, band: thinBand(armLine(arm, p.def.key, p.mode, p.band), plotW) }));
+  // thinned after the split, so the point where seeds stop reaching is always kept
+  const lines = p.arms.map((arm) => {
+    const { full, tail, seeds } = splitBySeeds(armLine(arm, p.def.key, p.mode, p.band));
+    const band = thinBand(full, plotW), rest = thinBand(tail, plotW);
+    return { arm, band, tail: rest, seeds, all: [...band, ...rest] };
+  });
   const seeds = p.showSeeds ? p.arms.flatMap((arm) => arm.seeds.map((s) => ({ arm, pts: lttb(seedLine(s, p.def.key, p.mode), plotW) }))) : [];
   let xMin = Infinity, xMax = 0, yLo = Infinity, yHi = -Infinity;
-  for (const l of lines) for (const b of l.band) (xMin = Math.min(xMin, b.x)), (xMax = Math.max(xMax, b.x)), (yLo = Math.min(yLo, b.lo, b.mean)), (yHi = Math.max(yHi, b.hi, b.mean));
+  for (const l of lines) for (const b of l.all) (xMin = Math.min(xMin, b.x)), (xMax = Math.max(xMax, b.x)), (yLo = Math.min(yLo, b.lo, b.mean)), (yHi = Math.max(yHi, b.hi, b.mean));
   for (const s of seeds) for (const q of s.pts) (xMin = Math.min(xMin, q.x)), (xMax = Math.max(xMax, q.x)), (yLo = Math.min(yLo, q.y)), (yHi = Math.max(yHi, q.y));
   // a 0–1 metric keeps its whole axis while it fits in it
   if (p.def.unit && yLo >= 0 && yHi <= 1) (yLo = 0), (yHi = 1);
@@ -37,8 +42,8 @@ function model(p: Props, width: number) {
   const xt = niceTicks(p.mode === 'step' ? Math.min(1, xMax, xMin) : 0, xMax, 5, p.mode !== 'time');
   const x = linear(xt.lo, xt.hi, PAD.left, width - PAD.right);
   const y = linear(yt.lo, yt.hi, CHART_H - PAD.bottom, PAD.top);
-  const drawn = lines.filter((l) => l.band.length > 0);
-  return { lines: drawn, seeds, xt, yt, x, y, points: drawn.reduce((a, l) => a + l.band.length, 0) };
+  const drawn = lines.filter((l) => l.all.length > 0);
+  return { lines: drawn, seeds, xt, yt, x, y, points: drawn.reduce((a, l) => a + l.band.length + Math.max(0, l.tail.length - (l.band.length ? 1 : 0)), 0) };
 }
 
 function BandChartDrawn(p: Props) {
@@ -62,16 +67,25 @@ function BandChartDrawn(p: Props) {
         ) : (
           <svg width={width} height={CHART_H} role="img" aria-label={`${p.def.title}: ${m.lines.length} arms`}>
             <Axes w={width} h={CHART_H} xTicks={m.xt.ticks} yTicks={m.yt.ticks} x={m.x} y={m.y} xLabel={X_LABEL[p.mode]} yFmt={tickText} xFmt={tickText} />
-            {m.lines.map(({ arm, band }) => {
+            {m.lines.map(({ arm, band, tail, seeds, all }) => {
               const c = armColour(arm.colour);
               const hi = band.map((b) => ({ x: m.x(b.x), y: m.y(b.hi) }));
               const lo = band.map((b) => ({ x: m.x(b.x), y: m.y(b.lo) })).reverse();
+              const last = all[all.length - 1];
+              const end = `${arm.label}: ${tickText(last.mean)} at ${p.mode} ${tickText(last.x)} (n = ${last.n})`;
               return (
                 <g key={arm.id} data-arm={arm.id}>
                   {band.length > 1 && <path className="explorer-band" d={`${pathOf([...hi, ...lo])}Z`} style={{ fill: c }} />}
-                  <path className="explorer-mean" d={pathOf(band.map((b) => ({ x: m.x(b.x), y: m.y(b.mean) })))} style={{ stroke: c }}>
-                    <title>{`${arm.label}: ${tickText(band[band.length - 1].mean)} at ${p.mode} ${tickText(band[band.length - 1].x)} (n = ${band[band.length - 1].n})`}</title>
-                  </path>
+                  {band.length > 0 && (
+                    <path className="explorer-mean" d={pathOf(band.map((b) => ({ x: m.x(b.x), y: m.y(b.mean) })))} style={{ stroke: c }}>
+                      <title>{tail.length ? `${arm.label}: all ${seeds} seeds reach ${p.mode} ${tickText(band[band.length - 1].x)}` : end}</title>
+                    </path>
+                  )}
+                  {tail.length > 1 && (
+                    <path className="explorer-mean explorer-tail" data-testid="explorer-tail" d={pathOf(tail.map((b) => ({ x: m.x(b.x), y: m.y(b.mean) })))} style={{ stroke: c }}>
+                      <title>{`${end}: beyond ${p.mode} ${tickText(tail[0].x)} fewer than the arm's ${seeds} seeds reach, so the mean is over fewer seeds (dashed, no band)`}</title>
+                    </path>
+                  )}
                   {band.length === 1 && <circle cx={m.x(band[0].x)} cy={m.y(band[0].mean)} r={3} style={{ fill: c }} />}
                 </g>
               );

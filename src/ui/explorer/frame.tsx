@@ -70,7 +70,7 @@ export function ArmLegend({ arms, band, count }: { arms: readonly ArmView[]; ban
         ))}
       </ul>
       <p className="detail" data-testid="explorer-band-kind">
-        Lines: each arm&apos;s mean over its seeds; bands: {BAND_LABEL[band]} (at each step, the seeds that reached it).
+        Lines: each arm&apos;s mean over its seeds; bands: {BAND_LABEL[band]} (at each step, the seeds that reached it); dashed, with no band, where only some of an arm&apos;s seeds reach (a mean over fewer seeds, not a change).
       </p>
     </div>
   );
