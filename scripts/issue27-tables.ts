@@ -9,6 +9,7 @@
 // standard errors pooled, the same sign in at least two seeds); entropy and maj@k across seeds.
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { scriptArgs } from './args';
 import { readSweepText, type SweepEval } from '../src/explore/format';
 import { isEffect, meanSe, pairedDifference, passPerProblem, type PairedDifference, type ProblemCountsEval } from '../src/metrics/bands';
 import { seedRunId, workStore } from '../src/cli/ablate_resume';
@@ -191,17 +192,15 @@ function armTable(arm1: Arm, arm2: Arm, atStep?: number): string {
 }
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const withWork = args.includes('--work');
-  const si = args.indexOf('--step');
-  let atStep: number | undefined;
-  if (si >= 0) {
-    atStep = Number(args[si + 1]);
-    if (!Number.isInteger(atStep) || atStep < 0) throw new Error(`--step: expected a step number, got ${args[si + 1] ?? 'nothing'}`);
-    args.splice(si, 2);
-  }
-  const files = args.filter((a) => a !== '--work');
-  if (!files.length) throw new Error('usage: npx tsx scripts/issue27-tables.ts ARM.json … [--work] [--step N]');
+  const USAGE = 'usage: npx tsx scripts/issue27-tables.ts ARM.json … [--work] [--step N]';
+  const { flags, given, positionals: files } = scriptArgs({
+    work: { type: 'boolean', default: false, help: 'read unfinished seeds from their work folders too' },
+    step: { type: 'number', help: 'compare the two arms at this step as well' },
+  }, USAGE);
+  const withWork = flags.work;
+  const atStep = given.has('step') ? flags.step : undefined;
+  if (atStep !== undefined && (!Number.isInteger(atStep) || atStep < 0)) throw new Error(`--step: expected a step number, got ${atStep}`);
+  if (!files.length) throw new Error(USAGE);
   if (atStep !== undefined && files.length !== 2) throw new Error('--step compares two arms: give two files');
   const arms = await Promise.all(files.map((f) => readArm(f, withWork)));
   for (const arm of arms) {

@@ -11,24 +11,20 @@
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { scriptArgs } from './args';
 import { CHROMIUM, CHROMIUM_ARGS_NO_WEBGPU, DIST, ROOT, freePort, startPreview, stopPreview } from '../src/bench/browser';
 
-const argv = process.argv.slice(2);
-const option = (name: string): string | undefined => {
-  const at = argv.indexOf(name);
-  if (at < 0) return undefined;
-  const v = argv[at + 1];
-  if (v === undefined || v.startsWith('--')) throw new Error(`${name}: expected a value`);
-  argv.splice(at, 2);
-  return v;
-};
-const xMode = option('--x') ?? 'step';
+const USAGE = 'usage: npx tsx scripts/plot-gallery.ts <gallery id> [more ids] [--x step|tokens|time] [--metrics target/mean,…]  (ids: public/gallery/index.json)';
+const { flags, positionals: ids } = scriptArgs({
+  x: { type: 'string', default: 'step', help: 'the curves\' x-axis: step, tokens or time' },
+  // those step metrics' charts instead of the held-out ones (runs evaluated only at their start and
+  // end, as TTSP's: its target curve is a step metric)
+  metrics: { type: 'string', default: '', help: 'step metrics to photograph instead of the held-out charts, comma-separated' },
+}, USAGE);
+const xMode = flags.x;
 if (!['step', 'tokens', 'time'].includes(xMode)) throw new Error(`--x ${xMode}: give step, tokens or time`);
-// --metrics a,b: those step metrics' charts instead of the held-out ones (runs evaluated only at
-// their start and end, as TTSP's: its target curve is a step metric)
-const metrics = option('--metrics')?.split(',').filter(Boolean);
-const ids = argv;
-if (ids.length === 0 || ids.some((a) => a.startsWith('--'))) throw new Error('usage: npx tsx scripts/plot-gallery.ts <gallery id> [more ids] [--x step|tokens|time] [--metrics target/mean,…]  (ids: public/gallery/index.json)');
+const metrics = flags.metrics ? flags.metrics.split(',').filter(Boolean) : undefined;
+if (ids.length === 0) throw new Error(USAGE);
 for (const id of ids) if (!existsSync(path.join(ROOT, 'public', 'gallery', `${id}.json`))) throw new Error(`public/gallery/${id}.json not found: run npx tsx scripts/build-gallery.ts, or see public/gallery/index.json for the ids`);
 if (!existsSync(path.join(ROOT, DIST, 'index.html'))) throw new Error(`no build in ${DIST}/: run npx vite build first`);
 cpSync(path.join(ROOT, 'public', 'gallery'), path.join(ROOT, DIST, 'gallery'), { recursive: true });

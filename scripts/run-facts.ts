@@ -10,6 +10,7 @@
 // reported on some steps only spans more than N steps).
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { scriptArgs } from './args';
 import { readSweepText, type SweepSeed } from '../src/explore/format';
 
 const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toLocaleString('en-GB', { minimumFractionDigits: d, maximumFractionDigits: d }) : '—');
@@ -23,20 +24,15 @@ function metricWindows(r: SweepSeed, name: string, window: number): string {
 }
 
 function main(): void {
-  const args = process.argv.slice(2);
-  const opt = (name: string) => {
-    const i = args.indexOf(name);
-    if (i < 0) return undefined;
-    const v = args[i + 1];
-    if (v === undefined || v.startsWith('--')) throw new Error(`${name}: expected a value`);
-    args.splice(i, 2);
-    return v;
-  };
-  const window = Number(opt('--window') ?? 30);
+  const USAGE = 'usage: npx tsx scripts/run-facts.ts RUN.json … [--window N] [--metric a,b]';
+  const { flags, positionals: files } = scriptArgs({
+    window: { type: 'number', default: 30, help: 'steps averaged at the start and the end' },
+    metric: { type: 'string', default: 'reward', help: 'step metrics, comma-separated' },
+  }, USAGE);
+  const window = flags.window;
   if (!Number.isInteger(window) || window < 1) throw new Error('--window: expected a whole number of steps ≥ 1');
-  const metrics = (opt('--metric') ?? 'reward').split(',').filter(Boolean);
-  const files = args;
-  if (!files.length || files.some((f) => f.startsWith('--'))) throw new Error('usage: npx tsx scripts/run-facts.ts RUN.json … [--window N] [--metric a,b]');
+  const metrics = flags.metric.split(',').filter(Boolean);
+  if (!files.length) throw new Error(USAGE);
   for (const file of files) {
     const sweep = readSweepText(file, readFileSync(file, 'utf8'));
     for (const arm of sweep.arms) {

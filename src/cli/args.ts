@@ -47,14 +47,22 @@ const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
  * a flag is given at most once; a value is never empty and never starts with `--` (write
  * `--target=--x` for text that does); numbers are decimal; `--help` prints the usage.
  */
-export function readArgs<S extends FlagSpec>(argv: string[], spec: S): { flags: Flags<S>; given: ReadonlySet<string> } {
+export function readArgs<S extends FlagSpec>(argv: string[], spec: S, opts: { positionals?: boolean } = {}): { flags: Flags<S>; given: ReadonlySet<string>; positionals: string[] } {
   if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequest(spec);
   const out: Record<string, string | number | boolean | undefined> = {};
   const given = new Set<string>();
+  const positionals: string[] = [];
   for (const [k, s] of Object.entries(spec)) out[k] = s.default;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (!arg.startsWith('--')) throw new CliError(`unexpected argument ${showText(arg)}`);
+    if (!arg.startsWith('--')) {
+      // a command that takes files (the scripts' run files) keeps them in order; the others refuse them
+      if (opts.positionals) {
+        positionals.push(arg);
+        continue;
+      }
+      throw new CliError(`unexpected argument ${showText(arg)}`);
+    }
     // split at the first '=' only: a value may hold '=' itself
     const eq = arg.indexOf('=');
     const rawName = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
@@ -78,7 +86,7 @@ export function readArgs<S extends FlagSpec>(argv: string[], spec: S): { flags: 
     } else out[rawName] = value;
   }
   for (const [k, s] of Object.entries(spec)) if (s.required && out[k] === undefined) throw new CliError(`--${k} is required`);
-  return { flags: out as Flags<S>, given };
+  return { flags: out as Flags<S>, given, positionals };
 }
 
 /** `--flag` is true; `--flag=true` and `--flag=false` say so; anything else is a mistake, not true. */

@@ -6,7 +6,7 @@ import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseArgs } from '../../src/cli/args';
+import { parseArgs, readArgs } from '../../src/cli/args';
 import { cli, expectUserError } from '../helpers/cli';
 import { GPT_PRESETS, type GPTConfig } from '../../src/model/config';
 import { saveCheckpointDir } from '../../src/model/checkpoint_node';
@@ -69,6 +69,17 @@ describe('flags', () => {
   it("a value keeps its own '=', and an empty number is not zero", () => {
     expect(parseArgs(['--out=a=b.json'], { out: { type: 'string' } }).out).toBe('a=b.json');
     expect(() => parseArgs(['--steps', ''], { steps: { type: 'number' } })).toThrow('--steps is empty: give it a value, or leave the flag out');
+  });
+
+  it('positionals (the scripts\' run files) are kept in order where a command takes them, refused elsewhere', () => {
+    const spec = { x: { type: 'string' as const, default: 'step' }, work: { type: 'boolean' as const, default: false } };
+    const r = readArgs(['a.json', '--x', 'tokens', 'b.json', '--work', 'c.json'], spec, { positionals: true });
+    expect(r.positionals).toEqual(['a.json', 'b.json', 'c.json']);
+    expect(r.flags).toEqual({ x: 'tokens', work: true });
+    // a flag's value is never a positional, and an unknown flag is still an error
+    expect(readArgs(['--x', 'a.json'], spec, { positionals: true }).positionals).toEqual([]);
+    expect(() => readArgs(['a.json', '--y', '1'], spec, { positionals: true })).toThrow('unknown flag --y');
+    expect(() => readArgs(['a.json'], spec)).toThrow('unexpected argument');
   });
 });
 
