@@ -26,10 +26,14 @@ interface EntrySpec {
   commit: string;
   base: string;
   arms: ArmSpec[];
+  /** why a newer entry replaces this one: the intro lists it apart, collapsed */
+  superseded?: string;
 }
 
 const OLD_SMALL = 'small (3,600 pretraining steps, vary prompts with the problem; shipped until 2026-12-04)';
 const NEW_SMALL = 'small (4,000 pretraining steps, both vary formats; shipped 2026-12-04)';
+/** The first measurements of each paper's loop: another base, and loops issue 24 has since corrected. */
+const SUPERSEDED = 'measured on the first small base, before issue 24 corrected the loops; the issue 27 entries re-measure each paper on the shipped base';
 
 const counts = (e: { n?: number; correct?: number[] }): ProblemCountsEval => ({ n: e.n as number, correct: e.correct as number[] });
 const f3 = (x: number) => x.toFixed(3);
@@ -202,7 +206,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'svs-vs-grpo', title: 'SvS against GRPO at the same generated tokens', section: 'docs/results.md §5',
     claim: 'SvS (Liang et al.): self-play with variational problem synthesis keeps policy entropy and raises pass@k at large k where GRPO\'s stalls.',
     measured: 'Held-out pass@1 rose slightly (+0.018) and entropy fell less than GRPO\'s (0.231 → 0.206 against 0.174), but large-k coverage did not rise; GRPO at the same tokens gained more at small k (pass@1 +0.054). Measured before issue 24: variants were written from the problem and its solution.',
-    commit: '38187d5', base: OLD_SMALL,
+    commit: '38187d5', base: OLD_SMALL, superseded: SUPERSEDED,
     arms: [
       { label: 'SvS (lab set-up, lr 3e-5)', files: ['svs-seed1.json', 'svs-seeds23.json'], knobs: { variantReward: 'shaped' } },
       { label: 'GRPO (lr 3e-5, SvS\'s tokens)', files: ['grpo-vs-svs.json'], control: true, matchedTo: 'arm1' },
@@ -212,7 +216,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'svs-naive-reward', title: 'SvS: the shaped variant reward against the naive one', section: 'docs/results.md §5',
     claim: 'SvS: with the naive reward R_v = 1[p̂ > 0] the policy hacks variant writing by leaking the answer; the shaped band prevents it.',
     measured: 'Leak rates of 0.19–0.27 under both rewards; these sat at the old leak flag\'s base rate (about a third), so nothing was shown either way. Measured before issue 24 redefined the flag (now ~2 % on gold variants, with vps/leak_base beside it). The naive arm ran 50 steps, the shaped 100.',
-    commit: 'a82daa8', base: OLD_SMALL,
+    commit: 'a82daa8', base: OLD_SMALL, superseded: SUPERSEDED,
     arms: [
       { label: 'SvS shaped (100 steps)', files: ['svs-seed1.json', 'svs-seeds23.json'], knobs: { variantReward: 'shaped' } },
       { label: 'SvS naive (50 steps)', files: ['svs-naive.json'], knobs: { variantReward: 'naive' } },
@@ -222,7 +226,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'spice-vs-grpo', title: 'SPICE against GRPO at the same generated tokens', section: 'docs/results.md §6',
     claim: 'SPICE (Liu et al.): a challenger grounded in corpus documents and a reasoner in self-play improve reasoning beyond training on fixed data.',
     measured: 'SPICE moved held-out pass@1 by +0.003, +0.004 and −0.022 (seeds 1–3); GRPO at the same tokens gained +0.036 to +0.042 on every seed. The challenger\'s gold was right about a quarter of the time.',
-    commit: '0e63449', base: OLD_SMALL,
+    commit: '0e63449', base: OLD_SMALL, superseded: SUPERSEDED,
     arms: [
       { label: 'SPICE (lab set-up)', files: ['spice.json'] },
       { label: 'GRPO (lr 3e-5, SPICE\'s tokens)', files: ['grpo-vs-spice.json', 'grpo-vs-spice-23.json'], control: true, matchedTo: 'arm1' },
@@ -232,7 +236,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'opensir', title: 'OpenSIR, its ablations, and GRPO at the same tokens', section: 'docs/results.md §7',
     claim: 'OpenSIR (Kwan et al.): a teacher growing a problem pool from 1+1, paid for solvability and diversity, improves the student without any data.',
     measured: 'The pool grew to ~1,390 problems and ~390 concept signatures, but the students\' majority was right half the time and held-out pass@1 did not rise (−0.014 ± 0.007), where GRPO at the same tokens gained about 0.05. The no-diversity arm was measured before issue 24: it still selected by diversity.',
-    commit: '54d1dde', base: OLD_SMALL,
+    commit: '54d1dde', base: OLD_SMALL, superseded: SUPERSEDED,
     arms: [
       { label: 'OpenSIR (lab set-up)', files: ['opensir.json', 'opensir-s3.json'] },
       { label: 'OpenSIR, no diversity reward', files: ['opensir-nodiv.json', 'opensir-nodiv-2.json', 'opensir-nodiv-3.json'], knobs: { divWeight: 0 } },
@@ -244,7 +248,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'datpo-vs-grpo', title: 'DATPO against GRPO at the same generated tokens', section: 'docs/results.md §8',
     claim: 'DATPO: difficulty-adaptive rollout trees forked at high-entropy steps improve pass@k over GRPO at equal generation budget.',
     measured: 'GRPO\'s pass@1 gained more (+0.052 against +0.021); DATPO kept more entropy and the base\'s pass@64 (0.870 against 0.828; +0.042 ± 0.023 paired), crossing between k = 16 and 32. Measured before issue 24: the sibling-diversity bonus was about 1 % of the advantages, so effectively off.',
-    commit: '998afb9', base: OLD_SMALL,
+    commit: '998afb9', base: OLD_SMALL, superseded: SUPERSEDED,
     arms: [
       { label: 'DATPO (lab set-up)', files: ['datpo-s1.json', 'datpo-s2.json', 'datpo-s3.json'] },
       { label: 'GRPO (lr 3e-5, DATPO\'s tokens)', files: ['grpo-vs-datpo-s1.json', 'grpo-vs-datpo-s2.json', 'grpo-vs-datpo-s3.json'], control: true, matchedTo: 'arm1' },
@@ -254,7 +258,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'ttsp-targets', title: 'TTSP on six hard targets (one seed each)', section: 'docs/results.md §9',
     claim: 'TTSP: test-time self-play with a proposer and a solver adapter raises accuracy on a hard target without a verifier on it.',
     measured: 'The proposer wrote problems about each target and a sixth to a third passed the gate; relatedness had no baseline then (random training problems score 0.65–0.80) and target-equivalent proposals were not measured. One seed a target: each arm is a target, not a knob.',
-    commit: 'd0d8a8f', base: OLD_SMALL,
+    commit: 'd0d8a8f', base: OLD_SMALL, superseded: SUPERSEDED,
     arms: ['midhard1', 'midhard2', 'midhard3', 'veryhard1', 'veryhard2', 'veryhard3'].map((t) => ({ label: `target ${t}`, files: [`ttsp-${t}.json`], knobs: { target: t } })),
   },
 ];
@@ -286,7 +290,7 @@ const index = ENTRIES.map((e) => {
   const text = sweepText(s);
   readSweepText(`${e.id}.json`, text); // what is shipped reads back
   writeFileSync(`public/gallery/${e.id}.json`, text);
-  return { id: e.id, title: e.title, claim: e.claim, measured: s.measured, file: `gallery/${e.id}.json`, curvesRecorded: s.curvesRecorded, arms: s.arms.length, seeds: s.arms.map((a) => a.ablation.results.length) };
+  return { id: e.id, title: e.title, claim: e.claim, measured: s.measured, file: `gallery/${e.id}.json`, curvesRecorded: s.curvesRecorded, arms: s.arms.length, seeds: s.arms.map((a) => a.ablation.results.length), ...(e.superseded ? { superseded: e.superseded } : {}) };
 });
 writeFileSync('public/gallery/index.json', JSON.stringify({ entries: index }, null, 1) + '\n');
 process.stdout.write(`wrote ${index.length} gallery entries to public/gallery/\n`);

@@ -18,6 +18,8 @@ export interface GalleryEntry {
   arms: number;
   /** seeds per arm */
   seeds: number[];
+  /** why a newer entry replaces this one (kept for the record, listed apart), or null for a current one */
+  superseded: string | null;
 }
 
 const ID = /^[\w.-]+$/;
@@ -52,6 +54,8 @@ export function parseGalleryIndex(text: string, what = GALLERY_INDEX): GalleryEn
     if (!Array.isArray(e.seeds) || e.seeds.length !== e.arms || !e.seeds.every((n) => Number.isInteger(n) && n >= 1)) {
       throw new Error(`${at}.seeds: expected one positive seed count per arm (${String(e.arms)})`);
     }
-    return { id, title, claim, measured, file, curvesRecorded: e.curvesRecorded, arms: e.arms as number, seeds: e.seeds as number[] };
+    if (e.superseded !== undefined && (typeof e.superseded !== 'string' || e.superseded.trim() === '')) throw new Error(`${at}.superseded: expected a non-empty string (why a newer entry replaces this one), or no field`);
+    const superseded = (e.superseded as string | undefined) ?? null;
+    return { id, title, claim, measured, file, curvesRecorded: e.curvesRecorded, arms: e.arms as number, seeds: e.seeds as number[], superseded };
   });
 }

@@ -1,7 +1,8 @@
 // The intro's "See what the lab measured": the gallery's entries (public/gallery/index.json), each
 // a link that keeps the page's parameters and adds `explore=gallery/<id>.json` (links.ts), opening
 // the entry read-only in the explorer without a reload, then scrolling to it. A new tab gets the
-// plain address, which opens the same entry on load (explorerUrl.ts).
+// plain address, which opens the same entry on load (explorerUrl.ts). Entries a newer one replaces
+// (the first measurements, before the loops were corrected) are listed after, collapsed.
 import { useEffect, useState } from 'react';
 import type { GalleryEntry } from '../explore/galleryIndex';
 import { EXPLORE_PARAM } from '../explore/gridUrl';
@@ -9,7 +10,7 @@ import { followGalleryLink } from '../state/explorerUrl';
 import { linkQuery } from '../state/links';
 import { useLab, useLabStore } from './LabStore';
 
-function EntryLink({ entry }: { entry: GalleryEntry }) {
+function EntryLink({ entry, reason = null }: { entry: GalleryEntry; reason?: string | null }) {
   const store = useLabStore();
   const lock = useLab((s) => s.lesson.lock);
   const opening = useLab((s) => s.explorer.opening === entry.file);
@@ -38,8 +39,32 @@ function EntryLink({ entry }: { entry: GalleryEntry }) {
       </span>
       <p className="gallery-claim"><strong>The paper:</strong> {entry.claim}</p>
       <p className="gallery-measured"><strong>Measured here:</strong> {entry.measured}</p>
+      {reason && <p className="detail">Superseded: {reason}.</p>}
       {error && <p className="notice notice-warn" data-testid="gallery-error">{error}</p>}
     </li>
+  );
+}
+
+/** The current entries, then those a newer entry replaces, listed apart and collapsed (kept for the record). */
+function Entries({ entries }: { entries: readonly GalleryEntry[] }) {
+  const current = entries.filter((e) => e.superseded === null);
+  const earlier = entries.filter((e) => e.superseded !== null);
+  // one reason for all is said once; differing reasons stay with their entries
+  const reasons = [...new Set(earlier.map((e) => e.superseded))];
+  return (
+    <>
+      <ul className="intro-outcomes gallery-entries">
+        {current.map((e) => <EntryLink key={e.id} entry={e} />)}
+      </ul>
+      {earlier.length > 0 && (
+        <details className="gallery-earlier" data-testid="gallery-earlier">
+          <summary>Earlier measurements, kept for the record ({earlier.length}){reasons.length === 1 ? `: ${reasons[0]}` : ''}</summary>
+          <ul className="intro-outcomes gallery-entries">
+            {earlier.map((e) => <EntryLink key={e.id} entry={e} reason={reasons.length > 1 ? e.superseded : null} />)}
+          </ul>
+        </details>
+      )}
+    </>
   );
 }
 
@@ -51,14 +76,10 @@ export function GalleryLinks() {
   }, [load]);
   return (
     <details open className="intro-more intro-gallery" data-testid="intro-gallery" data-status={list.status}>
-      <summary>See what the lab measured{list.status === 'ready' ? `: ${list.entries.length} ablations, drawn from their files without training` : ''}</summary>
+      <summary>See what the lab measured{list.status === 'ready' ? `: ${list.entries.filter((e) => e.superseded === null).length} ablations, drawn from their files without training` : ''}</summary>
       {list.status === 'error' && <p className="notice notice-warn" data-testid="gallery-list-error">The gallery could not be listed: {list.error}</p>}
       {(list.status === 'loading' || list.status === 'idle') && <p className="detail">Listing the gallery…</p>}
-      {list.status === 'ready' && (
-        <ul className="intro-outcomes gallery-entries">
-          {list.entries.map((e) => <EntryLink key={e.id} entry={e} />)}
-        </ul>
-      )}
+      {list.status === 'ready' && <Entries entries={list.entries} />}
     </details>
   );
 }

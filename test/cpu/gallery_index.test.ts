@@ -40,6 +40,9 @@ describe('the gallery list', () => {
     expect(entries.length).toBeGreaterThanOrEqual(6);
     const datpo = entries.find((e) => e.id === 'datpo-vs-grpo');
     expect(datpo).toMatchObject({ file: 'gallery/datpo-vs-grpo.json', arms: 2, seeds: [3, 3], curvesRecorded: false });
+    // the first measurements (another base, loops since corrected) are marked; issue 27's are current
+    expect(datpo?.superseded).toMatch(/first small base/);
+    expect(entries.find((e) => e.id === 'datpo-exp3')?.superseded).toBeNull();
     for (const e of entries) {
       expect(e.file).toBe(`gallery/${e.id}.json`);
       expect(e.claim.length).toBeGreaterThan(20);
@@ -58,6 +61,8 @@ describe('the gallery list', () => {
     expect(refused((x) => (x.entries[0].id = 'a b'))).toThrow(/entries\[0\]\.id: "a b" is not a plain name/);
     expect(refused((x) => (x.entries[0].arms = 0))).toThrow(/entries\[0\]\.arms: expected a positive integer/);
     expect(refused((x) => (x.entries[0].seeds = [3]))).toThrow(/entries\[0\]\.seeds: expected one positive seed count per arm \(2\)/);
+    expect(refused((x) => (x.entries[1].superseded = ''))).toThrow(/entries\[1\]\.superseded: expected a non-empty string/);
+    expect(refused((x) => (x.entries[1].superseded = true))).toThrow(/entries\[1\]\.superseded:/);
     expect(refused((x) => (x.entries[0].curvesRecorded = 'no'))).toThrow(/entries\[0\]\.curvesRecorded: expected true or false/);
   });
 

@@ -1,6 +1,6 @@
 // The intro's "See what the lab measured" (built app, headless Chromium, no GPU needed): the
-// gallery's entries listed with the paper's claim and what was measured; one click on the DATPO
-// entry keeps the page's parameters, adds explore=gallery/datpo-vs-grpo.json without a reload,
+// gallery's entries listed with the paper's claim and what was measured, those a newer entry replaces
+// after the rest, collapsed; one click on the first DATPO entry keeps the page's parameters, adds explore=gallery/datpo-vs-grpo.json without a reload,
 // scrolls to the explorer and draws it from the file with nothing trained: one table row per arm
 // with ± values, and the pass@k chart with every arm. Screenshots at 1440 px:
 // test-artifacts/gallery-intro-1440.png and gallery-explorer-1440.png. The GRPO failure entry (evaluated
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, closeLab, openLab, ROOT, type Lab } from './harness';
 
-const INDEX = JSON.parse(readFileSync(path.join(ROOT, 'public/gallery/index.json'), 'utf8')) as { entries: { id: string; title: string; claim: string; measured: string; arms: number }[] };
+const INDEX = JSON.parse(readFileSync(path.join(ROOT, 'public/gallery/index.json'), 'utf8')) as { entries: { id: string; title: string; claim: string; measured: string; arms: number; superseded?: string }[] };
 const DATPO = INDEX.entries.find((e) => e.id === 'datpo-vs-grpo')!;
 const FAILURE = INDEX.entries.find((e) => e.id === 'grpo-failure')!;
 
@@ -28,7 +28,17 @@ describe('the gallery in the intro (built app, headless Chromium)', () => {
     await page.setViewportSize({ width: 1440, height: 900 });
     const entries = page.getByTestId('gallery-entry');
     await entries.first().waitFor({ timeout: 10_000 });
-    expect(await entries.allTextContents()).toEqual(INDEX.entries.map((e) => e.title));
+    // the current entries first; those a newer entry replaces after them, collapsed (DATPO's first
+    // measurement is one of them: opened below)
+    const current = INDEX.entries.filter((e) => !e.superseded), earlier = INDEX.entries.filter((e) => e.superseded);
+    expect(earlier.map((e) => e.id)).toContain(DATPO.id);
+    expect(await entries.allTextContents()).toEqual([...current, ...earlier].map((e) => e.title));
+    const datpoLink = page.locator('[data-testid=gallery-entry][data-id=datpo-vs-grpo]');
+    expect(await datpoLink.isVisible()).toBe(false);
+    expect(await page.locator(`[data-testid=gallery-entry][data-id=${current[0].id}]`).isVisible()).toBe(true);
+    await expect(page.getByTestId('gallery-earlier').locator('summary').textContent()).resolves.toContain(`(${earlier.length}): ${DATPO.superseded}`);
+    await page.getByTestId('gallery-earlier').locator('summary').click();
+    expect(await datpoLink.isVisible()).toBe(true);
     const gallery = page.getByTestId('intro-gallery');
     await expect(gallery.textContent()).resolves.toContain(DATPO.claim);
     await expect(gallery.textContent()).resolves.toContain(DATPO.measured);
@@ -36,7 +46,7 @@ describe('the gallery in the intro (built app, headless Chromium)', () => {
 
     // no reload: a marker set on the page survives the click
     await page.evaluate(() => ((window as unknown as { galleryMarker: number }).galleryMarker = 1));
-    await page.locator('[data-testid=gallery-entry][data-id=datpo-vs-grpo]').click();
+    await datpoLink.click();
     await page.getByTestId('explorer-file').waitFor({ timeout: 10_000 });
     const url = new URL(page.url());
     expect(url.searchParams.get('explore')).toBe('gallery/datpo-vs-grpo.json');
