@@ -28,6 +28,11 @@ interface EntrySpec {
   arms: ArmSpec[];
   /** why a newer entry replaces this one: the intro lists it apart, collapsed */
   superseded?: string;
+  /**
+   * the answer in a line, shown before the numbers (which the intro folds): whether the paper's
+   * direction holds here, as results.md's summary says it; every current entry has one
+   */
+  verdict?: string | ((arms: readonly Ablation[], labels: readonly string[]) => string);
 }
 
 const OLD_SMALL = 'small (3,600 pretraining steps, vary prompts with the problem; shipped until 2026-12-04)';
@@ -39,9 +44,18 @@ const counts = (e: { n?: number; correct?: number[] }): ProblemCountsEval => ({ 
 const f3 = (x: number) => x.toFixed(3);
 const pm = (m: number, se: number) => `${m >= 0 ? '+' : ''}${f3(m)} ± ${f3(se)}`;
 
+/** An arm's held-out pass@1 change from its start, paired by problem, seeds pooled. */
+const pass1Change = (a: Ablation) => pairedDifference(a.results.map((r) => counts(r.end)), a.results.map((r) => counts(r.start)), 1);
+
+/** The GRPO learning-rate entry's verdict, from its two arms' files. */
+const lrVerdict = ([hi, lo]: readonly Ablation[]): string =>
+  pass1Change(hi).withinTwoSe && pass1Change(lo).withinTwoSe
+    ? 'Forty steps are too few here: neither learning rate moves pass@1 beyond noise; the step curves show reward and entropy moving.'
+    : 'A pass@1 change beyond noise within forty steps: see the numbers.';
+
 /** The GRPO learning-rate entry's sentence, from its two arms' files. */
 function lrMeasured([hi, lo]: readonly Ablation[]): string {
-  const change = (a: Ablation) => pairedDifference(a.results.map((r) => counts(r.end)), a.results.map((r) => counts(r.start)), 1);
+  const change = pass1Change;
   const ent = (a: Ablation, at: 'start' | 'end') => meanSe(a.results.map((r) => r[at].meanEntropy)).mean;
   const p64 = (a: Ablation, at: 'start' | 'end', k: number) => meanSe(a.results.map((r) => r[at].passAtK[String(k)])).mean;
   const between = pairedDifference(hi.results.map((r) => counts(r.end)), lo.results.map((r) => counts(r.end)), 1);
@@ -95,6 +109,20 @@ function ttspMeasured(spec: string, control: number) {
   };
 }
 
+/** TTSP's verdict on one target, from the files: the full gate (arm 0) less the control, seed for seed, by the claim rule. */
+function ttspVerdict(control: number) {
+  return (arms: readonly Ablation[], labels: readonly string[]): string => {
+    const xs = targetDifferences(arms[0].results, arms[control].results, labels[control]);
+    const d = seedDifference(xs);
+    const agree = xs.filter((x) => Math.sign(x) === Math.sign(d.mean) && x !== 0).length;
+    const seeds = agree === xs.length ? 'every seed' : `${agree} seeds of ${xs.length}`;
+    if (!isEffect(d)) return 'Not reproduced on this target: RL on random problems for the same tokens does as well (the difference is within noise).';
+    return d.mean < 0
+      ? `The opposite on this target: the loop ends below RL on random problems for the same tokens (${seeds}).`
+      : `Reproduced on this target: the loop ends above RL on random problems for the same tokens (${seeds}).`;
+  };
+}
+
 const TTSP_CLAIM = 'TTSP: test-time self-play with a proposer and a solver adapter raises accuracy on a hard target without a verifier on it, beyond RL on any problems.';
 
 /** §17's first two arms on a target (its file key, midhard4): the full gate and its generic control, matched in tokens. */
@@ -118,6 +146,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'grpo-failure', title: 'GRPO for 300 steps: looking for the failure the papers start from (issue 27 §1)', section: 'docs/results.md §11',
     claim: 'The papers\' starting point (SvS, DATPO): GRPO raises pass@1 while entropy falls and large-k coverage (pass@32, pass@64) drops below the base.',
     measured: changesMeasured(HELDOUT_LEAD, ['lr 1e-4', 'lr 3e-5']),
+    verdict: 'Each half holds at one learning rate: lr 1e-4 loses large-k coverage with no pass@1 gain, lr 3e-5 gains pass@1 and keeps coverage.',
     commit: 'ec11f29', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (the default)', files: ['issue27-grpo-lr1e-4.json'], knobs: { lr: 1e-4 } },
@@ -128,6 +157,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'grpo-search', title: 'GRPO: looking for pass@1 up and coverage down together (issue 27 §12 pilots)', section: 'docs/results.md §12',
     claim: 'The papers\' starting point (SvS, DATPO): GRPO raises pass@1 while entropy falls and large-k coverage (pass@32, pass@64) drops below the base.',
     measured: changesMeasured(`${HELDOUT_LEAD} The pilots ran seed 1 only, evaluated every 100 steps (P3 every 150).`),
+    verdict: 'Pass@1 up and coverage down together: not shown beyond noise in any of the pilots.',
     commit: '25d55d3', base: NEW_SMALL,
     arms: SEARCH_ARMS,
   },
@@ -135,6 +165,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'svs-exp2', title: 'SvS against GRPO at lr 1e-4, the corrected loop (issue 27 §13)', section: 'docs/results.md §13',
     claim: 'SvS (Liang et al.): self-play with variational problem synthesis keeps policy entropy and raises pass@k at large k where GRPO\'s stalls.',
     measured: changesMeasured(`${HELDOUT_LEAD} SvS evaluated every 25 steps; an SvS step generates ~4 times a GRPO step's tokens (SvS step 75 ≈ GRPO step 300).`),
+    verdict: 'Entropy: falls less than GRPO\'s at equal tokens (it still falls). Large-k coverage: not reproduced (it falls as GRPO\'s does).',
     commit: '76f7313', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
@@ -146,6 +177,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'datpo-exp3', title: 'DATPO against GRPO at lr 1e-4 and equal generated tokens (issue 27 §14)', section: 'docs/results.md §14',
     claim: 'DATPO: difficulty-adaptive rollout trees forked at high-entropy steps, with a sibling-diversity bonus, improve pass@k over GRPO at an equal generated-token budget.',
     measured: changesMeasured(`${HELDOUT_LEAD} DATPO with n-gram sibling embeddings (the bonus on), each seed run to the tokens the control's seed generated in its 300 steps (x-axis: steps; DATPO's end ≈ GRPO's step 300 in tokens).`),
+    verdict: 'Entropy: falls less than GRPO\'s at equal tokens (it still falls). pass@k: not reproduced (behind GRPO at small k, level at large k).',
     commit: '93e5c4a', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
@@ -156,6 +188,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'opensir-exp4', title: 'OpenSIR from 1+1 against GRPO at lr 1e-4 and equal generated tokens (issue 27 §15)', section: 'docs/results.md §15',
     claim: 'OpenSIR (Kwan et al.): a teacher–student loop grows its own problems from a pool holding only 1+1 and the student improves without data; without the diversity reward, concept coverage nearly halves.',
     measured: changesMeasured(`${HELDOUT_LEAD} OpenSIR at the paper's constants (4 teacher groups × 8 problems, 8 student answers, window [0.5, 0.9]; the s_min 0.1 arm [0.1, 0.9]), each seed run to the tokens the control's seed generated in its 300 steps (x-axis: steps; OpenSIR's end ≈ GRPO's step 300 in tokens).`),
+    verdict: 'Not reproduced: the student gets worse, trained on majority-vote labels mostly wrong at this scale; the diversity reward\'s coverage effect not shown; s_min 0.1\'s late validity collapse reproduced.',
     commit: 'd14cb9d', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
@@ -168,6 +201,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'spice-exp5', title: 'SPICE against GRPO at lr 1e-4 and equal generated tokens (issue 27 §16)', section: 'docs/results.md §16',
     claim: 'SPICE (Liu et al.): a challenger grounded in corpus documents and a reasoner in self-play improve reasoning beyond training on fixed data.',
     measured: changesMeasured(`${HELDOUT_LEAD} SPICE at the paper's constants (8 documents × 8 questions, 8 answers a question, the gaussian challenger reward), each seed run to the tokens the control's seed generated in its 300 steps (x-axis: steps; SPICE's end ≈ GRPO's step 300 in tokens).`),
+    verdict: 'Not reproduced: the reasoner gets worse, trained on challenger golds mostly wrong at this scale, and learns to agree with them rather than to compute.',
     commit: 'a693cd7', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
@@ -178,6 +212,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'ttsp-exp6', title: 'TTSP on (6+7)*3: the full gate, its arms and RL on random problems for the same tokens (issue 27 §17)', section: 'docs/results.md §17a–b',
     claim: TTSP_CLAIM,
     measured: ttspMeasured('midhard:4', 1),
+    verdict: ttspVerdict(1),
     commit: '34c3b89', base: NEW_SMALL,
     arms: [
       ...ttspArms('midhard4'),
@@ -189,6 +224,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: `ttsp-exp6-${spec.replace(':', '')}`, title: `TTSP on ${text}: the full gate against RL on random problems for the same tokens (issue 27 §17b)`, section: 'docs/results.md §17b',
     claim: TTSP_CLAIM,
     measured: ttspMeasured(spec, 1),
+    verdict: ttspVerdict(1),
     commit: '34c3b89', base: NEW_SMALL,
     arms: ttspArms(spec.replace(':', '')),
   })),
@@ -196,6 +232,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     id: 'grpo-lr', title: 'GRPO at two learning rates, with step curves (new small)', section: 'measured for the gallery (issue 26 §4)',
     claim: 'GRPO (DeepSeekMath; the control every paper compares against): RL on verifiable rewards raises pass@1 while policy entropy falls.',
     measured: lrMeasured,
+    verdict: lrVerdict,
     commit: '5f1df37', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (the default)', files: ['gallery-grpo-lr1e-4.json'], knobs: { lr: 1e-4 } },
@@ -276,9 +313,11 @@ function entry(spec: EntrySpec): Sweep {
     arms: arms.map((a, i) => ({ id: `arm${i + 1}`, label: a.label, knobs: a.knobs, ...(a.control ? { control: true, matchedTo: a.matchedTo } : {}), ablation: a.ablation })),
   }]);
   const measured = typeof spec.measured === 'string' ? spec.measured : spec.measured(arms.map((a) => a.ablation), arms.map((a) => a.label));
+  if (!spec.verdict && !spec.superseded) throw new Error(`${spec.id}: a current entry needs its verdict`);
+  const verdict = typeof spec.verdict === 'function' ? spec.verdict(arms.map((a) => a.ablation), arms.map((a) => a.label)) : spec.verdict;
   const curves = merged.curvesRecorded ? 'step curves recorded' : 'step curves were not recorded for these runs: the pass@k curves and the table draw from their start and end evaluations';
   return {
-    ...merged, claim: spec.claim, measured: `${measured} (${spec.section}; ${curves}.)`,
+    ...merged, claim: spec.claim, measured: `${measured} (${spec.section}; ${curves}.)`, ...(verdict ? { verdict } : {}),
     commit: spec.commit, base: spec.base,
     commands: [...new Set(arms.flatMap((a) => a.ablation.command ? [a.ablation.command] : a.files.map((f) => `see ${spec.section} for the command that wrote docs/runs/${f}`)))],
   };
@@ -290,7 +329,7 @@ const index = ENTRIES.map((e) => {
   const text = sweepText(s);
   readSweepText(`${e.id}.json`, text); // what is shipped reads back
   writeFileSync(`public/gallery/${e.id}.json`, text);
-  return { id: e.id, title: e.title, claim: e.claim, measured: s.measured, file: `gallery/${e.id}.json`, curvesRecorded: s.curvesRecorded, arms: s.arms.length, seeds: s.arms.map((a) => a.ablation.results.length), ...(e.superseded ? { superseded: e.superseded } : {}) };
+  return { id: e.id, title: e.title, claim: e.claim, measured: s.measured, file: `gallery/${e.id}.json`, curvesRecorded: s.curvesRecorded, arms: s.arms.length, seeds: s.arms.map((a) => a.ablation.results.length), ...(s.verdict ? { verdict: s.verdict } : {}), ...(e.superseded ? { superseded: e.superseded } : {}) };
 });
 writeFileSync('public/gallery/index.json', JSON.stringify({ entries: index }, null, 1) + '\n');
 process.stdout.write(`wrote ${index.length} gallery entries to public/gallery/\n`);

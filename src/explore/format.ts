@@ -125,6 +125,8 @@ export const SweepSchema = v.object({
   /** the paper's claim this grid asks about, and what the lab measured (one sentence each) */
   claim: v.optional(text),
   measured: v.optional(text),
+  /** whether the paper's direction holds here, in a line (a gallery entry's answer before its numbers) */
+  verdict: v.optional(text),
   commit: v.optional(text),
   /** the base policy every arm starts from */
   base: v.optional(text),

@@ -20,6 +20,8 @@ export interface GalleryEntry {
   seeds: number[];
   /** why a newer entry replaces this one (kept for the record, listed apart), or null for a current one */
   superseded: string | null;
+  /** whether the paper's direction holds, in a line (shown before the numbers), or null */
+  verdict: string | null;
 }
 
 const ID = /^[\w.-]+$/;
@@ -56,6 +58,8 @@ export function parseGalleryIndex(text: string, what = GALLERY_INDEX): GalleryEn
     }
     if (e.superseded !== undefined && (typeof e.superseded !== 'string' || e.superseded.trim() === '')) throw new Error(`${at}.superseded: expected a non-empty string (why a newer entry replaces this one), or no field`);
     const superseded = (e.superseded as string | undefined) ?? null;
-    return { id, title, claim, measured, file, curvesRecorded: e.curvesRecorded, arms: e.arms as number, seeds: e.seeds as number[], superseded };
+    if (e.verdict !== undefined && (typeof e.verdict !== 'string' || e.verdict.trim() === '')) throw new Error(`${at}.verdict: expected a non-empty string, or no field`);
+    const verdict = (e.verdict as string | undefined) ?? null;
+    return { id, title, claim, measured, file, curvesRecorded: e.curvesRecorded, arms: e.arms as number, seeds: e.seeds as number[], superseded, verdict };
   });
 }

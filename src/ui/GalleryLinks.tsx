@@ -38,7 +38,18 @@ function EntryLink({ entry, reason = null }: { entry: GalleryEntry; reason?: str
         ({entry.arms} arms, {shape} seeds{entry.curvesRecorded ? ', with step curves' : ''})
       </span>
       <p className="gallery-claim"><strong>The paper:</strong> {entry.claim}</p>
-      <p className="gallery-measured"><strong>Measured here:</strong> {entry.measured}</p>
+      {entry.verdict ? (
+        <>
+          <p className="gallery-verdict" data-testid="gallery-verdict"><strong>Here:</strong> {entry.verdict}</p>
+          {/* the answer first; its numbers a click away */}
+          <details className="gallery-numbers">
+            <summary>The numbers</summary>
+            <p className="gallery-measured">{entry.measured}</p>
+          </details>
+        </>
+      ) : (
+        <p className="gallery-measured"><strong>Measured here:</strong> {entry.measured}</p>
+      )}
       {reason && <p className="detail">Superseded: {reason}.</p>}
       {error && <p className="notice notice-warn" data-testid="gallery-error">{error}</p>}
     </li>

@@ -43,6 +43,8 @@ describe('the gallery list', () => {
     // the first measurements (another base, loops since corrected) are marked; issue 27's are current
     expect(datpo?.superseded).toMatch(/first small base/);
     expect(entries.find((e) => e.id === 'datpo-exp3')?.superseded).toBeNull();
+    // every current entry answers in a line before its numbers
+    for (const e of entries.filter((x) => x.superseded === null)) expect(e.verdict, e.id).toMatch(/\w{3}/);
     for (const e of entries) {
       expect(e.file).toBe(`gallery/${e.id}.json`);
       expect(e.claim.length).toBeGreaterThan(20);
@@ -63,6 +65,7 @@ describe('the gallery list', () => {
     expect(refused((x) => (x.entries[0].seeds = [3]))).toThrow(/entries\[0\]\.seeds: expected one positive seed count per arm \(2\)/);
     expect(refused((x) => (x.entries[1].superseded = ''))).toThrow(/entries\[1\]\.superseded: expected a non-empty string/);
     expect(refused((x) => (x.entries[1].superseded = true))).toThrow(/entries\[1\]\.superseded:/);
+    expect(refused((x) => (x.entries[0].verdict = ' '))).toThrow(/entries\[0\]\.verdict: expected a non-empty string/);
     expect(refused((x) => (x.entries[0].curvesRecorded = 'no'))).toThrow(/entries\[0\]\.curvesRecorded: expected true or false/);
   });
 

@@ -37,6 +37,12 @@ describe('the gallery in the intro (built app, headless Chromium)', () => {
     expect(await datpoLink.isVisible()).toBe(false);
     expect(await page.locator(`[data-testid=gallery-entry][data-id=${current[0].id}]`).isVisible()).toBe(true);
     await expect(page.getByTestId('gallery-earlier').locator('summary').textContent()).resolves.toContain(`(${earlier.length}): ${DATPO.superseded}`);
+    // a current entry answers first, its numbers folded
+    const first = page.locator(`[data-testid=gallery-entry][data-id=${current[0].id}]`).locator('..');
+    expect(await first.getByTestId('gallery-verdict').isVisible()).toBe(true);
+    expect(await first.locator('.gallery-measured').isVisible()).toBe(false);
+    await first.locator('.gallery-numbers > summary').click();
+    expect(await first.locator('.gallery-measured').isVisible()).toBe(true);
     await page.getByTestId('gallery-earlier').locator('summary').click();
     expect(await datpoLink.isVisible()).toBe(true);
     const gallery = page.getByTestId('intro-gallery');

@@ -84,6 +84,7 @@ function FileHeader({ sweep, name, gallery }: { sweep: Sweep; name: string; gall
     <div className="explorer-file" data-testid="explorer-file" data-gallery={gallery ?? ''}>
       <h3>{sweep.title}</h3>
       {sweep.claim && <p><strong>The paper&apos;s claim:</strong> {sweep.claim}</p>}
+      {sweep.verdict && <p data-testid="explorer-verdict"><strong>Verdict:</strong> {sweep.verdict}</p>}
       {sweep.measured && <p><strong>What the lab measured:</strong> {sweep.measured}</p>}
       <p className="detail">
         From {name}{sweep.base ? ` · base ${sweep.base}` : ''}{sweep.commit ? ` · commit ${sweep.commit}` : ''}. Drawn from the file: nothing trains.
