@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, closeLab, openLab, ROOT, type Lab } from './harness';
 
-const INDEX = JSON.parse(readFileSync(path.join(ROOT, 'public/gallery/index.json'), 'utf8')) as { entries: { id: string; title: string; claim: string; measured: string; arms: number; superseded?: string }[] };
+const INDEX = JSON.parse(readFileSync(path.join(ROOT, 'public/gallery/index.json'), 'utf8')) as { entries: { id: string; title: string; claim: string; measured: string; arms: number; superseded?: string; verdict?: string }[] };
 const DATPO = INDEX.entries.find((e) => e.id === 'datpo-vs-grpo')!;
 const FAILURE = INDEX.entries.find((e) => e.id === 'grpo-failure')!;
 
@@ -118,6 +118,8 @@ describe('the gallery in the intro (built app, headless Chromium)', () => {
     // TTSP's generic control stops at its token budget: 14, 15 and 15 steps; the loop's arms run 40 each
     await page.goto(`${lab.base}?explore=gallery/ttsp-exp6.json`);
     await page.getByTestId('explorer-file').waitFor({ timeout: 10_000 });
+    // the entry's answer above its numbers
+    expect(await page.getByTestId('explorer-verdict').textContent()).toBe(`Verdict: ${INDEX.entries.find((e) => e.id === 'ttsp-exp6')!.verdict}`);
     const chart = page.getByTestId('explorer-chart-reward');
     await chart.scrollIntoViewIfNeeded();
     await page.waitForFunction(() => {
