@@ -33,6 +33,8 @@ interface EntrySpec {
    * direction holds here, as results.md's summary says it; every current entry has one
    */
   verdict?: string | ((arms: readonly Ablation[], labels: readonly string[]) => string);
+  /** the axis its comparison is made on: 'tokens' where the arms are matched in generated tokens */
+  xAxis?: 'step' | 'tokens';
 }
 
 const OLD_SMALL = 'small (3,600 pretraining steps, vary prompts with the problem; shipped until 2026-12-04)';
@@ -98,7 +100,7 @@ function ttspMeasured(spec: string, control: number) {
   return (arms: readonly Ablation[], labels: readonly string[]): string => {
     const c = arms[control];
     const steps = c.results.map((r) => r.steps);
-    const lead = `From the new small, the target ${spec} = ${String(c.config.target)} (base mean@512 ${f3(c.config.targetBaseRate as number)}), ${arms[0].config.steps as number} steps at lr ${(c.config.lr as number).toExponential(0)} (the ${labels[control]}, RL on random training problems with their true answers, stopped at the ${labels[0]}'s mean generated tokens, ${(c.config.tokenBudget as number).toLocaleString('en-GB')}: ${Math.min(...steps)}–${Math.max(...steps)} of its steps), the target evaluated with ${String(c.config.targetEvalN)} samples every ${String(c.config.targetEvalEvery)} steps and at the last; the x-axis in tokens compares the arms at equal generation.`;
+    const lead = `From the new small, the target ${spec} = ${String(c.config.target)} (base mean@512 ${f3(c.config.targetBaseRate as number)}), ${arms[0].config.steps as number} steps at lr ${(c.config.lr as number).toExponential(0)} (the ${labels[control]}, RL on random training problems with their true answers, stopped at the ${labels[0]}'s mean generated tokens, ${(c.config.tokenBudget as number).toLocaleString('en-GB')}: ${Math.min(...steps)}–${Math.max(...steps)} of its steps), the target evaluated with ${String(c.config.targetEvalN)} samples every ${String(c.config.targetEvalEvery)} steps and at the last; it opens by generated tokens, the arms compared at equal generation.`;
     const said = (xs: readonly number[]) => {
       const d = seedDifference(xs);
       return `${pm(d.mean, d.se)} (${xs.map((v) => (v > 0 ? '+' : v < 0 ? '−' : '0')).join('')}${isEffect(d) ? ', an effect' : ''})`;
@@ -164,9 +166,9 @@ export const ENTRIES: readonly EntrySpec[] = [
   {
     id: 'svs-exp2', title: 'SvS against GRPO at lr 1e-4, the corrected loop (issue 27 §13)', section: 'docs/results.md §13',
     claim: 'SvS (Liang et al.): self-play with variational problem synthesis keeps policy entropy and raises pass@k at large k where GRPO\'s stalls.',
-    measured: changesMeasured(`${HELDOUT_LEAD} SvS evaluated every 25 steps; an SvS step generates ~4 times a GRPO step's tokens (SvS step 75 ≈ GRPO step 300).`),
+    measured: changesMeasured(`${HELDOUT_LEAD} SvS evaluated every 25 steps; an SvS step generates ~4 times a GRPO step's tokens (SvS step 75 ≈ GRPO step 300; it opens by generated tokens).`),
     verdict: 'Entropy: falls less than GRPO\'s at equal tokens (it still falls). Large-k coverage: not reproduced (it falls as GRPO\'s does).',
-    commit: '76f7313', base: NEW_SMALL,
+    xAxis: 'tokens' as const, commit: '76f7313', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
       { label: 'SvS lr 1e-4 (shaped reward)', files: ['issue27-svs.json'], knobs: { loop: 'svs', variantReward: 'shaped' } },
@@ -176,9 +178,9 @@ export const ENTRIES: readonly EntrySpec[] = [
   {
     id: 'datpo-exp3', title: 'DATPO against GRPO at lr 1e-4 and equal generated tokens (issue 27 §14)', section: 'docs/results.md §14',
     claim: 'DATPO: difficulty-adaptive rollout trees forked at high-entropy steps, with a sibling-diversity bonus, improve pass@k over GRPO at an equal generated-token budget.',
-    measured: changesMeasured(`${HELDOUT_LEAD} DATPO with n-gram sibling embeddings (the bonus on), each seed run to the tokens the control's seed generated in its 300 steps (x-axis: steps; DATPO's end ≈ GRPO's step 300 in tokens).`),
+    measured: changesMeasured(`${HELDOUT_LEAD} DATPO with n-gram sibling embeddings (the bonus on), each seed run to the tokens the control's seed generated in its 300 steps (it opens by generated tokens; by step, DATPO's end ≈ GRPO's step 300).`),
     verdict: 'Entropy: falls less than GRPO\'s at equal tokens (it still falls). pass@k: not reproduced (behind GRPO at small k, level at large k).',
-    commit: '93e5c4a', base: NEW_SMALL,
+    xAxis: 'tokens' as const, commit: '93e5c4a', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
       { label: 'DATPO lr 1e-4 (n-gram siblings, α 0.2 → 0)', files: ['issue27-datpo.json'], knobs: { loop: 'datpo' } },
@@ -187,9 +189,9 @@ export const ENTRIES: readonly EntrySpec[] = [
   {
     id: 'opensir-exp4', title: 'OpenSIR from 1+1 against GRPO at lr 1e-4 and equal generated tokens (issue 27 §15)', section: 'docs/results.md §15',
     claim: 'OpenSIR (Kwan et al.): a teacher–student loop grows its own problems from a pool holding only 1+1 and the student improves without data; without the diversity reward, concept coverage nearly halves.',
-    measured: changesMeasured(`${HELDOUT_LEAD} OpenSIR at the paper's constants (4 teacher groups × 8 problems, 8 student answers, window [0.5, 0.9]; the s_min 0.1 arm [0.1, 0.9]), each seed run to the tokens the control's seed generated in its 300 steps (x-axis: steps; OpenSIR's end ≈ GRPO's step 300 in tokens).`),
+    measured: changesMeasured(`${HELDOUT_LEAD} OpenSIR at the paper's constants (4 teacher groups × 8 problems, 8 student answers, window [0.5, 0.9]; the s_min 0.1 arm [0.1, 0.9]), each seed run to the tokens the control's seed generated in its 300 steps (it opens by generated tokens; by step, OpenSIR's end ≈ GRPO's step 300).`),
     verdict: 'Not reproduced: the student gets worse, trained on majority-vote labels mostly wrong at this scale; the diversity reward\'s coverage effect not shown; s_min 0.1\'s late validity collapse reproduced.',
-    commit: 'd14cb9d', base: NEW_SMALL,
+    xAxis: 'tokens' as const, commit: 'd14cb9d', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
       { label: 'OpenSIR lr 1e-4 (full loop)', files: ['issue27-opensir.json'], knobs: { loop: 'opensir', divWeight: 1 } },
@@ -200,9 +202,9 @@ export const ENTRIES: readonly EntrySpec[] = [
   {
     id: 'spice-exp5', title: 'SPICE against GRPO at lr 1e-4 and equal generated tokens (issue 27 §16)', section: 'docs/results.md §16',
     claim: 'SPICE (Liu et al.): a challenger grounded in corpus documents and a reasoner in self-play improve reasoning beyond training on fixed data.',
-    measured: changesMeasured(`${HELDOUT_LEAD} SPICE at the paper's constants (8 documents × 8 questions, 8 answers a question, the gaussian challenger reward), each seed run to the tokens the control's seed generated in its 300 steps (x-axis: steps; SPICE's end ≈ GRPO's step 300 in tokens).`),
+    measured: changesMeasured(`${HELDOUT_LEAD} SPICE at the paper's constants (8 documents × 8 questions, 8 answers a question, the gaussian challenger reward), each seed run to the tokens the control's seed generated in its 300 steps (it opens by generated tokens; by step, SPICE's end ≈ GRPO's step 300).`),
     verdict: 'Not reproduced: the reasoner gets worse, trained on challenger golds mostly wrong at this scale, and learns to agree with them rather than to compute.',
-    commit: 'a693cd7', base: NEW_SMALL,
+    xAxis: 'tokens' as const, commit: 'a693cd7', base: NEW_SMALL,
     arms: [
       { label: 'GRPO lr 1e-4 (§11)', files: ['issue27-grpo-lr1e-4.json'], knobs: { loop: 'grpo' } },
       { label: 'SPICE lr 1e-4 (full loop)', files: ['issue27-spice.json'], knobs: { loop: 'spice' } },
@@ -213,7 +215,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     claim: TTSP_CLAIM,
     measured: ttspMeasured('midhard:4', 1),
     verdict: ttspVerdict(1),
-    commit: '34c3b89', base: NEW_SMALL,
+    xAxis: 'tokens' as const, commit: '34c3b89', base: NEW_SMALL,
     arms: [
       ...ttspArms('midhard4'),
       { label: 'answer-only gate', files: ['issue27-ttsp-exp6-answer-only-midhard4.json'], knobs: { gate: 'answer-only' } },
@@ -225,7 +227,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     claim: TTSP_CLAIM,
     measured: ttspMeasured(spec, 1),
     verdict: ttspVerdict(1),
-    commit: '34c3b89', base: NEW_SMALL,
+    xAxis: 'tokens' as const, commit: '34c3b89', base: NEW_SMALL,
     arms: ttspArms(spec.replace(':', '')),
   })),
   {
@@ -317,7 +319,7 @@ function entry(spec: EntrySpec): Sweep {
   const verdict = typeof spec.verdict === 'function' ? spec.verdict(arms.map((a) => a.ablation), arms.map((a) => a.label)) : spec.verdict;
   const curves = merged.curvesRecorded ? 'step curves recorded' : 'step curves were not recorded for these runs: the pass@k curves and the table draw from their start and end evaluations';
   return {
-    ...merged, claim: spec.claim, measured: `${measured} (${spec.section}; ${curves}.)`, ...(verdict ? { verdict } : {}),
+    ...merged, claim: spec.claim, measured: `${measured} (${spec.section}; ${curves}.)`, ...(verdict ? { verdict } : {}), ...(spec.xAxis ? { xAxis: spec.xAxis } : {}),
     commit: spec.commit, base: spec.base,
     commands: [...new Set(arms.flatMap((a) => a.ablation.command ? [a.ablation.command] : a.files.map((f) => `see ${spec.section} for the command that wrote docs/runs/${f}`)))],
   };

@@ -66,7 +66,8 @@ try {
         for (const h of document.querySelectorAll<HTMLElement>('h3.explorer-h')) h.style.display = 'none';
       }, metricIds);
     }
-    if (xMode !== 'step') await page.getByTestId('explorer-xaxis').selectOption(xMode);
+    // always chosen: an entry may open on another axis (its xAxis)
+    await page.getByTestId('explorer-xaxis').selectOption(xMode);
     // charts draw once scrolled near the viewport: each scrolled to, then all waited for
     for (const c of await page.locator(CHARTS).all()) await c.scrollIntoViewIfNeeded();
     await page.waitForFunction((sel) => {

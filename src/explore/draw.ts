@@ -4,7 +4,7 @@
 // (metrics/bands.ts: the seeds that reached a step, n of them), thinned to the chart's width with
 // LTTB; pass@k and maj@k by k at the start and the last evaluation with error bars across seeds;
 // the held-out evaluations over training (pass@1, pass@K, entropy) drawn as bands like a step metric.
-import { armBand, type BandKind, type BandPoint, type SeedSeries } from '../metrics/bands';
+import { armBand, bandOf, type BandKind, type BandPoint, type SeedSeries } from '../metrics/bands';
 import { isLoopName, loopNamed } from '../loops/registry';
 import type { MetricChartSpec } from '../loops/spec';
 import { lttb } from '../state/charts/series';
@@ -116,27 +116,55 @@ export function xOf(s: SweepSeed, mode: XMode): number[] {
   return series.seconds.map((x) => (t = x === null || !Number.isFinite(t) ? NaN : t + x));
 }
 
-/** An arm's band of one metric (the seeds that reached each step), or [] when no seed recorded curves. */
+/**
+ * An arm's band of one metric along the chosen axis (at each x, the seeds whose values span it: by
+ * tokens, seeds that spend different tokens a step are compared at the same tokens), or [] when no
+ * seed recorded curves.
+ */
 export function armLine(arm: ArmView, key: string, mode: XMode, kind: BandKind): BandPoint[] {
-  const withSeries = arm.seeds.filter((s) => s.series);
-  if (withSeries.length === 0) return [];
-  const seeds: SeedSeries[] = withSeries.map((s) => ({ x: xOf(s, mode), y: (s.series!.metrics[key] ?? []).map((v) => (v === null ? NaN : v)) }));
-  const longest = withSeries.reduce((a, s) => (s.series!.step.length > a.length ? s.series!.step : a), [] as number[]);
-  return armBand(seeds, longest, kind).filter((p) => Number.isFinite(p.mean) && Number.isFinite(p.x));
+  const seeds: SeedSeries[] = arm.seeds.filter((s) => s.series).map((s) => ({ x: xOf(s, mode), y: (s.series!.metrics[key] ?? []).map((v) => (v === null ? NaN : v)) }));
+  return armBand(seeds, kind).filter((p) => Number.isFinite(p.mean));
 }
 
 /**
- * An arm's line split where its seeds stop reaching: `full` up to the last point every seed that has
- * the metric reaches (n at its largest), `tail` from that point on (sharing it, so the two join).
- * Past it the mean is over fewer seeds (a seed that ran fewer steps, or is still running), and a
- * jump there is the seeds changing, not the metric: the chart draws the tail dashed, with no band.
+ * Where an arm's seeds end when they end apart (different last x): the mean of every seed's last
+ * value at the mean of their last x, with n = all of them: the arm's result, which a tail drawn from
+ * fewer seeds is not. null when the seeds end together (the line's last point is this already).
  */
-export function splitBySeeds(points: readonly BandPoint[]): { full: BandPoint[]; tail: BandPoint[]; seeds: number } {
+export function armEnd(arm: ArmView, key: string, mode: XMode, kind: BandKind): BandPoint | null {
+  const lasts = arm.seeds.filter((s) => s.series).flatMap((s) => {
+    const xs = xOf(s, mode), ys = s.series!.metrics[key] ?? [];
+    for (let i = Math.min(xs.length, ys.length) - 1; i >= 0; i--) {
+      const y = ys[i];
+      if (y !== null && Number.isFinite(y) && Number.isFinite(xs[i])) return [{ x: xs[i], y }];
+    }
+    return [];
+  });
+  if (lasts.length < 2 || lasts.every((l) => l.x === lasts[0].x)) return null;
+  const x = lasts.reduce((a, l) => a + l.x, 0) / lasts.length;
+  return { ...bandOf(lasts.map((l) => l.y), kind), step: x, x };
+}
+
+/**
+ * An arm's line split where not all its seeds count: `full` from the first to the last point every
+ * seed that has the metric spans (n at its largest), `head` before it and `tail` after it (each
+ * sharing its end point with `full`, so they join). On the tokens axis seeds start and stop at
+ * different tokens; by step a seed may stop early (halted, still running, or stopped at a budget).
+ * There the mean is over fewer seeds, and a jump is the seeds changing, not the metric: the chart
+ * draws head and tail dashed, with no band.
+ */
+export function splitBySeeds(points: readonly BandPoint[]): { head: BandPoint[]; full: BandPoint[]; tail: BandPoint[]; seeds: number } {
   const seeds = points.reduce((a, p) => Math.max(a, p.n), 0);
+  const first = points.findIndex((p) => p.n === seeds);
   let last = -1;
   for (let i = 0; i < points.length; i++) if (points[i].n === seeds) last = i;
-  if (last === points.length - 1) return { full: points.slice(), tail: [], seeds };
-  return { full: points.slice(0, last + 1), tail: points.slice(Math.max(0, last)), seeds };
+  if (first < 0) return { head: [], full: [], tail: [], seeds };
+  return {
+    head: first > 0 ? points.slice(0, first + 1) : [],
+    full: points.slice(first, last + 1),
+    tail: last < points.length - 1 ? points.slice(last) : [],
+    seeds,
+  };
 }
 
 /** The band thinned to `width` points by LTTB on its mean (peaks kept); the band is kept at the same points. */

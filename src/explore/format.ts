@@ -127,6 +127,8 @@ export const SweepSchema = v.object({
   measured: v.optional(text),
   /** whether the paper's direction holds here, in a line (a gallery entry's answer before its numbers) */
   verdict: v.optional(text),
+  /** the x-axis its comparison is made on (equal generated tokens: 'tokens'); the explorer opens it so */
+  xAxis: v.optional(v.picklist(['step', 'tokens', 'time'])),
   commit: v.optional(text),
   /** the base policy every arm starts from */
   base: v.optional(text),

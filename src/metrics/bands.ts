@@ -4,8 +4,9 @@
 // One implementation, used by the page and the CLI, tested against hand-computed values.
 //
 // Rules every function keeps: a NaN or missing value is left out, never counted as 0; an arm's band
-// at a step uses the seeds that reached it (a halted or still-running seed stops contributing where
-// its series ends), and says how many did; runs that differ in more than their seed are never one arm.
+// at a point of the x-axis uses the seeds whose values span it (a halted or still-running seed stops
+// contributing where its series ends), and says how many did; runs that differ in more than their
+// seed are never one arm.
 import { passAtK } from './passk';
 import { mulberry32 } from '../util/rng';
 
@@ -81,27 +82,40 @@ export interface SeedSeries {
 }
 
 export interface BandPoint extends Band {
-  /** the step the band is drawn at (the position in the seeds' series: step index) */
+  /** where the band is drawn on the x-axis (a step, generated tokens or seconds; the same as x) */
   step: number;
-  /** the mean of the seeds' x at this step (steps are aligned; tokens and seconds differ per seed) */
   x: number;
 }
 
+/** A seed's finite points sorted by x (a repeated x keeps its last value). */
+function finitePoints(s: SeedSeries): { x: number; y: number }[] {
+  const pts: { x: number; y: number }[] = [];
+  for (let i = 0; i < Math.min(s.x.length, s.y.length); i++) if (Number.isFinite(s.x[i]) && Number.isFinite(s.y[i])) pts.push({ x: s.x[i], y: s.y[i] });
+  pts.sort((a, b) => a.x - b.x);
+  return pts.filter((p, i) => i === pts.length - 1 || pts[i + 1].x !== p.x);
+}
+
 /**
- * An arm's band at every step, steps aligned by position (step k of every seed). At step k only the
- * seeds whose series reach k count (n says how many); NaN values are left out at that step only.
- * `steps[k]` are the step numbers of the longest seed.
+ * An arm's band along the x-axis (step, generated tokens or seconds): at every x where any seed has
+ * a value, each seed whose own values span that x counts with its value there, read off the straight
+ * line between its neighbouring points (what its own line draws), so seeds that spend different
+ * tokens a step are compared at the same tokens; n says how many seeds span it. A seed stops counting
+ * past its last value (halted, still running, or stopped at a budget); NaN values are left out.
  */
-export function armBand(seeds: readonly SeedSeries[], steps: readonly number[], kind: BandKind, seed = 1): BandPoint[] {
-  const out: BandPoint[] = [];
-  for (let k = 0; k < steps.length; k++) {
-    const reached = seeds.filter((s) => k < s.y.length);
-    if (reached.length === 0) break;
-    const band = bandOf(reached.map((s) => s.y[k]), kind, seed + k);
-    const xs = finite(reached.map((s) => s.x[k]));
-    out.push({ ...band, step: steps[k], x: xs.length ? xs.reduce((a, x) => a + x, 0) / xs.length : NaN });
-  }
-  return out;
+export function armBand(seeds: readonly SeedSeries[], kind: BandKind, seed = 1): BandPoint[] {
+  const series = seeds.map(finitePoints).filter((p) => p.length > 0);
+  const xs = [...new Set(series.flatMap((p) => p.map((q) => q.x)))].sort((a, b) => a - b);
+  const at = series.map(() => 0); // each seed's segment, advanced as x grows
+  return xs.map((x, k) => {
+    const values: number[] = [];
+    series.forEach((p, s) => {
+      if (x < p[0].x || x > p[p.length - 1].x) return;
+      while (p[at[s] + 1] !== undefined && p[at[s] + 1].x <= x) at[s]++;
+      const a = p[at[s]], b = p[at[s] + 1];
+      values.push(a.x === x || b === undefined ? a.y : a.y + ((b.y - a.y) * (x - a.x)) / (b.x - a.x));
+    });
+    return { ...bandOf(values, kind, seed + k), step: x, x };
+  });
 }
 
 /** One evaluation's per-problem counts: n samples each, correct[i] right for problem i. */

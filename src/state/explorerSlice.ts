@@ -209,7 +209,8 @@ export const createExplorerSlice =
         patch({ opening: path });
         try {
           const sweep = readSweepText(path, await services.fetchText(path));
-          patch({ source: { kind: 'file', sweep, name: path, gallery: path }, importError: null, opening: null });
+          // an entry compared at equal tokens opens on the tokens axis (the menu still changes it)
+          patch({ source: { kind: 'file', sweep, name: path, gallery: path }, importError: null, opening: null, ...(sweep.xAxis ? { xAxis: sweep.xAxis } : {}) });
           return null;
         } catch (e) {
           const m = e instanceof SweepFileError ? e.message : `${path}: could not be fetched (${errorText(e)})`;

@@ -3,7 +3,7 @@
 // reached each step, thinned by LTTB to the chart's width with the band kept at the same points;
 // pass@k by k over seeds; the table sorted with unknown values last; the grid's form in the URL.
 import { describe, expect, it } from 'vitest';
-import { armLine, armViews, chartDefs, heldoutView, kCurve, parallelLayout, splitBySeeds, thinBand, xOf } from '../../src/explore/draw';
+import { armEnd, armLine, armViews, chartDefs, heldoutView, kCurve, parallelLayout, splitBySeeds, thinBand, xOf } from '../../src/explore/draw';
 import { niceTicks } from '../../src/explore/axis';
 import { sortRows, tableRows } from '../../src/explore/table';
 import { EMPTY_FORM } from '../../src/explore/grid';
@@ -42,16 +42,25 @@ describe('explore/draw', () => {
     const { full, tail, seeds } = splitBySeeds(armLine(a, 'reward', 'step', 'se'));
     expect(seeds).toBe(3);
     expect(full.map((p) => [p.step, p.n])).toEqual([[1, 3], [2, 3]]);
+    expect(splitBySeeds(armLine(a, 'reward', 'step', 'se')).head).toEqual([]);
     expect(tail.map((p) => [p.step, p.n])).toEqual([[2, 3], [3, 2], [4, 1]]);
-    // every seed reaching the end: no tail; a NaN inside one seed does not start one
+    // every seed reaching the end: no tail; a NaN inside one seed does not start one (the seed is read across it)
     const [b] = armViews(sweep([{ loop: 'grpo', seeds: [seed(1, [0.1, null, 0.5]), seed(2, [0.3, 0.1, 0.2])] }]));
     const whole = splitBySeeds(armLine(b, 'reward', 'step', 'se'));
-    expect(whole.full.map((p) => p.n)).toEqual([2, 1, 2]);
+    expect(whole.full.map((p) => p.n)).toEqual([2, 2, 2]);
     expect(whole.tail).toEqual([]);
+    expect(armEnd(b, 'reward', 'step', 'se')).toBeNull();
+    // seeds ending apart: the arm's end is every seed's last value at the mean of their last x
+    const end = armEnd(a, 'reward', 'step', 'minmax')!;
+    expect([end.x, end.mean, end.lo, end.hi, end.n]).toEqual([3, (0.7 + 0.1 + 0.9) / 3, 0.1, 0.9, 3]);
     // a metric only two of three seeds record: those two are the arm's full count
     const [c] = armViews(sweep([{ loop: 'grpo', seeds: [seed(1, [0.1, 0.2], { m: [1, 2] }), seed(2, [0.1, 0.2], { m: [3, 4] }), seed(3, [0.1, 0.2])] }]));
     expect(splitBySeeds(armLine(c, 'm', 'step', 'se')).tail).toEqual([]);
-    expect(splitBySeeds([])).toEqual({ full: [], tail: [], seeds: 0 });
+    expect(splitBySeeds([])).toEqual({ head: [], full: [], tail: [], seeds: 0 });
+    // by tokens, seeds start at different tokens too: the points before all have started are the head
+    const pt = (x: number, n: number) => ({ step: x, x, mean: x, lo: x, hi: x, n });
+    const split = splitBySeeds([pt(1, 1), pt(2, 2), pt(3, 3), pt(4, 2), pt(5, 3), pt(6, 1)]);
+    expect([split.head, split.full, split.tail].map((part) => part.map((p) => p.x))).toEqual([[1, 2, 3], [3, 4, 5], [5, 6]]);
   });
 
   it('charts: the registry\'s shared charts, then a loop\'s own (named), then other recorded metrics; empty ones left out', () => {

@@ -106,4 +106,15 @@ describe('the gallery list', () => {
     expect(err).toBe('gallery/gone.json: could not be fetched (HTTP 404)');
     expect(store.getState().explorer.reveal).toBe(false);
   });
+
+  it('an entry compared at equal tokens opens on the tokens axis; one without an axis leaves the menu as it was', async () => {
+    const TOKENS = readFileSync(new URL('../../public/gallery/opensir-exp4.json', import.meta.url), 'utf8');
+    expect(JSON.parse(TOKENS).xAxis).toBe('tokens');
+    const { store } = lab({ 'gallery/opensir-exp4.json': TOKENS, 'gallery/datpo-vs-grpo.json': SWEEP });
+    store.getState().setExplorerX('time');
+    expect(await store.getState().openGallery('gallery/datpo-vs-grpo.json')).toBeNull();
+    expect(store.getState().explorer.xAxis).toBe('time');
+    expect(await store.getState().openGallery('gallery/opensir-exp4.json')).toBeNull();
+    expect(store.getState().explorer.xAxis).toBe('tokens');
+  });
 });

@@ -43,27 +43,34 @@ describe('metrics/bands: means, standard errors and bands across seeds', () => {
   });
 });
 
-describe('metrics/bands: an arm over steps', () => {
-  const steps = [1, 2, 3, 4];
-  it('seeds of unequal length (a halted seed): each step uses the seeds that reached it, and says how many', () => {
+describe('metrics/bands: an arm along the x-axis', () => {
+  it('seeds of unequal length (a halted seed): each point uses the seeds that span it, and says how many', () => {
     const seeds: SeedSeries[] = [
-      { x: [10, 20, 30, 40], y: [1, 2, 3, 4] },
-      { x: [12, 22], y: [3, 4] }, // halted after step 2
+      { x: [1, 2, 3, 4], y: [1, 2, 3, 4] },
+      { x: [1, 2], y: [3, 4] }, // halted after step 2
     ];
-    const band = armBand(seeds, steps, 'se');
+    const band = armBand(seeds, 'se');
+    expect(band.map((p) => p.x)).toEqual([1, 2, 3, 4]);
     expect(band.map((p) => p.n)).toEqual([2, 2, 1, 1]);
     expect(band.map((p) => p.mean)).toEqual([2, 3, 3, 4]);
-    expect(band.map((p) => p.x)).toEqual([11, 21, 30, 40]);
     expect(band[0].hi - band[0].mean).toBeCloseTo(1, 12); // s.e. of {1, 3} = sqrt(2)/sqrt(2) = 1
     expect(band[2]).toMatchObject({ lo: 3, hi: 3 });
   });
-  it('a NaN at one step is left out there only', () => {
-    const band = armBand([{ x: [1, 2], y: [NaN, 2] }, { x: [1, 2], y: [4, 6] }], [1, 2], 'minmax');
-    expect(band[0]).toMatchObject({ mean: 4, n: 1 });
-    expect(band[1]).toMatchObject({ mean: 4, lo: 2, hi: 6, n: 2 });
+  it('by tokens: seeds that spend different tokens a step are read at the same tokens, on the straight line between their points', () => {
+    // seed A: 10 tokens a step; seed B: 20 a step
+    const band = armBand([{ x: [10, 20, 30, 40], y: [0, 1, 2, 3] }, { x: [20, 40], y: [10, 20] }], 'minmax');
+    expect(band.map((p) => p.x)).toEqual([10, 20, 30, 40]);
+    // at 10 only A spans; at 30 B is halfway between its 20 and 40: 15
+    expect(band.map((p) => [p.n, p.lo, p.hi])).toEqual([[1, 0, 0], [2, 1, 10], [2, 2, 15], [2, 3, 20]]);
   });
-  it('stops where no seed reaches', () => {
-    expect(armBand([{ x: [1], y: [1] }], [1, 2, 3], 'se')).toHaveLength(1);
+  it('a NaN is left out: the seed is read across it from its neighbours, and not past its last value', () => {
+    const band = armBand([{ x: [1, 2, 3], y: [NaN, 2, 4] }, { x: [1, 2, 3, 4], y: [4, NaN, 6, 8] }], 'minmax');
+    expect(band.map((p) => [p.x, p.n, p.lo, p.hi])).toEqual([[1, 1, 4, 4], [2, 2, 2, 5], [3, 2, 4, 6], [4, 1, 8, 8]]);
+  });
+  it('an x repeated in one seed keeps its last value; a seed with no values is no seed', () => {
+    const band = armBand([{ x: [1, 1, 2], y: [5, 7, 9] }, { x: [1, 2], y: [NaN, NaN] }], 'se');
+    expect(band.map((p) => [p.x, p.mean, p.n])).toEqual([[1, 7, 1], [2, 9, 1]]);
+    expect(armBand([], 'se')).toEqual([]);
   });
 });
 

@@ -113,13 +113,16 @@ describe('the gallery in the intro (built app, headless Chromium)', () => {
     expect(errors).toEqual([]);
   });
 
-  it('an arm whose seeds ran different numbers of steps draws its tail dashed with no band (the mean over fewer seeds), the others whole', async () => {
+  it('an arm whose seeds ran different numbers of steps draws its tail dashed with no band (the mean over fewer seeds) and a ring at its end over every seed, the others whole', async () => {
     const { page, errors } = lab;
     // TTSP's generic control stops at its token budget: 14, 15 and 15 steps; the loop's arms run 40 each
     await page.goto(`${lab.base}?explore=gallery/ttsp-exp6.json`);
     await page.getByTestId('explorer-file').waitFor({ timeout: 10_000 });
     // the entry's answer above its numbers
     expect(await page.getByTestId('explorer-verdict').textContent()).toBe(`Verdict: ${INDEX.entries.find((e) => e.id === 'ttsp-exp6')!.verdict}`);
+    // compared at equal tokens, it opens on the tokens axis; by step first here
+    expect(await page.getByTestId('explorer-xaxis').inputValue()).toBe('tokens');
+    await page.getByTestId('explorer-xaxis').selectOption('step');
     const chart = page.getByTestId('explorer-chart-reward');
     await chart.scrollIntoViewIfNeeded();
     await page.waitForFunction(() => {
@@ -127,9 +130,19 @@ describe('the gallery in the intro (built app, headless Chromium)', () => {
       return el?.getAttribute('data-drawn') === 'true' && !el.hasAttribute('data-waiting');
     }, null, { timeout: 10_000 });
     expect(await chart.locator('[data-arm=arm2] [data-testid=explorer-tail]').count()).toBe(1);
+    // its end: a ring at the mean of every seed's last value; the arms whose seeds end together have none
+    expect(await chart.locator('[data-arm=arm2] [data-testid=explorer-end] title').textContent()).toMatch(/the mean of every seed's last value \(n = 3\)/);
+    expect(await chart.locator('[data-testid=explorer-end]').count()).toBe(1);
     for (const arm of ['arm1', 'arm3', 'arm4']) expect(await chart.locator(`[data-arm=${arm}] [data-testid=explorer-tail]`).count(), arm).toBe(0);
     expect(await chart.locator('[data-arm=arm2] [data-testid=explorer-tail] title').textContent()).toMatch(/fewer than the arm's 3 seeds/);
-    expect(await page.getByTestId('explorer-band-kind').textContent()).toMatch(/dashed, with no band, where only some of an arm.s seeds reach/);
+    expect(await page.getByTestId('explorer-band-kind').textContent()).toMatch(/dashed, with no band, where only some of an arm.s seeds count.*a ring/);
+    // by tokens the seeds are read at the same tokens: the control's three seeds span all but its last few
+    await page.getByTestId('explorer-xaxis').selectOption('tokens');
+    await page.waitForFunction(() => {
+      const el = document.querySelector('[data-testid=explorer-chart-reward]');
+      return el?.getAttribute('data-drawn') === 'true' && !el.hasAttribute('data-waiting') && el.querySelector('[data-arm=arm2] [data-testid=explorer-end]') !== null;
+    }, null, { timeout: 10_000 });
+    expect(await chart.locator('[data-testid=explorer-end]').count()).toBeGreaterThanOrEqual(1);
     expect(errors).toEqual([]);
   });
 });

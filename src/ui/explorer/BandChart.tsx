@@ -4,7 +4,7 @@
 // chart scrolls near the viewport and again only when its arms' data grow.
 import { memo, useMemo, useRef } from 'react';
 import type { BandKind } from '../../metrics/bands';
-import { armColour, armLine, seedLine, splitBySeeds, thinBand, X_LABEL, type ArmView, type ChartDef, type XMode } from '../../explore/draw';
+import { armColour, armEnd, armLine, seedLine, splitBySeeds, thinBand, X_LABEL, type ArmView, type ChartDef, type XMode } from '../../explore/draw';
 import { linear, niceTicks, tickText } from '../../explore/axis';
 import { lttb } from '../../state/charts/series';
 import { useWidth } from '../charts/useWidth';
@@ -27,13 +27,13 @@ function model(p: Props, width: number) {
   const plotW = width - PAD.left - PAD.right;
   // thinned after the split, so the point where seeds stop reaching is always kept
   const lines = p.arms.map((arm) => {
-    const { full, tail, seeds } = splitBySeeds(armLine(arm, p.def.key, p.mode, p.band));
-    const band = thinBand(full, plotW), rest = thinBand(tail, plotW);
-    return { arm, band, tail: rest, seeds, all: [...band, ...rest] };
+    const { head, full, tail, seeds } = splitBySeeds(armLine(arm, p.def.key, p.mode, p.band));
+    const band = thinBand(full, plotW), before = thinBand(head, plotW), rest = thinBand(tail, plotW);
+    return { arm, band, head: before, tail: rest, seeds, all: [...before, ...band, ...rest], end: armEnd(arm, p.def.key, p.mode, p.band) };
   });
   const seeds = p.showSeeds ? p.arms.flatMap((arm) => arm.seeds.map((s) => ({ arm, pts: lttb(seedLine(s, p.def.key, p.mode), plotW) }))) : [];
   let xMin = Infinity, xMax = 0, yLo = Infinity, yHi = -Infinity;
-  for (const l of lines) for (const b of l.all) (xMin = Math.min(xMin, b.x)), (xMax = Math.max(xMax, b.x)), (yLo = Math.min(yLo, b.lo, b.mean)), (yHi = Math.max(yHi, b.hi, b.mean));
+  for (const l of lines) for (const b of l.end ? [...l.all, l.end] : l.all) (xMin = Math.min(xMin, b.x)), (xMax = Math.max(xMax, b.x)), (yLo = Math.min(yLo, b.lo, b.mean)), (yHi = Math.max(yHi, b.hi, b.mean));
   for (const s of seeds) for (const q of s.pts) (xMin = Math.min(xMin, q.x)), (xMax = Math.max(xMax, q.x)), (yLo = Math.min(yLo, q.y)), (yHi = Math.max(yHi, q.y));
   // a 0–1 metric keeps its whole axis while it fits in it
   if (p.def.unit && yLo >= 0 && yHi <= 1) (yLo = 0), (yHi = 1);
@@ -43,7 +43,7 @@ function model(p: Props, width: number) {
   const x = linear(xt.lo, xt.hi, PAD.left, width - PAD.right);
   const y = linear(yt.lo, yt.hi, CHART_H - PAD.bottom, PAD.top);
   const drawn = lines.filter((l) => l.all.length > 0);
-  return { lines: drawn, seeds, xt, yt, x, y, points: drawn.reduce((a, l) => a + l.band.length + Math.max(0, l.tail.length - (l.band.length ? 1 : 0)), 0) };
+  return { lines: drawn, seeds, xt, yt, x, y, points: drawn.reduce((a, l) => a + l.band.length + Math.max(0, l.head.length - 1) + Math.max(0, l.tail.length - 1), 0) };
 }
 
 function BandChartDrawn(p: Props) {
@@ -67,7 +67,7 @@ function BandChartDrawn(p: Props) {
         ) : (
           <svg width={width} height={CHART_H} role="img" aria-label={`${p.def.title}: ${m.lines.length} arms`}>
             <Axes w={width} h={CHART_H} xTicks={m.xt.ticks} yTicks={m.yt.ticks} x={m.x} y={m.y} xLabel={X_LABEL[p.mode]} yFmt={tickText} xFmt={tickText} />
-            {m.lines.map(({ arm, band, tail, seeds, all }) => {
+            {m.lines.map(({ arm, band, head, tail, seeds, all, end: armEnd }) => {
               const c = armColour(arm.colour);
               const hi = band.map((b) => ({ x: m.x(b.x), y: m.y(b.hi) }));
               const lo = band.map((b) => ({ x: m.x(b.x), y: m.y(b.lo) })).reverse();
@@ -78,7 +78,12 @@ function BandChartDrawn(p: Props) {
                   {band.length > 1 && <path className="explorer-band" d={`${pathOf([...hi, ...lo])}Z`} style={{ fill: c }} />}
                   {band.length > 0 && (
                     <path className="explorer-mean" d={pathOf(band.map((b) => ({ x: m.x(b.x), y: m.y(b.mean) })))} style={{ stroke: c }}>
-                      <title>{tail.length ? `${arm.label}: all ${seeds} seeds reach ${p.mode} ${tickText(band[band.length - 1].x)}` : end}</title>
+                      <title>{tail.length ? `${arm.label}: all ${seeds} seeds span ${p.mode} ${tickText(band[0].x)} to ${tickText(band[band.length - 1].x)}` : end}</title>
+                    </path>
+                  )}
+                  {head.length > 1 && (
+                    <path className="explorer-mean explorer-tail" data-testid="explorer-head" d={pathOf(head.map((b) => ({ x: m.x(b.x), y: m.y(b.mean) })))} style={{ stroke: c }}>
+                      <title>{`${arm.label}: before ${p.mode} ${tickText(head[head.length - 1].x)} fewer than the arm's ${seeds} seeds have started, so the mean is over fewer seeds (dashed, no band)`}</title>
                     </path>
                   )}
                   {tail.length > 1 && (
@@ -87,6 +92,11 @@ function BandChartDrawn(p: Props) {
                     </path>
                   )}
                   {band.length === 1 && <circle cx={m.x(band[0].x)} cy={m.y(band[0].mean)} r={3} style={{ fill: c }} />}
+                  {armEnd && (
+                    <circle className="explorer-end" data-testid="explorer-end" cx={m.x(armEnd.x)} cy={m.y(armEnd.mean)} r={4.5} style={{ stroke: c }}>
+                      <title>{`${arm.label}: ${tickText(armEnd.mean)} (${tickText(armEnd.lo)} to ${tickText(armEnd.hi)}), the mean of every seed's last value (n = ${armEnd.n}), at their mean last ${p.mode} ${tickText(armEnd.x)}: the arm's end, where its seeds end apart`}</title>
+                    </circle>
+                  )}
                 </g>
               );
             })}

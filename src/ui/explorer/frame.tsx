@@ -70,7 +70,7 @@ export function ArmLegend({ arms, band, count }: { arms: readonly ArmView[]; ban
         ))}
       </ul>
       <p className="detail" data-testid="explorer-band-kind">
-        Lines: each arm&apos;s mean over its seeds; bands: {BAND_LABEL[band]} (at each step, the seeds that reached it); dashed, with no band, where only some of an arm&apos;s seeds reach (a mean over fewer seeds, not a change).
+        Lines: each arm&apos;s mean over its seeds; bands: {BAND_LABEL[band]} (at each point, the seeds whose values span it); dashed, with no band, where only some of an arm&apos;s seeds count (before all have started or after the first has stopped, on the axis drawn: a mean over fewer seeds, not a change); a ring, where an arm&apos;s seeds end apart, at the mean of every seed&apos;s last value: the arm&apos;s end.
       </p>
     </div>
   );
