@@ -109,7 +109,7 @@ describe('the gallery list', () => {
 
   it('an entry compared at equal tokens opens on the tokens axis; one without an axis leaves the menu as it was', async () => {
     const TOKENS = readFileSync(new URL('../../public/gallery/opensir-exp4.json', import.meta.url), 'utf8');
-    expect(JSON.parse(TOKENS).xAxis).toBe('tokens');
+    expect((JSON.parse(TOKENS) as { xAxis?: string }).xAxis).toBe('tokens');
     const { store } = lab({ 'gallery/opensir-exp4.json': TOKENS, 'gallery/datpo-vs-grpo.json': SWEEP });
     store.getState().setExplorerX('time');
     expect(await store.getState().openGallery('gallery/datpo-vs-grpo.json')).toBeNull();
