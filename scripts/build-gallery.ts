@@ -35,6 +35,8 @@ interface EntrySpec {
   verdict?: string | ((arms: readonly Ablation[], labels: readonly string[]) => string);
   /** the axis its comparison is made on: 'tokens' where the arms are matched in generated tokens */
   xAxis?: 'step' | 'tokens';
+  /** the step metrics its question is about, drawn first (TTSP's target) */
+  lead?: string[];
 }
 
 const OLD_SMALL = 'small (3,600 pretraining steps, vary prompts with the problem; shipped until 2026-12-04)';
@@ -90,7 +92,7 @@ function changesMeasured(lead: string, names?: readonly string[]) {
 }
 
 /**
- * TTSP's sentence (issue 27 §17): each arm's target mean@n at its last step against the frozen
+ * TTSP's sentence (results §17): each arm's target mean@n at its last step against the frozen
  * base's (the same sampling seed), and each arm against the control arm, seed for seed, mean ±
  * standard error over the seeds with their signs and the claim rule; as scripts/ttsp-arms.ts prints,
  * from the same per-seed figures (scripts/ttsp-seeds.ts).
@@ -118,12 +120,15 @@ function ttspVerdict(control: number) {
     const d = seedDifference(xs);
     const agree = xs.filter((x) => Math.sign(x) === Math.sign(d.mean) && x !== 0).length;
     const seeds = agree === xs.length ? 'every seed' : `${agree} seeds of ${xs.length}`;
-    if (!isEffect(d)) return 'Not reproduced on this target: RL on random problems for the same tokens does as well (the difference is within noise).';
+    if (!isEffect(d)) return `Not reproduced on this target: RL on random problems for the same tokens does as well (the loop ends ${d.mean < 0 ? 'below' : 'above'} it in ${seeds}, within noise).`;
     return d.mean < 0
       ? `The opposite on this target: the loop ends below RL on random problems for the same tokens (${seeds}).`
       : `Reproduced on this target: the loop ends above RL on random problems for the same tokens (${seeds}).`;
   };
 }
+
+/** TTSP's question: the target's mean@n, the frozen base's and the majority vote. */
+const TTSP_LEAD = ['target/mean', 'target/base_mean', 'target/maj'];
 
 const TTSP_CLAIM = 'TTSP: test-time self-play with a proposer and a solver adapter raises accuracy on a hard target without a verifier on it, beyond RL on any problems.';
 
@@ -145,7 +150,7 @@ const SEARCH_ARMS: ArmSpec[] = [
 
 export const ENTRIES: readonly EntrySpec[] = [
   {
-    id: 'grpo-failure', title: 'GRPO for 300 steps: looking for the failure the papers start from (issue 27 §1)', section: 'docs/results.md §11',
+    id: 'grpo-failure', title: 'GRPO for 300 steps: looking for the failure the papers start from (results §11)', section: 'docs/results.md §11',
     claim: 'The papers\' starting point (SvS, DATPO): GRPO raises pass@1 while entropy falls and large-k coverage (pass@32, pass@64) drops below the base.',
     measured: changesMeasured(HELDOUT_LEAD, ['lr 1e-4', 'lr 3e-5']),
     verdict: 'Each half holds at one learning rate: lr 1e-4 loses large-k coverage with no pass@1 gain, lr 3e-5 gains pass@1 and keeps coverage.',
@@ -156,7 +161,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     ],
   },
   {
-    id: 'grpo-search', title: 'GRPO: looking for pass@1 up and coverage down together (issue 27 §12 pilots)', section: 'docs/results.md §12',
+    id: 'grpo-search', title: 'GRPO: looking for pass@1 up and coverage down together (results §12)', section: 'docs/results.md §12',
     claim: 'The papers\' starting point (SvS, DATPO): GRPO raises pass@1 while entropy falls and large-k coverage (pass@32, pass@64) drops below the base.',
     measured: changesMeasured(`${HELDOUT_LEAD} The pilots ran seed 1 only, evaluated every 100 steps (P3 every 150).`),
     verdict: 'Pass@1 up and coverage down together: not shown beyond noise in any of the pilots.',
@@ -164,7 +169,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     arms: SEARCH_ARMS,
   },
   {
-    id: 'svs-exp2', title: 'SvS against GRPO at lr 1e-4, the corrected loop (issue 27 §13)', section: 'docs/results.md §13',
+    id: 'svs-exp2', title: 'SvS against GRPO at lr 1e-4, the corrected loop (results §13)', section: 'docs/results.md §13',
     claim: 'SvS (Liang et al.): self-play with variational problem synthesis keeps policy entropy and raises pass@k at large k where GRPO\'s stalls.',
     measured: changesMeasured(`${HELDOUT_LEAD} SvS evaluated every 25 steps; an SvS step generates ~4 times a GRPO step's tokens (SvS step 75 ≈ GRPO step 300; it opens by generated tokens).`),
     verdict: 'Entropy: falls less than GRPO\'s at equal tokens (it still falls). Large-k coverage: not reproduced (it falls as GRPO\'s does).',
@@ -176,7 +181,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     ],
   },
   {
-    id: 'datpo-exp3', title: 'DATPO against GRPO at lr 1e-4 and equal generated tokens (issue 27 §14)', section: 'docs/results.md §14',
+    id: 'datpo-exp3', title: 'DATPO against GRPO at lr 1e-4 and equal generated tokens (results §14)', section: 'docs/results.md §14',
     claim: 'DATPO: difficulty-adaptive rollout trees forked at high-entropy steps, with a sibling-diversity bonus, improve pass@k over GRPO at an equal generated-token budget.',
     measured: changesMeasured(`${HELDOUT_LEAD} DATPO with n-gram sibling embeddings (the bonus on), each seed run to the tokens the control's seed generated in its 300 steps (it opens by generated tokens; by step, DATPO's end ≈ GRPO's step 300).`),
     verdict: 'Entropy: falls less than GRPO\'s at equal tokens (it still falls). pass@k: not reproduced (behind GRPO at small k, level at large k).',
@@ -187,7 +192,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     ],
   },
   {
-    id: 'opensir-exp4', title: 'OpenSIR from 1+1 against GRPO at lr 1e-4 and equal generated tokens (issue 27 §15)', section: 'docs/results.md §15',
+    id: 'opensir-exp4', title: 'OpenSIR from 1+1 against GRPO at lr 1e-4 and equal generated tokens (results §15)', section: 'docs/results.md §15',
     claim: 'OpenSIR (Kwan et al.): a teacher–student loop grows its own problems from a pool holding only 1+1 and the student improves without data; without the diversity reward, concept coverage nearly halves.',
     measured: changesMeasured(`${HELDOUT_LEAD} OpenSIR at the paper's constants (4 teacher groups × 8 problems, 8 student answers, window [0.5, 0.9]; the s_min 0.1 arm [0.1, 0.9]), each seed run to the tokens the control's seed generated in its 300 steps (it opens by generated tokens; by step, OpenSIR's end ≈ GRPO's step 300).`),
     verdict: 'Not reproduced: the student gets worse, trained on majority-vote labels mostly wrong at this scale; the diversity reward\'s coverage effect not shown; s_min 0.1\'s late validity collapse reproduced.',
@@ -200,7 +205,7 @@ export const ENTRIES: readonly EntrySpec[] = [
     ],
   },
   {
-    id: 'spice-exp5', title: 'SPICE against GRPO at lr 1e-4 and equal generated tokens (issue 27 §16)', section: 'docs/results.md §16',
+    id: 'spice-exp5', title: 'SPICE against GRPO at lr 1e-4 and equal generated tokens (results §16)', section: 'docs/results.md §16',
     claim: 'SPICE (Liu et al.): a challenger grounded in corpus documents and a reasoner in self-play improve reasoning beyond training on fixed data.',
     measured: changesMeasured(`${HELDOUT_LEAD} SPICE at the paper's constants (8 documents × 8 questions, 8 answers a question, the gaussian challenger reward), each seed run to the tokens the control's seed generated in its 300 steps (it opens by generated tokens; by step, SPICE's end ≈ GRPO's step 300).`),
     verdict: 'Not reproduced: the reasoner gets worse, trained on challenger golds mostly wrong at this scale, and learns to agree with them rather than to compute.',
@@ -211,11 +216,11 @@ export const ENTRIES: readonly EntrySpec[] = [
     ],
   },
   {
-    id: 'ttsp-exp6', title: 'TTSP on (6+7)*3: the full gate, its arms and RL on random problems for the same tokens (issue 27 §17)', section: 'docs/results.md §17a–b',
+    id: 'ttsp-exp6', title: 'TTSP on (6+7)*3: the full gate, its arms and RL on random problems for the same tokens (results §17)', section: 'docs/results.md §17a–b',
     claim: TTSP_CLAIM,
     measured: ttspMeasured('midhard:4', 1),
     verdict: ttspVerdict(1),
-    xAxis: 'tokens' as const, commit: '34c3b89', base: NEW_SMALL,
+    lead: TTSP_LEAD, xAxis: 'tokens' as const, commit: '34c3b89', base: NEW_SMALL,
     arms: [
       ...ttspArms('midhard4'),
       { label: 'answer-only gate', files: ['issue27-ttsp-exp6-answer-only-midhard4.json'], knobs: { gate: 'answer-only' } },
@@ -223,11 +228,11 @@ export const ENTRIES: readonly EntrySpec[] = [
     ],
   },
   ...[{ spec: 'midhard:1', text: 'min(9,9-1+4)' }, { spec: 'veryhard:1', text: '6*(max(3,5+0)+6)' }].map(({ spec, text }) => ({
-    id: `ttsp-exp6-${spec.replace(':', '')}`, title: `TTSP on ${text}: the full gate against RL on random problems for the same tokens (issue 27 §17b)`, section: 'docs/results.md §17b',
+    id: `ttsp-exp6-${spec.replace(':', '')}`, title: `TTSP on ${text}: the full gate against RL on random problems for the same tokens (results §17b)`, section: 'docs/results.md §17b',
     claim: TTSP_CLAIM,
     measured: ttspMeasured(spec, 1),
     verdict: ttspVerdict(1),
-    xAxis: 'tokens' as const, commit: '34c3b89', base: NEW_SMALL,
+    lead: TTSP_LEAD, xAxis: 'tokens' as const, commit: '34c3b89', base: NEW_SMALL,
     arms: ttspArms(spec.replace(':', '')),
   })),
   {
@@ -319,7 +324,7 @@ function entry(spec: EntrySpec): Sweep {
   const verdict = typeof spec.verdict === 'function' ? spec.verdict(arms.map((a) => a.ablation), arms.map((a) => a.label)) : spec.verdict;
   const curves = merged.curvesRecorded ? 'step curves recorded' : 'step curves were not recorded for these runs: the pass@k curves and the table draw from their start and end evaluations';
   return {
-    ...merged, claim: spec.claim, measured: `${measured} (${spec.section}; ${curves}.)`, ...(verdict ? { verdict } : {}), ...(spec.xAxis ? { xAxis: spec.xAxis } : {}),
+    ...merged, claim: spec.claim, measured: `${measured} (${spec.section}; ${curves}.)`, ...(verdict ? { verdict } : {}), ...(spec.xAxis ? { xAxis: spec.xAxis } : {}), ...(spec.lead ? { lead: spec.lead } : {}),
     commit: spec.commit, base: spec.base,
     commands: [...new Set(arms.flatMap((a) => a.ablation.command ? [a.ablation.command] : a.files.map((f) => `see ${spec.section} for the command that wrote docs/runs/${f}`)))],
   };

@@ -129,6 +129,8 @@ export const SweepSchema = v.object({
   verdict: v.optional(text),
   /** the x-axis its comparison is made on (equal generated tokens: 'tokens'); the explorer opens it so */
   xAxis: v.optional(v.picklist(['step', 'tokens', 'time'])),
+  /** the step metrics its question is about (TTSP's target): the explorer draws them first and puts them in the table */
+  lead: v.optional(v.pipe(v.array(text), v.maxLength(MAX_ARMS))),
   commit: v.optional(text),
   /** the base policy every arm starts from */
   base: v.optional(text),

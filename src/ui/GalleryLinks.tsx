@@ -37,7 +37,7 @@ function EntryLink({ entry, reason = null }: { entry: GalleryEntry; reason?: str
         {/* without step curves the measured sentence says so itself */}
         ({entry.arms} arms, {shape} seeds{entry.curvesRecorded ? ', with step curves' : ''})
       </span>
-      <p className="gallery-claim"><strong>The paper:</strong> {entry.claim}</p>
+      <p className="gallery-claim"><strong>The claim:</strong> {entry.claim}</p>
       {entry.verdict ? (
         <>
           <p className="gallery-verdict" data-testid="gallery-verdict"><strong>Here:</strong> {entry.verdict}</p>

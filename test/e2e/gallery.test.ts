@@ -120,6 +120,10 @@ describe('the gallery in the intro (built app, headless Chromium)', () => {
     await page.getByTestId('explorer-file').waitFor({ timeout: 10_000 });
     // the entry's answer above its numbers
     expect(await page.getByTestId('explorer-verdict').textContent()).toBe(`Verdict: ${INDEX.entries.find((e) => e.id === 'ttsp-exp6')!.verdict}`);
+    // its question first: the target's charts lead, and the table has the target's end value
+    const lead = page.getByTestId('explorer-lead');
+    expect(await lead.locator('figure.explorer-chart').evaluateAll((fs) => fs.map((f) => f.getAttribute('data-testid')))).toEqual(['explorer-chart-target-mean', 'explorer-chart-target-base_mean', 'explorer-chart-target-maj']);
+    expect(await page.getByTestId('explorer-sort-metric:target/mean').count()).toBe(1);
     // compared at equal tokens, it opens on the tokens axis; by step first here
     expect(await page.getByTestId('explorer-xaxis').inputValue()).toBe('tokens');
     await page.getByTestId('explorer-xaxis').selectOption('step');

@@ -101,7 +101,8 @@ function FileHeader({ sweep, name, gallery }: { sweep: Sweep; name: string; gall
   );
 }
 
-function Views({ arms }: { arms: ArmView[] }) {
+/** `lead`: the step metrics the file's question is about (its `lead`), drawn first and in the table. */
+function Views({ arms, lead }: { arms: ArmView[]; lead: readonly string[] }) {
   const band = useLab((s) => s.explorer.band);
   const mode = useLab((s) => s.explorer.xAxis);
   const showSeeds = useLab((s) => s.explorer.showSeeds);
@@ -112,7 +113,9 @@ function Views({ arms }: { arms: ArmView[] }) {
   const held = useMemo(() => heldoutView(arms), [arms]);
   const [control, setControl] = useState<string | null>(null);
   const controlId = arms.some((a) => a.id === control) ? control : (arms.find((a) => a.control) ?? arms[0])?.id ?? null;
-  const metrics = TABLE_METRICS.filter((k) => defs.some((d) => d.key === k));
+  const leadDefs = lead.flatMap((k) => defs.filter((d) => d.key === k));
+  const rest = defs.filter((d) => !leadDefs.includes(d));
+  const metrics = [...new Set([...leadDefs.map((d) => d.key), ...TABLE_METRICS])].filter((k) => defs.some((d) => d.key === k));
   const count = (a: ArmView) => seedsWith(a, defs[0]?.key ?? 'reward') || a.seeds.length;
   return (
     <>
@@ -139,6 +142,16 @@ function Views({ arms }: { arms: ArmView[] }) {
         </label>
       </div>
       <ArmLegend arms={arms} band={band} count={count} />
+      {leadDefs.length > 0 && (
+        <>
+          <h3 className="explorer-h">What this comparison is about</h3>
+          <div className="chart-grid-layout" data-testid="explorer-lead">
+            {leadDefs.map((d) => (
+              <BandChart key={d.id} def={d} arms={arms} mode={mode} band={band} showSeeds={showSeeds} />
+            ))}
+          </div>
+        </>
+      )}
       <h3 className="explorer-h">Results at the end</h3>
       <ResultsTable arms={arms} metrics={metrics} controlId={controlId} setControl={setControl} />
       {arms.length > 4 && <ParallelCoords arms={arms} metrics={metrics} />}
@@ -160,15 +173,15 @@ function Views({ arms }: { arms: ArmView[] }) {
       <h3 className="explorer-h">Every step metric, by arm</h3>
       {defs.length === 0 && <p className="detail" data-testid="explorer-no-curves">No step curves: {arms.every((a) => a.seeds.every((s) => !s.series)) ? 'the file holds start and end evaluations only.' : 'none recorded yet.'}</p>}
       <div className="chart-grid-layout">
-        {defs.filter((d) => !d.extra).map((d) => (
+        {rest.filter((d) => !d.extra).map((d) => (
           <BandChart key={d.id} def={d} arms={arms} mode={mode} band={band} showSeeds={showSeeds} />
         ))}
       </div>
-      {defs.some((d) => d.extra) && (
+      {rest.some((d) => d.extra) && (
         <details className="explorer-more" data-testid="explorer-more-metrics">
-          <summary>{defs.filter((d) => d.extra).length} more step metrics the runs recorded (no chart of their own in the loops&apos; views)</summary>
+          <summary>{rest.filter((d) => d.extra).length} more step metrics the runs recorded (no chart of their own in the loops&apos; views)</summary>
           <div className="chart-grid-layout">
-            {defs.filter((d) => d.extra).map((d) => (
+            {rest.filter((d) => d.extra).map((d) => (
               <BandChart key={d.id} def={d} arms={arms} mode={mode} band={band} showSeeds={showSeeds} />
             ))}
           </div>
@@ -217,7 +230,7 @@ export function Explorer() {
           </p>
         )}
         <ImportExport sweep={shown.sweep} />
-        {arms.length > 0 ? <Views arms={arms} /> : <p className="detail">{source.kind === 'grid' && grid ? 'The charts appear once the first run has its first evaluation.' : 'Start a grid, or import a file, to draw it here.'}</p>}
+        {arms.length > 0 ? <Views arms={arms} lead={source.kind === 'file' ? source.sweep.lead ?? [] : []} /> : <p className="detail">{source.kind === 'grid' && grid ? 'The charts appear once the first run has its first evaluation.' : 'Start a grid, or import a file, to draw it here.'}</p>}
       </Panel>
     </div>
   );
