@@ -123,7 +123,9 @@ describe('the gallery in the intro (built app, headless Chromium)', () => {
     // its question first: the target's charts lead, and the table has the target's end value
     const lead = page.getByTestId('explorer-lead');
     expect(await lead.locator('figure.explorer-chart').evaluateAll((fs) => fs.map((f) => f.getAttribute('data-testid')))).toEqual(['explorer-chart-target-mean', 'explorer-chart-target-base_mean', 'explorer-chart-target-maj']);
-    expect(await page.getByTestId('explorer-sort-metric:target/mean').count()).toBe(1);
+    // the table: the question's columns, then held-out pass@1 against the control, before the rest
+    const heads = await page.getByTestId('explorer-table').locator('thead th').allTextContents();
+    expect(heads.slice(0, 7)).toEqual(['Arm ▲', 'Seeds', 'target/mean (end)', 'target/base_mean (end)', 'target/maj (end)', 'held-out pass@1 vs generic control', 'pass@1 change']);
     // compared at equal tokens, it opens on the tokens axis; by step first here
     expect(await page.getByTestId('explorer-xaxis').inputValue()).toBe('tokens');
     await page.getByTestId('explorer-xaxis').selectOption('step');

@@ -153,7 +153,7 @@ function Views({ arms, lead }: { arms: ArmView[]; lead: readonly string[] }) {
         </>
       )}
       <h3 className="explorer-h">Results at the end</h3>
-      <ResultsTable arms={arms} metrics={metrics} controlId={controlId} setControl={setControl} />
+      <ResultsTable arms={arms} metrics={metrics} lead={leadDefs.length} controlId={controlId} setControl={setControl} />
       {arms.length > 4 && <ParallelCoords arms={arms} metrics={metrics} />}
       <h3 className="explorer-h">Held-out evaluation</h3>
       <div className="chart-grid-layout">

@@ -20,7 +20,8 @@ function DiffCell({ d, what }: { d: PairedDifference | null; what: string }) {
   );
 }
 
-export function ResultsTable({ arms, metrics, controlId, setControl }: { arms: readonly ArmView[]; metrics: readonly string[]; controlId: string | null; setControl: (id: string) => void }) {
+/** `lead`: how many of `metrics` are the question's own (a sweep's lead), shown before held-out pass@1. */
+export function ResultsTable({ arms, metrics, lead = 0, controlId, setControl }: { arms: readonly ArmView[]; metrics: readonly string[]; lead?: number; controlId: string | null; setControl: (id: string) => void }) {
   const [sort, setSort] = useState<{ column: SortColumn; dir: 'asc' | 'desc' }>({ column: 'arm', dir: 'asc' });
   const rows = sortRows(tableRows(arms, metrics, controlId), sort.column, sort.dir);
   const control = arms.find((a) => a.id === controlId);
@@ -32,6 +33,7 @@ export function ResultsTable({ arms, metrics, controlId, setControl }: { arms: r
       </button>
     </th>
   );
+  const metricHead = (k: string) => head(`metric:${k}`, `${k} (end)`, `${k} at each seed's last step: mean ± standard error over seeds`);
   return (
     <div className="explorer-table-wrap">
       <div className="explorer-table-controls">
@@ -52,30 +54,36 @@ export function ResultsTable({ arms, metrics, controlId, setControl }: { arms: r
           <tr>
             {head('arm', 'Arm')}
             <th scope="col">Seeds</th>
-            {metrics.map((k) => head(`metric:${k}`, `${k} (end)`, `${k} at each seed's last step: mean ± standard error over seeds`))}
-            {head('pass1', 'pass@1 (end)', 'pass@1 at the last evaluation: mean ± standard error over seeds')}
+            {/* the question's metrics, then the comparisons: the columns a reader came for stay in view on a narrow screen */}
+            {metrics.slice(0, lead).map(metricHead)}
+            {head('vsControl', `held-out pass@1 vs ${control ? control.label : 'control'}`, 'pass@1 at the last evaluation minus the compared arm\'s, paired by problem: mean ± standard error across problems')}
             {head('change', 'pass@1 change', 'pass@1 at the last evaluation minus at the start, paired by problem (as rlvr-lab ablate): mean ± standard error across problems')}
-            {head('vsControl', `vs ${control ? control.label : 'control'}`, 'pass@1 at the last evaluation minus the compared arm\'s, paired by problem: mean ± standard error across problems')}
+            {head('pass1', 'pass@1 (end)', 'pass@1 at the last evaluation: mean ± standard error over seeds')}
+            {metrics.slice(lead).map(metricHead)}
           </tr>
         </thead>
         <tbody>
-          {rows.map((r) => (
-            <tr key={r.arm.id} data-testid="explorer-row" data-arm={r.arm.id} title={r.note}>
-              <th scope="row">
-                <span className="swatch" style={{ background: armColour(r.arm.colour) }} aria-hidden="true" /> {r.arm.control ? 'control: ' : ''}
-                {r.arm.label}
-              </th>
-              <td className="num">{nText(r.arm.seeds.length, r.arm.planned)}</td>
-              {metrics.map((k) => (
-                <td key={k} className="num" data-metric={k}>
-                  {pmText(r.metrics[k])}
-                </td>
-              ))}
-              <td className="num" data-metric="pass1">{pmText(r.pass1)}</td>
-              <DiffCell d={r.change} what="change from the start" />
-              {r.arm.id === controlId ? <td className="num detail">(compared arm)</td> : <DiffCell d={r.vsControl} what={`difference to ${control?.label ?? 'the control'}`} />}
-            </tr>
-          ))}
+          {rows.map((r) => {
+            const metricCell = (k: string) => (
+              <td key={k} className="num" data-metric={k}>
+                {pmText(r.metrics[k])}
+              </td>
+            );
+            return (
+              <tr key={r.arm.id} data-testid="explorer-row" data-arm={r.arm.id} title={r.note}>
+                <th scope="row">
+                  <span className="swatch" style={{ background: armColour(r.arm.colour) }} aria-hidden="true" /> {r.arm.control ? 'control: ' : ''}
+                  {r.arm.label}
+                </th>
+                <td className="num">{nText(r.arm.seeds.length, r.arm.planned)}</td>
+                {metrics.slice(0, lead).map(metricCell)}
+                {r.arm.id === controlId ? <td className="num detail">(compared arm)</td> : <DiffCell d={r.vsControl} what={`difference to ${control?.label ?? 'the control'}`} />}
+                <DiffCell d={r.change} what="change from the start" />
+                <td className="num" data-metric="pass1">{pmText(r.pass1)}</td>
+                {metrics.slice(lead).map(metricCell)}
+              </tr>
+            );
+          })}
         </tbody>
       </table>
       <p className="detail">
