@@ -91,6 +91,19 @@ function changesMeasured(lead: string, names?: readonly string[]) {
   };
 }
 
+/** Each arm's mean over its last `window` reported values of a step metric, each seed's mean, mean ± s.e. over seeds (as run-facts prints per seed). */
+function lastWindow(key: string, window: number, what: string) {
+  return (arms: readonly Ablation[], labels: readonly string[]): string => {
+    const per = arms.flatMap((a, i) => {
+      const seeds = a.results.map((r) => (r.series?.metrics[key] ?? []).filter((v): v is number => v !== null && Number.isFinite(v)).slice(-window));
+      if (seeds.some((v) => v.length === 0)) return [];
+      const m = meanSe(seeds.map((v) => v.reduce((x, y) => x + y, 0) / v.length));
+      return [`${labels[i]} ${f3(m.mean)} ± ${f3(m.se)}`];
+    });
+    return `${what} over each seed's last ${window} steps: ${per.join('; ')}.`;
+  };
+}
+
 /**
  * TTSP's sentence (results §17): each arm's target mean@n at its last step against the frozen
  * base's (the same sampling seed), and each arm against the control arm, seed for seed, mean ±
@@ -194,7 +207,7 @@ export const ENTRIES: readonly EntrySpec[] = [
   {
     id: 'opensir-exp4', title: 'OpenSIR from 1+1 against GRPO at lr 1e-4 and equal generated tokens (results §15)', section: 'docs/results.md §15',
     claim: 'OpenSIR (Kwan et al.): a teacher–student loop grows its own problems from a pool holding only 1+1 and the student improves without data; without the diversity reward, concept coverage nearly halves.',
-    measured: changesMeasured(`${HELDOUT_LEAD} OpenSIR at the paper's constants (4 teacher groups × 8 problems, 8 student answers, window [0.5, 0.9]; the s_min 0.1 arm [0.1, 0.9]), each seed run to the tokens the control's seed generated in its 300 steps (it opens by generated tokens; by step, OpenSIR's end ≈ GRPO's step 300).`),
+    measured: (arms, labels) => `${changesMeasured(`${HELDOUT_LEAD} OpenSIR at the paper's constants (4 teacher groups × 8 problems, 8 student answers, window [0.5, 0.9]; the s_min 0.1 arm [0.1, 0.9]), each seed run to the tokens the control's seed generated in its 300 steps (it opens by generated tokens; by step, OpenSIR's end ≈ GRPO's step 300).`)(arms, labels)} ${lastWindow('oracle/label_agreement', 20, 'The majority-vote labels\' agreement with the true value')(arms, labels)}`,
     verdict: 'Not reproduced: the student gets worse, trained on majority-vote labels mostly wrong at this scale; the diversity reward\'s coverage effect not shown; s_min 0.1\'s late validity collapse reproduced.',
     xAxis: 'tokens' as const, commit: 'd14cb9d', base: NEW_SMALL,
     arms: [
