@@ -13,15 +13,15 @@ import { TTSP_GUIDE, TTSP_LESSONS } from './guide';
 const TTSP_CHARTS: readonly MetricChartSpec[] = [
   {
     id: 'reward', key: 'reward', title: 'Solver reward on the proposer\'s problems', unit: true, optional: true,
-    note: 'Mean reward of the solver\'s attempts at this step\'s valid proposals: 1 when the answer is the proposal\'s reference result. A proposer at the frontier keeps it near ½.',
+    note: 'Mean reward of the solver\'s attempts at this step\'s valid proposals: 1 when the answer is the proposal\'s reference result. A proposer at the frontier keeps it near ½. The generic control (solverProblems: training) has no proposer: its problems are random training problems.',
   },
   {
     id: 'vendi', key: 'vendi/cumulative', title: 'Cumulative Vendi score of the proposals', yLabel: 'effective number of problems',
-    note: 'The Vendi score (exp of the entropy of the similarity matrix\'s eigenvalues) of every valid proposal so far, on the frozen base\'s embeddings: how many different problems the proposer has effectively written.',
+    note: 'The Vendi score (exp of the entropy of the similarity matrix\'s eigenvalues) of every valid proposal so far, on the frozen base\'s embeddings: how many different problems the proposer has effectively written (for the generic control: how many different training problems it drew).',
   },
   {
     id: 'frontier', key: 'proposal/frontier', title: 'Proposals at the frontier (0 < p < 1)', unit: true, optional: true,
-    note: 'Share of valid proposals the solver solves sometimes but not always: only these teach the solver.',
+    note: 'Share of valid proposals the solver solves sometimes but not always: only these teach the solver (for the generic control: of its random training problems).',
   },
   ...CORE_CHARTS.filter((c) => c.id !== 'genbatches' && c.id !== 'reward'),
 ];
