@@ -118,6 +118,8 @@ describe('the gallery in the intro (built app, headless Chromium)', () => {
     // TTSP's generic control stops at its token budget: 14, 15 and 15 steps; the loop's arms run 40 each
     await page.goto(`${lab.base}?explore=gallery/ttsp-exp6.json`);
     await page.getByTestId('explorer-file').waitFor({ timeout: 10_000 });
+    // what its runs cost, beside the button that runs them again
+    expect(await page.getByTestId('explorer-file-cost').textContent()).toMatch(/^\(12 runs; \d+ h \d+ min of compute in all where they were measured\)$/);
     // the entry's answer above its numbers
     expect(await page.getByTestId('explorer-verdict').textContent()).toBe(`Verdict: ${INDEX.entries.find((e) => e.id === 'ttsp-exp6')!.verdict}`);
     // its question first: the target's charts lead, and the table has the target's end value

@@ -3,6 +3,7 @@
 // same code: every step metric by arm with bands, pass@k and maj@k by k, the results table, and
 // parallel coordinates past four arms. Exports the sweep and the ablate commands that reproduce it.
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { formatDuration } from '../format';
 import { armViews, chartDefs, heldoutView, seedsWith, X_LABEL, X_MODES, type ArmView, type XMode } from '../../explore/draw';
 import type { Sweep } from '../../explore/format';
 import { sweepText } from '../../explore/format';
@@ -76,6 +77,13 @@ function ImportExport({ sweep }: { sweep: Sweep | null }) {
   );
 }
 
+/** What the file's runs cost where they were measured: a grid run live takes its share of that on this GPU. */
+function costText(sweep: Sweep): string {
+  const runs = sweep.arms.flatMap((a) => a.ablation.results);
+  const seconds = runs.reduce((t, r) => t + r.seconds, 0);
+  return `(${runs.length} run${runs.length === 1 ? '' : 's'}; ${formatDuration(seconds)} of compute in all where they were measured)`;
+}
+
 function FileHeader({ sweep, name, gallery }: { sweep: Sweep; name: string; gallery: string | null }) {
   const live = useLab((s) => s.startSweepLive);
   const refusal = useLab((s) => s.explorer.refusal);
@@ -93,6 +101,7 @@ function FileHeader({ sweep, name, gallery }: { sweep: Sweep; name: string; gall
       <button type="button" data-testid="explorer-run-live" onClick={() => void live()} title="Queue the same arms, configs and seeds on this GPU; they draw as they train">
         Run this grid live on your GPU
       </button>{' '}
+      <span className="detail" data-testid="explorer-file-cost">{costText(sweep)}</span>{' '}
       <button type="button" className="secondary" data-testid="explorer-show-grid" onClick={showGrid}>
         Back to the grid
       </button>
