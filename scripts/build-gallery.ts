@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { mergeSweeps, readSweepText, sweepText, type Ablation, type Sweep } from '../src/explore/format';
 import { isEffect, meanSe, pairedDifference, seedDifference, type ProblemCountsEval } from '../src/metrics/bands';
-import { targetDifferences } from './ttsp-seeds';
+import { nearestInTokens, partner, targetDifferences, targetReport } from './ttsp-seeds';
 
 interface ArmSpec {
   label: string;
@@ -126,6 +126,38 @@ function ttspMeasured(spec: string, control: number) {
   };
 }
 
+/** §17's six targets (the first four MidHard and two VeryHard of the shipped list), each with the full gate and its generic control. */
+const TTSP_TARGETS = [
+  { spec: 'midhard:4', text: '(6+7)*3', section: '§17a–b' },
+  { spec: 'midhard:1', text: 'min(9,9-1+4)', section: '§17b' },
+  { spec: 'veryhard:1', text: '6*(max(3,5+0)+6)', section: '§17b' },
+  { spec: 'midhard:2', text: '(1+7)*0+0', section: '§17c' },
+  { spec: 'midhard:3', text: 'min(mod(8,8),9*9-3)', section: '§17c' },
+  { spec: 'veryhard:2', text: '8+3-(5+5)', section: '§17c' },
+];
+
+/**
+ * TTSP pooled over the six targets (every seed pair of every target, the seeds as units, as
+ * scripts/ttsp-arms.ts pools them): the full gate less its generic control, and the control less the
+ * frozen base, read from the arms' files.
+ */
+function ttspPooled(): string {
+  const read = (f: string) => readSweepText(f, readFileSync(`docs/runs/${f}`, 'utf8')).arms[0].ablation.results;
+  const loopVsControl: number[] = [], controlVsBase: number[] = [];
+  for (const { spec } of TTSP_TARGETS) {
+    const t = spec.replace(':', '');
+    const loop = read(`issue27-ttsp-exp6-${t}.json`), control = read(`issue27-ttsp-exp6-generic-${t}.json`);
+    loopVsControl.push(...targetDifferences(loop, control, 'the generic control'));
+    controlVsBase.push(...targetDifferences(control, null));
+  }
+  const said = (xs: readonly number[]) => {
+    const d = seedDifference(xs);
+    const agree = xs.filter((x) => Math.sign(x) === Math.sign(d.mean) && x !== 0).length;
+    return `${pm(d.mean, d.se)}, ${agree} of ${xs.length} seed pairs ${d.mean < 0 ? 'below' : 'above'}${isEffect(d) ? ', an effect' : ', within noise'}`;
+  };
+  return `Over all ${TTSP_TARGETS.length} targets: the loop less RL on random problems for the same tokens ${said(loopVsControl)}; RL on random problems less the frozen base ${said(controlVsBase)}.`;
+}
+
 /** TTSP's verdict on one target, from the files: the full gate (arm 0) less the control, seed for seed, by the claim rule. */
 function ttspVerdict(control: number) {
   return (arms: readonly Ablation[], labels: readonly string[]): string => {
@@ -133,10 +165,22 @@ function ttspVerdict(control: number) {
     const d = seedDifference(xs);
     const agree = xs.filter((x) => Math.sign(x) === Math.sign(d.mean) && x !== 0).length;
     const seeds = agree === xs.length ? 'every seed' : `${agree} seeds of ${xs.length}`;
-    if (!isEffect(d)) return `Not reproduced on this target: RL on random problems for the same tokens does as well (the loop ends ${d.mean < 0 ? 'below' : 'above'} it in ${seeds}, within noise).`;
-    return d.mean < 0
-      ? `The opposite on this target: the loop ends below RL on random problems for the same tokens (${seeds}).`
-      : `Reproduced on this target: the loop ends above RL on random problems for the same tokens (${seeds}).`;
+    const here = !isEffect(d)
+      ? `Not reproduced on this target: RL on random problems for the same tokens does as well (the loop ends ${d.mean < 0 ? 'below' : 'above'} it in ${seeds}, within noise).`
+      : d.mean < 0
+        ? `The opposite on this target: the loop ends below RL on random problems for the same tokens (${seeds}).`
+        : `Reproduced on this target: the loop ends above RL on random problems for the same tokens (${seeds}).`;
+    // the end compares the loop's own tokens with the control's (stopped at the loop's mean); where the
+    // loop's evaluation nearest each control seed's tokens judges otherwise, that is said too
+    const near = arms[0].results.map((r) => {
+      const c = partner(r, arms[control].results, labels[control]);
+      return nearestInTokens(r, c.generatedTokens).mean - targetReport(c, 'target/mean@last');
+    });
+    const dn = seedDifference(near);
+    const differs = isEffect(dn) !== isEffect(d) || (isEffect(dn) && Math.sign(dn.mean) !== Math.sign(d.mean));
+    const nearText = `at equal tokens (the loop's evaluation nearest each control seed's tokens) ${pm(dn.mean, dn.se)}, ${isEffect(dn) ? `an effect, the loop ${dn.mean > 0 ? 'above' : 'below'}` : 'within noise'}`;
+    const endText = `at the loop's end ${pm(d.mean, d.se)}, ${isEffect(d) ? `an effect, the loop ${d.mean > 0 ? 'above' : 'below'}` : 'within noise'}`;
+    return `${differs ? `Mixed on this target, against RL on random problems for the same tokens: ${endText}; ${nearText}.` : here} ${ttspPooled()}`;
   };
 }
 
@@ -240,8 +284,8 @@ export const ENTRIES: readonly EntrySpec[] = [
       { label: 'threshold proposer reward', files: ['issue27-ttsp-exp6-threshold-midhard4.json'], knobs: { proposerReward: 'threshold' } },
     ],
   },
-  ...[{ spec: 'midhard:1', text: 'min(9,9-1+4)' }, { spec: 'veryhard:1', text: '6*(max(3,5+0)+6)' }].map(({ spec, text }) => ({
-    id: `ttsp-exp6-${spec.replace(':', '')}`, title: `TTSP on ${text}: the full gate against RL on random problems for the same tokens (results §17b)`, section: 'docs/results.md §17b',
+  ...TTSP_TARGETS.filter((t) => t.spec !== 'midhard:4').map(({ spec, text, section }) => ({
+    id: `ttsp-exp6-${spec.replace(':', '')}`, title: `TTSP on ${text}: the full gate against RL on random problems for the same tokens (results ${section})`, section: `docs/results.md ${section}`,
     claim: TTSP_CLAIM,
     measured: ttspMeasured(spec, 1),
     verdict: ttspVerdict(1),

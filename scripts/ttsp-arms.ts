@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { readSweepText, type SweepSeed } from '../src/explore/format';
 import { isEffect, meanSe, seedDifference } from '../src/metrics/bands';
-import { partner, targetDifferences, targetReport as report } from './ttsp-seeds';
+import { curve, nearestInTokens, partner, targetDifferences, targetReport as report } from './ttsp-seeds';
 
 interface Run { file: string; target: string; seeds: SweepSeed[] }
 interface Group { control: Run; arms: Run[] }
@@ -29,28 +29,6 @@ function read(file: string): Run {
   const a = arm[0].ablation;
   if (a.loop !== 'ttsp') throw new Error(`${file}: a ${a.loop} run, not ttsp`);
   return { file, target: String(a.config.target), seeds: [...a.results].sort((x, y) => x.seed - y.seed) };
-}
-
-/** The target's mean@n by step, where the run evaluated it. */
-function curve(r: SweepSeed): Map<number, number> {
-  const ys = r.series?.metrics['target/mean'];
-  if (!r.series || !ys) throw new Error(`seed ${r.seed}: no target/mean step curve (a run from before the curves were kept)`);
-  const out = new Map<number, number>();
-  r.series.step.forEach((st, i) => { const y = ys[i]; if (typeof y === 'number') out.set(st, y); });
-  return out;
-}
-
-/** The target evaluation of `r` whose cumulative generated tokens are nearest `tokens`: its step, tokens and mean@n. */
-function nearestInTokens(r: SweepSeed, tokens: number): { step: number; tokens: number; mean: number } {
-  const s = r.series as NonNullable<SweepSeed['series']>;
-  let best: { step: number; tokens: number; mean: number } | null = null;
-  for (const [step, mean] of curve(r)) {
-    const t = s.tokens[s.step.indexOf(step)];
-    if (typeof t !== 'number') continue;
-    if (best === null || Math.abs(t - tokens) < Math.abs(best.tokens - tokens)) best = { step, tokens: t, mean };
-  }
-  if (best === null) throw new Error(`seed ${r.seed}: no target evaluation`);
-  return best;
 }
 
 /** The last step at which every seed of both runs evaluated the target (equal steps), or null. */

@@ -1,6 +1,7 @@
 // TTSP's per-seed target figures from `ablate --json` run files (docs/results.md §17), shared by
 // scripts/ttsp-arms.ts (its tables) and scripts/build-gallery.ts (the gallery's sentences): a seed's
-// `--report` figure, its partner seed in another arm, and the target's mean@n at the end less
+// `--report` figure, its partner seed in another arm, its target curve and the evaluation nearest
+// given tokens, and the target's mean@n at the end less
 // another arm's or the frozen base's, seed for seed (judged with seedDifference, src/metrics/bands.ts).
 import type { SweepSeed } from '../src/explore/format';
 
@@ -32,4 +33,26 @@ export function targetDifferences(arm: readonly SweepSeed[], of: readonly SweepS
     if (targetReport(c, 'target/base_mean@last') !== base) throw new Error(`seed ${r.seed}: the frozen base's target mean differs from ${where}'s: not the same sampling seed`);
     return end - targetReport(c, 'target/mean@last');
   });
+}
+
+/** The target's mean@n by step, where the run evaluated it. */
+export function curve(r: SweepSeed): Map<number, number> {
+  const ys = r.series?.metrics['target/mean'];
+  if (!r.series || !ys) throw new Error(`seed ${r.seed}: no target/mean step curve (a run from before the curves were kept)`);
+  const out = new Map<number, number>();
+  r.series.step.forEach((st, i) => { const y = ys[i]; if (typeof y === 'number') out.set(st, y); });
+  return out;
+}
+
+/** The target evaluation of `r` whose cumulative generated tokens are nearest `tokens`: its step, tokens and mean@n. */
+export function nearestInTokens(r: SweepSeed, tokens: number): { step: number; tokens: number; mean: number } {
+  const s = r.series as NonNullable<SweepSeed['series']>;
+  let best: { step: number; tokens: number; mean: number } | null = null;
+  for (const [step, mean] of curve(r)) {
+    const t = s.tokens[s.step.indexOf(step)];
+    if (typeof t !== 'number') continue;
+    if (best === null || Math.abs(t - tokens) < Math.abs(best.tokens - tokens)) best = { step, tokens: t, mean };
+  }
+  if (best === null) throw new Error(`seed ${r.seed}: no target evaluation`);
+  return best;
 }

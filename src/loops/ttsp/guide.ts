@@ -20,7 +20,7 @@ export const TTSP_LESSONS: readonly PaperLesson[] = [
     ],
     charts: [{ id: 'target', name: 'the target against the frozen base' }, { id: 'related', name: 'relatedness to the target' }, { id: 'rejections', name: 'what the gate rejects' }],
     xAxis: 'tokens',
-    measured: 'on the shipped small base, this target, §17\'s set-up (40 steps, lr 1e-3, the target evaluated with 64 samples every 10 steps), 3 seeds: the adapted solver ended above the frozen base in every seed (+0.068 ± 0.028), with no proposal carrying the target\'s value and proposals less related to it than random training problems (0.494 against 0.612); but the generic control, stopped at the same generated tokens, rose as much (+0.042 ± 0.045; loop − control +0.026 ± 0.059, noise). On a second target, min(9,9-1+4), the loop ended below the control in every seed (−0.203 ± 0.024). Not reproduced at this scale.',
-    source: 'docs/results.md §17b',
+    measured: 'on the shipped small base, this target, §17\'s set-up (40 steps, lr 1e-3, the target evaluated with 64 samples every 10 steps), 3 seeds: the adapted solver ended above the frozen base in every seed (+0.068 ± 0.028), with no proposal carrying the target\'s value and proposals less related to it than random training problems (0.494 against 0.612); but the generic control, stopped at the same generated tokens, rose as much (+0.042 ± 0.045; loop − control +0.026 ± 0.059, noise). On a second target, min(9,9-1+4), the loop ended below the control in every seed (−0.203 ± 0.024); pooled over six targets, loop − control +0.024 ± 0.050. Not reproduced at this scale.',
+    source: 'docs/results.md §17c',
   },
 ];
