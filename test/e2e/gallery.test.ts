@@ -16,6 +16,13 @@ const INDEX = JSON.parse(readFileSync(path.join(ROOT, 'public/gallery/index.json
 const DATPO = INDEX.entries.find((e) => e.id === 'datpo-vs-grpo')!;
 const FAILURE = INDEX.entries.find((e) => e.id === 'grpo-failure')!;
 
+/** Waits until every chart named is drawn and waits for no newer data. */
+const chartsDrawn = (page: Lab['page'], ids: readonly string[]) =>
+  page.waitForFunction((want) => want.every((t) => {
+    const el = document.querySelector(`[data-testid=${t}]`);
+    return el?.getAttribute('data-drawn') === 'true' && !el.hasAttribute('data-waiting');
+  }), ids, { timeout: 10_000 });
+
 describe('the gallery in the intro (built app, headless Chromium)', () => {
   let lab: Lab;
   beforeAll(async () => {
@@ -77,10 +84,7 @@ describe('the gallery in the intro (built app, headless Chromium)', () => {
     // the pass@k chart draws every arm, from the file's evaluations
     const passk = page.getByTestId('explorer-chart-passk');
     await passk.scrollIntoViewIfNeeded();
-    await page.waitForFunction(() => {
-      const el = document.querySelector('[data-testid=explorer-chart-passk]');
-      return el?.getAttribute('data-drawn') === 'true' && !el.hasAttribute('data-waiting');
-    }, null, { timeout: 10_000 });
+    await chartsDrawn(page, ['explorer-chart-passk']);
     expect(Number(await passk.getAttribute('data-arms'))).toBe(DATPO.arms);
     expect(Number(await passk.getAttribute('data-points'))).toBeGreaterThan(0);
     // nothing trained: the run list is empty, the live button is offered
@@ -99,10 +103,7 @@ describe('the gallery in the intro (built app, headless Chromium)', () => {
     const held = page.getByTestId('explorer-heldout');
     await held.scrollIntoViewIfNeeded();
     const ids = ['explorer-chart-heldout-pass1', 'explorer-chart-heldout-pass64', 'explorer-chart-heldout-entropy'];
-    await page.waitForFunction((want) => want.every((t) => {
-      const el = document.querySelector(`[data-testid=${t}]`);
-      return el?.getAttribute('data-drawn') === 'true' && !el.hasAttribute('data-waiting');
-    }), ids, { timeout: 10_000 });
+    await chartsDrawn(page, ids);
     for (const id of ids) {
       const c = page.getByTestId(id);
       expect(Number(await c.getAttribute('data-arms')), id).toBe(FAILURE.arms);
@@ -133,10 +134,7 @@ describe('the gallery in the intro (built app, headless Chromium)', () => {
     await page.getByTestId('explorer-xaxis').selectOption('step');
     const chart = page.getByTestId('explorer-chart-reward');
     await chart.scrollIntoViewIfNeeded();
-    await page.waitForFunction(() => {
-      const el = document.querySelector('[data-testid=explorer-chart-reward]');
-      return el?.getAttribute('data-drawn') === 'true' && !el.hasAttribute('data-waiting');
-    }, null, { timeout: 10_000 });
+    await chartsDrawn(page, ['explorer-chart-reward']);
     expect(await chart.locator('[data-arm=arm2] [data-testid=explorer-tail]').count()).toBe(1);
     // its end: a ring at the mean of every seed's last value; the arms whose seeds end together have none
     expect(await chart.locator('[data-arm=arm2] [data-testid=explorer-end] title').textContent()).toMatch(/the mean of every seed's last value \(n = 3\)/);
