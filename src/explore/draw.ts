@@ -1,7 +1,8 @@
 // What the explorer draws, from a Sweep (a grid running live, an imported file, a gallery entry:
 // all the same): the arms with their colours, the charts (every step metric of the arms' loops,
 // the registry's charts first), each arm's mean and band by step, generated tokens or compute time
-// (metrics/bands.ts: the seeds that reached a step, n of them), thinned to the chart's width with
+// (metrics/bands.ts: at each x the seeds whose values span it, n of them; dashed where not all do,
+// a ring at the arm's end where its seeds end apart), thinned to the chart's width with
 // LTTB; pass@k and maj@k by k at the start and the last evaluation with error bars across seeds;
 // the held-out evaluations over training (pass@1, pass@K, entropy) drawn as bands like a step metric.
 import { armBand, bandOf, type BandKind, type BandPoint, type SeedSeries } from '../metrics/bands';
