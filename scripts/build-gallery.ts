@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { mergeSweeps, readSweepText, sweepText, type Ablation, type Sweep } from '../src/explore/format';
 import { isEffect, meanSe, pairedDifference, seedDifference, type ProblemCountsEval } from '../src/metrics/bands';
-import { nearestInTokens, partner, targetDifferences, targetReport } from './ttsp-seeds';
+import { atControlTokens, targetDifferences } from './ttsp-seeds';
 
 interface ArmSpec {
   label: string;
@@ -48,6 +48,9 @@ const counts = (e: { n?: number; correct?: number[] }): ProblemCountsEval => ({ 
 const f3 = (x: number) => x.toFixed(3);
 const pm = (m: number, se: number) => `${m >= 0 ? '+' : ''}${f3(m)} ± ${f3(se)}`;
 
+/** How many seeds (or seed pairs) share the sign of their mean: the claim rule's count. */
+const agreeing = (xs: readonly number[], mean: number) => xs.filter((x) => Math.sign(x) === Math.sign(mean) && x !== 0).length;
+
 /** An arm's held-out pass@1 change from its start, paired by problem, seeds pooled. */
 const pass1Change = (a: Ablation) => pairedDifference(a.results.map((r) => counts(r.end)), a.results.map((r) => counts(r.start)), 1);
 
@@ -59,12 +62,12 @@ const lrVerdict = ([hi, lo]: readonly Ablation[]): string =>
 
 /** The GRPO learning-rate entry's sentence, from its two arms' files. */
 function lrMeasured([hi, lo]: readonly Ablation[]): string {
-  const change = pass1Change;
   const ent = (a: Ablation, at: 'start' | 'end') => meanSe(a.results.map((r) => r[at].meanEntropy)).mean;
   const p64 = (a: Ablation, at: 'start' | 'end', k: number) => meanSe(a.results.map((r) => r[at].passAtK[String(k)])).mean;
   const between = pairedDifference(hi.results.map((r) => counts(r.end)), lo.results.map((r) => counts(r.end)), 1);
   const kMax = Math.max(...Object.keys(hi.results[0].end.passAtK).map(Number));
-  return `From the new small, 40 steps, 3 seeds, 50 held-out problems × 16 samples: held-out pass@1 changed by ${pm(change(hi).mean, change(hi).se)} at lr 1e-4 and ${pm(change(lo).mean, change(lo).se)} at 3e-5 (paired by problem, seeds pooled); at the end 1e-4 − 3e-5 = ${pm(between.mean, between.se)}${between.withinTwoSe ? ', within two standard errors' : ''}. Held-out entropy ${f3(ent(hi, 'start'))} → ${f3(ent(hi, 'end'))} at 1e-4, ${f3(ent(lo, 'start'))} → ${f3(ent(lo, 'end'))} at 3e-5; pass@${kMax} ${f3(p64(hi, 'start', kMax))} → ${f3(p64(hi, 'end', kMax))} and ${f3(p64(lo, 'start', kMax))} → ${f3(p64(lo, 'end', kMax))}. ${change(hi).withinTwoSe && change(lo).withinTwoSe ? 'Neither change of pass@1 is beyond two standard errors: forty steps from this base show no GRPO gain yet' : 'A change of pass@1 beyond two standard errors'}; the step curves draw how reward and entropy move.`;
+  const ch = pass1Change(hi), cl = pass1Change(lo);
+  return `From the new small, 40 steps, 3 seeds, 50 held-out problems × 16 samples: held-out pass@1 changed by ${pm(ch.mean, ch.se)} at lr 1e-4 and ${pm(cl.mean, cl.se)} at 3e-5 (paired by problem, seeds pooled); at the end 1e-4 − 3e-5 = ${pm(between.mean, between.se)}${between.withinTwoSe ? ', within two standard errors' : ''}. Held-out entropy ${f3(ent(hi, 'start'))} → ${f3(ent(hi, 'end'))} at 1e-4, ${f3(ent(lo, 'start'))} → ${f3(ent(lo, 'end'))} at 3e-5; pass@${kMax} ${f3(p64(hi, 'start', kMax))} → ${f3(p64(hi, 'end', kMax))} and ${f3(p64(lo, 'start', kMax))} → ${f3(p64(lo, 'end', kMax))}. ${ch.withinTwoSe && cl.withinTwoSe ? 'Neither change of pass@1 is beyond two standard errors: forty steps from this base show no GRPO gain yet' : 'A change of pass@1 beyond two standard errors'}; the step curves draw how reward and entropy move.`;
 }
 
 /**
@@ -139,9 +142,14 @@ const TTSP_TARGETS = [
 /**
  * TTSP pooled over the six targets (every seed pair of every target, the seeds as units, as
  * scripts/ttsp-arms.ts pools them): the full gate less its generic control, and the control less the
- * frozen base, read from the arms' files.
+ * frozen base, read from the arms' files once (every TTSP entry's verdict says it).
  */
+let pooled: string | null = null;
 function ttspPooled(): string {
+  return (pooled ??= pooledText());
+}
+
+function pooledText(): string {
   const read = (f: string) => readSweepText(f, readFileSync(`docs/runs/${f}`, 'utf8')).arms[0].ablation.results;
   const loopVsControl: number[] = [], controlVsBase: number[] = [];
   for (const { spec } of TTSP_TARGETS) {
@@ -152,7 +160,7 @@ function ttspPooled(): string {
   }
   const said = (xs: readonly number[]) => {
     const d = seedDifference(xs);
-    const agree = xs.filter((x) => Math.sign(x) === Math.sign(d.mean) && x !== 0).length;
+    const agree = agreeing(xs, d.mean);
     return `${pm(d.mean, d.se)}, ${agree} of ${xs.length} seed pairs ${d.mean < 0 ? 'below' : 'above'}${isEffect(d) ? ', an effect' : ', within noise'}`;
   };
   return `Over all ${TTSP_TARGETS.length} targets: the loop less RL on random problems for the same tokens ${said(loopVsControl)}; RL on random problems less the frozen base ${said(controlVsBase)}.`;
@@ -163,7 +171,7 @@ function ttspVerdict(control: number) {
   return (arms: readonly Ablation[], labels: readonly string[]): string => {
     const xs = targetDifferences(arms[0].results, arms[control].results, labels[control]);
     const d = seedDifference(xs);
-    const agree = xs.filter((x) => Math.sign(x) === Math.sign(d.mean) && x !== 0).length;
+    const agree = agreeing(xs, d.mean);
     const seeds = agree === xs.length ? 'every seed' : `${agree} seeds of ${xs.length}`;
     const here = !isEffect(d)
       ? `Not reproduced on this target: RL on random problems for the same tokens does as well (the loop ends ${d.mean < 0 ? 'below' : 'above'} it in ${seeds}, within noise).`
@@ -172,11 +180,7 @@ function ttspVerdict(control: number) {
         : `Reproduced on this target: the loop ends above RL on random problems for the same tokens (${seeds}).`;
     // the end compares the loop's own tokens with the control's (stopped at the loop's mean); where the
     // loop's evaluation nearest each control seed's tokens judges otherwise, that is said too
-    const near = arms[0].results.map((r) => {
-      const c = partner(r, arms[control].results, labels[control]);
-      return nearestInTokens(r, c.generatedTokens).mean - targetReport(c, 'target/mean@last');
-    });
-    const dn = seedDifference(near);
+    const dn = seedDifference(atControlTokens(arms[0].results, arms[control].results, labels[control]).map((n) => n.d));
     const differs = isEffect(dn) !== isEffect(d) || (isEffect(dn) && Math.sign(dn.mean) !== Math.sign(d.mean));
     const nearText = `at equal tokens (the loop's evaluation nearest each control seed's tokens) ${pm(dn.mean, dn.se)}, ${isEffect(dn) ? `an effect, the loop ${dn.mean > 0 ? 'above' : 'below'}` : 'within noise'}`;
     const endText = `at the loop's end ${pm(d.mean, d.se)}, ${isEffect(d) ? `an effect, the loop ${d.mean > 0 ? 'above' : 'below'}` : 'within noise'}`;

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { readSweepText, type SweepSeed } from '../src/explore/format';
 import { isEffect, meanSe, seedDifference } from '../src/metrics/bands';
-import { curve, nearestInTokens, partner, targetDifferences, targetReport as report } from './ttsp-seeds';
+import { atControlTokens, curve, partner, targetDifferences, targetReport as report } from './ttsp-seeds';
 
 interface Run { file: string; target: string; seeds: SweepSeed[] }
 interface Group { control: Run; arms: Run[] }
@@ -90,11 +90,7 @@ function main(): void {
     for (const a of g.arms) {
       const d = differences(a, g.control);
       out.push(table(a), '', `${basename(a.file)} − ${basename(g.control.file)} at the end (equal tokens where the control was stopped at this arm's), seeds ${a.seeds.map((r) => r.seed).join(', ')}: ${d.map((x) => pm(x, 0).replace(' ± 0.000', '')).join(', ')}; ${verdict(d)}`);
-      const near = a.seeds.map((r) => {
-        const c = partner(r, g.control.seeds, basename(g.control.file));
-        const n = nearestInTokens(r, c.generatedTokens);
-        return { ...n, d: n.mean - report(c, 'target/mean@last'), control: c.generatedTokens };
-      });
+      const near = atControlTokens(a.seeds, g.control.seeds, basename(g.control.file));
       out.push(`at the control's tokens (each seed's target evaluation nearest the control seed's ${near.map((n) => n.control).join(', ')} generated tokens: step ${near.map((n) => `${n.step} at ${n.tokens}`).join(', ')}): ${near.map((n) => pm(n.d, 0).replace(' ± 0.000', '')).join(', ')}; ${verdict(near.map((n) => n.d))}`);
       const st = commonStep(a, g.control);
       if (st === null) out.push('at equal steps: no step at which both evaluated the target in every seed', '');

@@ -1,8 +1,8 @@
 // TTSP's per-seed target figures from `ablate --json` run files (docs/results.md §17), shared by
 // scripts/ttsp-arms.ts (its tables) and scripts/build-gallery.ts (the gallery's sentences): a seed's
 // `--report` figure, its partner seed in another arm, its target curve and the evaluation nearest
-// given tokens, and the target's mean@n at the end less
-// another arm's or the frozen base's, seed for seed (judged with seedDifference, src/metrics/bands.ts).
+// given tokens, and the target's mean@n at the end less another arm's or the frozen base's, or at
+// a control's tokens less the control's, seed for seed (judged with seedDifference, src/metrics/bands.ts).
 import type { SweepSeed } from '../src/explore/format';
 
 /** A seed's `--report` figure; a run without it was not run with §17's --report. */
@@ -55,4 +55,17 @@ export function nearestInTokens(r: SweepSeed, tokens: number): { step: number; t
   }
   if (best === null) throw new Error(`seed ${r.seed}: no target evaluation`);
   return best;
+}
+
+/**
+ * Each seed's target evaluation nearest its partner's (in `control`) generated tokens, and its mean@n
+ * there less the partner's at the end: the arm against a control stopped at a token budget, at
+ * equal tokens.
+ */
+export function atControlTokens(arm: readonly SweepSeed[], control: readonly SweepSeed[], where: string): { step: number; tokens: number; control: number; d: number }[] {
+  return arm.map((r) => {
+    const c = partner(r, control, where);
+    const n = nearestInTokens(r, c.generatedTokens);
+    return { step: n.step, tokens: n.tokens, control: c.generatedTokens, d: n.mean - targetReport(c, 'target/mean@last') };
+  });
 }

@@ -56,10 +56,8 @@ export function parseGalleryIndex(text: string, what = GALLERY_INDEX): GalleryEn
     if (!Array.isArray(e.seeds) || e.seeds.length !== e.arms || !e.seeds.every((n) => Number.isInteger(n) && n >= 1)) {
       throw new Error(`${at}.seeds: expected one positive seed count per arm (${String(e.arms)})`);
     }
-    if (e.superseded !== undefined && (typeof e.superseded !== 'string' || e.superseded.trim() === '')) throw new Error(`${at}.superseded: expected a non-empty string (why a newer entry replaces this one), or no field`);
-    const superseded = (e.superseded as string | undefined) ?? null;
-    if (e.verdict !== undefined && (typeof e.verdict !== 'string' || e.verdict.trim() === '')) throw new Error(`${at}.verdict: expected a non-empty string, or no field`);
-    const verdict = (e.verdict as string | undefined) ?? null;
+    const superseded = e.superseded === undefined ? null : text('superseded');
+    const verdict = e.verdict === undefined ? null : text('verdict');
     return { id, title, claim, measured, file, curvesRecorded: e.curvesRecorded, arms: e.arms as number, seeds: e.seeds as number[], superseded, verdict };
   });
 }

@@ -29,11 +29,11 @@ function model(p: Props, width: number) {
   const lines = p.arms.map((arm) => {
     const { head, full, tail, seeds } = splitBySeeds(armLine(arm, p.def.key, p.mode, p.band));
     const band = thinBand(full, plotW), before = thinBand(head, plotW), rest = thinBand(tail, plotW);
-    return { arm, band, head: before, tail: rest, seeds, all: [...before, ...band, ...rest], end: armEnd(arm, p.def.key, p.mode, p.band) };
+    return { arm, band, head: before, tail: rest, seeds, all: [...before, ...band, ...rest], ring: armEnd(arm, p.def.key, p.mode, p.band) };
   });
   const seeds = p.showSeeds ? p.arms.flatMap((arm) => arm.seeds.map((s) => ({ arm, pts: lttb(seedLine(s, p.def.key, p.mode), plotW) }))) : [];
   let xMin = Infinity, xMax = 0, yLo = Infinity, yHi = -Infinity;
-  for (const l of lines) for (const b of l.end ? [...l.all, l.end] : l.all) (xMin = Math.min(xMin, b.x)), (xMax = Math.max(xMax, b.x)), (yLo = Math.min(yLo, b.lo, b.mean)), (yHi = Math.max(yHi, b.hi, b.mean));
+  for (const l of lines) for (const b of l.ring ? [...l.all, l.ring] : l.all) (xMin = Math.min(xMin, b.x)), (xMax = Math.max(xMax, b.x)), (yLo = Math.min(yLo, b.lo, b.mean)), (yHi = Math.max(yHi, b.hi, b.mean));
   for (const s of seeds) for (const q of s.pts) (xMin = Math.min(xMin, q.x)), (xMax = Math.max(xMax, q.x)), (yLo = Math.min(yLo, q.y)), (yHi = Math.max(yHi, q.y));
   // a 0–1 metric keeps its whole axis while it fits in it
   if (p.def.unit && yLo >= 0 && yHi <= 1) (yLo = 0), (yHi = 1);
@@ -67,34 +67,33 @@ function BandChartDrawn(p: Props) {
         ) : (
           <svg width={width} height={CHART_H} role="img" aria-label={`${p.def.title}: ${m.lines.length} arms`}>
             <Axes w={width} h={CHART_H} xTicks={m.xt.ticks} yTicks={m.yt.ticks} x={m.x} y={m.y} xLabel={X_LABEL[p.mode]} yFmt={tickText} xFmt={tickText} />
-            {m.lines.map(({ arm, band, head, tail, seeds, all, end: armEnd }) => {
+            {m.lines.map(({ arm, band, head, tail, seeds, all, ring }) => {
               const c = armColour(arm.colour);
               const hi = band.map((b) => ({ x: m.x(b.x), y: m.y(b.hi) }));
               const lo = band.map((b) => ({ x: m.x(b.x), y: m.y(b.lo) })).reverse();
               const last = all[all.length - 1];
-              const end = `${arm.label}: ${tickText(last.mean)} at ${p.mode} ${tickText(last.x)} (n = ${last.n})`;
+              const endTitle = `${arm.label}: ${tickText(last.mean)} at ${p.mode} ${tickText(last.x)} (n = ${last.n})`;
+              // a stretch where fewer than all the arm's seeds count: dashed, no band
+              const dashed = (pts: typeof head, testid: string, title: (first: number, lastX: number) => string) =>
+                pts.length > 1 && (
+                  <path className="explorer-mean explorer-tail" data-testid={testid} d={pathOf(pts.map((b) => ({ x: m.x(b.x), y: m.y(b.mean) })))} style={{ stroke: c }}>
+                    <title>{title(pts[0].x, pts[pts.length - 1].x)}</title>
+                  </path>
+                );
               return (
                 <g key={arm.id} data-arm={arm.id}>
                   {band.length > 1 && <path className="explorer-band" d={`${pathOf([...hi, ...lo])}Z`} style={{ fill: c }} />}
                   {band.length > 0 && (
                     <path className="explorer-mean" d={pathOf(band.map((b) => ({ x: m.x(b.x), y: m.y(b.mean) })))} style={{ stroke: c }}>
-                      <title>{tail.length ? `${arm.label}: all ${seeds} seeds span ${p.mode} ${tickText(band[0].x)} to ${tickText(band[band.length - 1].x)}` : end}</title>
+                      <title>{tail.length ? `${arm.label}: all ${seeds} seeds span ${p.mode} ${tickText(band[0].x)} to ${tickText(band[band.length - 1].x)}` : endTitle}</title>
                     </path>
                   )}
-                  {head.length > 1 && (
-                    <path className="explorer-mean explorer-tail" data-testid="explorer-head" d={pathOf(head.map((b) => ({ x: m.x(b.x), y: m.y(b.mean) })))} style={{ stroke: c }}>
-                      <title>{`${arm.label}: before ${p.mode} ${tickText(head[head.length - 1].x)} fewer than the arm's ${seeds} seeds have started, so the mean is over fewer seeds (dashed, no band)`}</title>
-                    </path>
-                  )}
-                  {tail.length > 1 && (
-                    <path className="explorer-mean explorer-tail" data-testid="explorer-tail" d={pathOf(tail.map((b) => ({ x: m.x(b.x), y: m.y(b.mean) })))} style={{ stroke: c }}>
-                      <title>{`${end}: beyond ${p.mode} ${tickText(tail[0].x)} fewer than the arm's ${seeds} seeds reach, so the mean is over fewer seeds (dashed, no band)`}</title>
-                    </path>
-                  )}
+                  {dashed(head, 'explorer-head', (_, to) => `${arm.label}: before ${p.mode} ${tickText(to)} fewer than the arm's ${seeds} seeds have started, so the mean is over fewer seeds (dashed, no band)`)}
+                  {dashed(tail, 'explorer-tail', (from) => `${endTitle}: beyond ${p.mode} ${tickText(from)} fewer than the arm's ${seeds} seeds reach, so the mean is over fewer seeds (dashed, no band)`)}
                   {band.length === 1 && <circle cx={m.x(band[0].x)} cy={m.y(band[0].mean)} r={3} style={{ fill: c }} />}
-                  {armEnd && (
-                    <circle className="explorer-end" data-testid="explorer-end" cx={m.x(armEnd.x)} cy={m.y(armEnd.mean)} r={4.5} style={{ stroke: c }}>
-                      <title>{`${arm.label}: ${tickText(armEnd.mean)} (${tickText(armEnd.lo)} to ${tickText(armEnd.hi)}), the mean of every seed's last value (n = ${armEnd.n}), at their mean last ${p.mode} ${tickText(armEnd.x)}: the arm's end, where its seeds end apart`}</title>
+                  {ring && (
+                    <circle className="explorer-end" data-testid="explorer-end" cx={m.x(ring.x)} cy={m.y(ring.mean)} r={4.5} style={{ stroke: c }}>
+                      <title>{`${arm.label}: ${tickText(ring.mean)} (${tickText(ring.lo)} to ${tickText(ring.hi)}), the mean of every seed's last value (n = ${ring.n}), at their mean last ${p.mode} ${tickText(ring.x)}: the arm's end, where its seeds end apart`}</title>
                     </circle>
                   )}
                 </g>
